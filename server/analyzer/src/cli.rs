@@ -1,0 +1,158 @@
+//! The command-line interface (DESIGN.md "Command line"): parse, call the model, print text
+//! or JSON. Exit codes: 0 clean, 1 errors found, 2 the tool could not run.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use model::errors::SaltError;
+use model::highstate::Matches;
+use model::roots::FileRoots;
+use model::vfs::{FileTable, RealFs};
+use model::workspace::Workspace;
+use serde_json::json;
+
+#[derive(Parser, Debug)]
+#[command(name = "salt-analyzer", version, about = "Static analysis and a language server for SaltStack state trees")]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct Common {
+    /// A Salt configuration directory, read as `salt-call -c DIR` reads it.
+    #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// A minion profile from `salt-analyzer.yaml`.
+    #[arg(long)]
+    pub minion: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the language server on stdio (the default with no command).
+    Lsp,
+    /// Report diagnostics for a state tree; exit 1 when there is any error.
+    Check {
+        /// Files or directories to report on (default: every file of the workspace).
+        paths: Vec<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the ordered low chunks, as `state.show_low_sls` (with --sls) does.
+    Lowstate {
+        /// Comma-separated SLS names to compile.
+        #[arg(long, value_delimiter = ',')]
+        sls: Vec<String>,
+        /// The environment to compile them in (default base).
+        #[arg(long)]
+        saltenv: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+pub fn run(args: Args) -> ExitCode {
+    match args.command {
+        None | Some(Command::Lsp) => {
+            eprintln!("salt-analyzer: the language server is not available in this build yet");
+            ExitCode::from(2)
+        }
+        Some(Command::Check { paths, common }) => crate::cli::check(&paths, &common),
+        Some(Command::Lowstate { sls, saltenv, common }) => lowstate(&sls, saltenv.as_deref(), &common),
+    }
+}
+
+fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
+    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
+        eprintln!("salt-analyzer: error: {e}");
+        ExitCode::from(2)
+    })
+}
+
+fn error_json(e: &SaltError, files: &FileTable) -> serde_json::Value {
+    let (file, line) = match &e.loc {
+        Some(loc) => (json!(files.path(loc.file).display().to_string()), json!(files.line_col(loc.file, loc.span.start).0)),
+        None => (serde_json::Value::Null, serde_json::Value::Null),
+    };
+    json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": e.id})
+}
+
+fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
+    let ws = match load_workspace(common) {
+        Ok(ws) => ws,
+        Err(code) => return code,
+    };
+    let roots = FileRoots::scan(&RealFs, &ws.opts.file_roots);
+    let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
+    let matches: Matches = if sls.is_empty() {
+        match model::lowstate::base_star_matches(&RealFs, &ws.opts, &roots) {
+            Some(m) => m,
+            None => {
+                eprintln!("salt-analyzer: error: no --sls given and no top file in base");
+                return ExitCode::from(2);
+            }
+        }
+    } else {
+        Matches::from([(env, sls.to_vec())])
+    };
+    let mut files = FileTable::default();
+    let low = model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches);
+    let errors = low.errors();
+    if common.format == Format::Json {
+        let out = if errors.is_empty() {
+            low.chunks_json()
+        } else {
+            json!({"errors": errors.iter().map(|e| error_json(e, &files)).collect::<Vec<_>>()})
+        };
+        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+    } else if errors.is_empty() {
+        for c in low.chunks.iter().flatten() {
+            println!(
+                "{:>10}  {}.{}  {} ({}:{})",
+                c.get_str("order"),
+                c.get_str("state"),
+                c.get_str("fun"),
+                c.get_str("__id__"),
+                c.get_str("__env__"),
+                c.get_str("__sls__")
+            );
+        }
+    } else {
+        for e in &errors {
+            print_error_text(e, &files);
+        }
+    }
+    if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+fn print_error_text(e: &SaltError, files: &FileTable) {
+    match &e.loc {
+        Some(loc) => {
+            let (line, col) = files.line_col(loc.file, loc.span.start);
+            println!("error[{}]: {}\n  --> {}:{}:{}", e.code.as_str(), e.message, rel(files.path(loc.file)), line, col + 1);
+        }
+        None => println!("error[{}]: {}", e.code.as_str(), e.message),
+    }
+}
+
+fn rel(p: &Path) -> String {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
+}
+
+pub fn check(_paths: &[PathBuf], _common: &Common) -> ExitCode {
+    eprintln!("salt-analyzer: check is not implemented yet");
+    ExitCode::from(2)
+}

@@ -1,0 +1,216 @@
+//! Salt configuration as `salt-call -c DIR` reads it (`DIR/minion` + `minion.d/*.conf`,
+//! else `DIR/master` + `master.d/*.conf`), reduced to the options the analysis uses.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use crate::value::{Dict, Val, V};
+use crate::vfs::Vfs;
+
+/// The Salt release whose rules we follow. Version-specific behaviour is keyed on this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SaltVersion {
+    /// 3006.x and 3007.x.
+    V3007,
+    /// 3008.x and master (the default).
+    #[default]
+    V3008,
+}
+
+/// The options the model reads, with Salt's defaults (SALT-SEMANTICS.md A.1).
+#[derive(Debug, Clone)]
+pub struct Opts {
+    /// Environment name to its roots, in configuration order.
+    pub file_roots: IndexMap<String, Vec<PathBuf>>,
+    pub state_top: String,
+    pub state_top_saltenv: Option<String>,
+    pub top_file_merging_strategy: String,
+    pub env_order: Vec<String>,
+    pub default_top: String,
+    pub state_auto_order: bool,
+    pub saltenv: Option<String>,
+    pub renderer: String,
+    pub id: String,
+    pub version: SaltVersion,
+    /// The whole merged configuration as JSON (grains, pillar, nodegroups, ...).
+    pub raw: serde_json::Value,
+    /// The files that were read, in order.
+    pub sources: Vec<PathBuf>,
+}
+
+impl Default for Opts {
+    fn default() -> Opts {
+        let mut file_roots = IndexMap::new();
+        file_roots.insert("base".to_string(), vec![PathBuf::from("/srv/salt"), PathBuf::from("/srv/spm/salt")]);
+        Opts {
+            file_roots,
+            state_top: "top.sls".into(),
+            state_top_saltenv: None,
+            top_file_merging_strategy: "merge".into(),
+            env_order: Vec::new(),
+            default_top: "base".into(),
+            state_auto_order: true,
+            saltenv: None,
+            renderer: "jinja|yaml".into(),
+            id: "localhost".into(),
+            version: SaltVersion::default(),
+            raw: serde_json::Value::Object(Default::default()),
+            sources: Vec::new(),
+        }
+    }
+}
+
+/// A configuration that could not be read: the tool cannot run (exit 2).
+#[derive(Debug, Clone)]
+pub struct ConfigError {
+    pub path: PathBuf,
+    pub line: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+        } else {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        }
+    }
+}
+
+/// Read `DIR/minion` (+ `minion.d/*.conf`), or `DIR/master` (+ `master.d/*.conf`) when there
+/// is no minion file. A directory with neither gives Salt's defaults.
+pub fn read_config_dir(fs: &dyn Vfs, dir: &Path) -> Result<Opts, ConfigError> {
+    let (main, conf_d) = if fs.is_file(&dir.join("minion")) {
+        (dir.join("minion"), dir.join("minion.d"))
+    } else if fs.is_file(&dir.join("master")) {
+        (dir.join("master"), dir.join("master.d"))
+    } else if !dir.is_dir() {
+        return Err(ConfigError { path: dir.to_path_buf(), line: 0, message: "no such configuration directory".into() });
+    } else {
+        return Ok(Opts::default());
+    };
+    let mut merged = Dict::new();
+    let mut sources = vec![main.clone()];
+    merge_into(&mut merged, load_conf(fs, &main)?);
+    let mut extra: Vec<String> = fs.walk(&conf_d).into_iter().filter(|f| f.ends_with(".conf") && !f.contains('/')).collect();
+    extra.sort();
+    for rel in extra {
+        let path = conf_d.join(&rel);
+        merge_into(&mut merged, load_conf(fs, &path)?);
+        sources.push(path);
+    }
+    let mut opts = opts_from_dict(&merged);
+    opts.sources = sources;
+    Ok(opts)
+}
+
+fn load_conf(fs: &dyn Vfs, path: &Path) -> Result<Dict, ConfigError> {
+    let text = fs
+        .read(path)
+        .map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
+    let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        line: text[..e.offset.min(text.len())].matches('\n').count() + 1,
+        message: format!("not valid YAML: {}", e.message),
+    })?;
+    match Val::from_node(&node, 0).v {
+        V::Dict(d) => Ok(d),
+        V::None => Ok(Dict::new()),
+        _ => Err(ConfigError { path: path.to_path_buf(), line: 1, message: "the configuration is not a mapping".into() }),
+    }
+}
+
+/// `salt.utils.dictupdate.update(dest, upd, recursive_update=True, merge_lists=True)`.
+fn merge_into(dest: &mut Dict, upd: Dict) {
+    for (k, v) in upd.0 {
+        let key = k.clone();
+        match (dest.get_val(&k).cloned(), v) {
+            (Some(Val { v: V::Dict(mut old), at }), Val { v: V::Dict(new), .. }) => {
+                merge_into(&mut old, new);
+                dest.set(key, Val { v: V::Dict(old), at });
+            }
+            (Some(Val { v: V::List(mut old), at }), Val { v: V::List(new), .. }) => {
+                for item in new {
+                    if !old.contains(&item) {
+                        old.push(item);
+                    }
+                }
+                dest.set(key, Val { v: V::List(old), at });
+            }
+            (_, v) => dest.set(key, v),
+        }
+    }
+}
+
+/// Typed options from a merged configuration dict, defaults where absent.
+pub fn opts_from_dict(d: &Dict) -> Opts {
+    let mut opts = Opts::default();
+    if let Some(V::Dict(roots)) = d.get("file_roots").map(|v| &v.v) {
+        opts.file_roots = roots
+            .0
+            .iter()
+            .map(|(env, dirs)| {
+                let dirs = match &dirs.v {
+                    V::List(l) => l.iter().filter_map(|x| x.as_str().map(PathBuf::from)).collect(),
+                    V::Str(s) => vec![PathBuf::from(s)],
+                    _ => Vec::new(),
+                };
+                (env.py_str(), dirs)
+            })
+            .collect();
+    }
+    let s = |key: &str| d.get(key).filter(|v| !v.is_none()).map(Val::py_str);
+    if let Some(v) = s("state_top") {
+        opts.state_top = v;
+    }
+    opts.state_top_saltenv = s("state_top_saltenv");
+    if let Some(v) = s("top_file_merging_strategy") {
+        opts.top_file_merging_strategy = v;
+    }
+    if let Some(V::List(l)) = d.get("env_order").map(|v| &v.v) {
+        opts.env_order = l.iter().map(Val::py_str).collect();
+    }
+    if let Some(v) = s("default_top") {
+        opts.default_top = v;
+    }
+    if let Some(v) = d.get("state_auto_order") {
+        opts.state_auto_order = v.truthy();
+    }
+    opts.saltenv = s("saltenv");
+    if let Some(v) = s("renderer") {
+        opts.renderer = v;
+    }
+    if let Some(v) = s("id") {
+        opts.id = v;
+    }
+    if let Some(v) = s("salt_version") {
+        if v.starts_with("3006") || v.starts_with("3007") {
+            opts.version = SaltVersion::V3007;
+        }
+    }
+    opts.raw = Val::dict(d.clone()).to_json();
+    opts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minion_d_overrides_and_merges() {
+        let dir = std::env::temp_dir().join(format!("sa-config-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(dir.join("minion.d"));
+        std::fs::write(dir.join("minion"), "file_roots:\n  base: [/a]\nstate_auto_order: False\nid: m1\n").unwrap();
+        std::fs::write(dir.join("minion.d/b.conf"), "file_roots:\n  base: [/b]\n  dev: [/d]\n").unwrap();
+        let opts = read_config_dir(&crate::vfs::RealFs, &dir).unwrap();
+        assert_eq!(format!("{:?}", opts.file_roots), r#"{"base": ["/a", "/b"], "dev": ["/d"]}"#);
+        assert!(!opts.state_auto_order);
+        assert_eq!(opts.id, "m1");
+        std::fs::write(dir.join("minion"), "file_roots: [\n").unwrap();
+        let err = read_config_dir(&crate::vfs::RealFs, &dir).unwrap_err();
+        assert!(err.to_string().contains("not valid YAML"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

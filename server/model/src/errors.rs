@@ -1,0 +1,69 @@
+//! Errors Salt reports while compiling a state run, with the stable diagnostic code, Salt's
+//! own message text (so users can search for it), and where it points.
+
+use crate::value::Loc;
+
+/// Stable diagnostic codes (a contract: `check --format json` and `lowstate` print them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Code {
+    DottedSlsName,
+    MissingInclude,
+    DuplicateId,
+    MissingRequisiteTarget,
+    RequisiteCycle,
+    MalformedState,
+    MissingExtendTarget,
+    YamlSyntax,
+    RenderError,
+    UnreadableFile,
+}
+
+impl Code {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::DottedSlsName => "dotted-sls-name",
+            Code::MissingInclude => "missing-include",
+            Code::DuplicateId => "duplicate-id",
+            Code::MissingRequisiteTarget => "missing-requisite-target",
+            Code::RequisiteCycle => "requisite-cycle",
+            Code::MalformedState => "malformed-state",
+            Code::MissingExtendTarget => "missing-extend-target",
+            Code::YamlSyntax => "yaml-syntax",
+            Code::RenderError => "render-error",
+            Code::UnreadableFile => "unreadable-file",
+        }
+    }
+}
+
+/// One error as Salt would report it, plus where in which file it is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SaltError {
+    pub code: Code,
+    /// Salt's wording.
+    pub message: String,
+    pub loc: Option<Loc>,
+    /// The state ID the error is about, when there is one.
+    pub id: Option<String>,
+    /// Other places involved (the other declaration of a duplicate, the cycle's edges).
+    pub related: Vec<(Loc, String)>,
+}
+
+impl SaltError {
+    pub fn new(code: Code, message: impl Into<String>) -> SaltError {
+        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new() }
+    }
+    pub fn at(mut self, loc: Option<Loc>) -> SaltError {
+        self.loc = loc;
+        self
+    }
+    pub fn id(mut self, id: impl Into<String>) -> SaltError {
+        self.id = Some(id.into());
+        self
+    }
+    pub fn related(mut self, loc: Option<Loc>, note: impl Into<String>) -> SaltError {
+        if let Some(loc) = loc {
+            self.related.push((loc, note.into()));
+        }
+        self
+    }
+}

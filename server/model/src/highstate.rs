@@ -1,0 +1,570 @@
+//! Assembling high data from SLS files as Salt's `BaseHighState.render_state` and
+//! `render_highstate` do (SALT-SEMANTICS.md C.3-C.8, D.1-D.2): fetch, render, pop
+//! `include`/`extend`/`exclude`, pad declarations, follow includes (each SLS once), merge with
+//! the conflicting-ID check, and number states with `state_auto_order`.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::config::Opts;
+use crate::errors::{Code, SaltError};
+use crate::fnmatch;
+use crate::render;
+use crate::roots::{FileRoots, StateFile};
+use crate::value::{Dict, Loc, Val, V};
+use crate::vfs::{FileTable, Vfs};
+
+/// The requested SLS per environment (`{saltenv: [sls, ...]}` for `state.sls`, or the
+/// compiled top for a highstate). Order matters.
+pub type Matches = IndexMap<String, Vec<String>>;
+
+/// One SLS file that was rendered into the high data.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub env: String,
+    pub sls: String,
+    pub file: Option<StateFile>,
+    /// Include items of this file that resolved, with where they were written.
+    pub includes: Vec<ResolvedInclude>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResolvedInclude {
+    pub loc: Option<Loc>,
+    pub env: String,
+    pub sls: String,
+}
+
+/// The result of `render_highstate`: high data, errors, and what was read.
+#[derive(Debug, Clone, Default)]
+pub struct HighState {
+    pub high: Dict,
+    pub errors: Vec<SaltError>,
+    /// `env:sls` rendered, in the order their rendering started.
+    pub rendered: Vec<Rendered>,
+}
+
+/// `BaseHighState._get_envs` (A.2), given the environments the file server reports.
+pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
+    let mut envs = vec!["base".to_string()];
+    for env in opts.file_roots.keys() {
+        if !envs.contains(env) {
+            envs.push(env.clone());
+        }
+    }
+    let mut env_order: Vec<String> = Vec::new();
+    for e in &opts.env_order {
+        if !env_order.contains(e) {
+            env_order.push(e.clone());
+        }
+    }
+    if !env_order.is_empty() {
+        if !client_envs.is_empty() {
+            return env_order.into_iter().filter(|e| client_envs.contains(e)).collect();
+        }
+        return env_order;
+    }
+    for e in client_envs {
+        if !envs.contains(e) {
+            envs.push(e.clone());
+        }
+    }
+    envs
+}
+
+/// Renders SLS files into high data; one per compilation (it owns the `order` counter).
+pub struct Builder<'a> {
+    pub fs: &'a dyn Vfs,
+    pub roots: &'a FileRoots,
+    pub opts: &'a Opts,
+    pub files: &'a mut FileTable,
+    /// `avail`: available SLS names per environment (always has `base`).
+    pub avail: IndexMap<String, Vec<String>>,
+    iorder: i64,
+    rendered: Vec<Rendered>,
+}
+
+impl<'a> Builder<'a> {
+    pub fn new(fs: &'a dyn Vfs, roots: &'a FileRoots, opts: &'a Opts, files: &'a mut FileTable) -> Builder<'a> {
+        let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
+        let mut avail = IndexMap::new();
+        avail.insert("base".to_string(), roots.list_states("base"));
+        for env in get_envs(opts, &client_envs) {
+            let states = roots.list_states(&env);
+            avail.insert(env, states);
+        }
+        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new() }
+    }
+
+    /// `render_highstate(matches)`.
+    pub fn render_highstate(mut self, matches: &Matches) -> HighState {
+        let mut high = Dict::new();
+        let mut all_errors = Vec::new();
+        let mut mods: HashSet<String> = HashSet::new();
+        for (saltenv, states) in matches {
+            for sls_match in states {
+                let mut statefiles: Vec<String> = Vec::new();
+                if let Some(avail) = self.avail.get(saltenv) {
+                    statefiles = fnmatch::filter(avail.iter().map(String::as_str), sls_match)
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect();
+                } else {
+                    all_errors.push(SaltError::new(
+                        Code::MissingInclude,
+                        format!("No matching salt environment for environment '{saltenv}' found"),
+                    ));
+                }
+                if statefiles.is_empty() {
+                    statefiles = vec![sls_match.clone()];
+                }
+                for sls in statefiles {
+                    if mods.contains(&format!("{saltenv}:{sls}")) {
+                        continue;
+                    }
+                    let (state, mut errors) = self.render_state(&sls, saltenv, &mut mods, matches, None);
+                    if let Some(state) = state {
+                        merge_included_states(&mut high, state, &mut errors);
+                    }
+                    let this_sls = format!("SLS {sls_match} in saltenv");
+                    for e in errors.iter_mut() {
+                        if e.message.contains("is not available") && e.message.contains(&this_sls) {
+                            e.message = format!("No matching sls found for '{sls_match}' in env '{saltenv}'");
+                        }
+                    }
+                    all_errors.extend(errors);
+                }
+            }
+        }
+        clean_duplicate_extends(&mut high);
+        HighState { high, errors: all_errors, rendered: self.rendered }
+    }
+
+    /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
+    fn render_state(
+        &mut self,
+        sls: &str,
+        saltenv: &str,
+        mods: &mut HashSet<String>,
+        matches: &Matches,
+        origin: Option<Loc>,
+    ) -> (Option<Dict>, Vec<SaltError>) {
+        let mut errors = Vec::new();
+        let state_data = self.roots.get_state(saltenv, sls);
+        let index = self.rendered.len();
+        self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new() });
+        let mut rendered: Option<Val> = None;
+        match &state_data {
+            None => errors.push(
+                SaltError::new(
+                    Code::MissingInclude,
+                    format!(
+                        "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
+                    ),
+                )
+                .at(origin.clone()),
+            ),
+            Some(file) => {
+                match self.load(&file.path) {
+                    Ok((text, id)) => match render::render_sls(&text, id) {
+                        Ok(v) => rendered = Some(v),
+                        Err(mut e) => {
+                            e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
+                            errors.push(e)
+                        }
+                    },
+                    Err(e) => errors.push(
+                        SaltError::new(
+                            Code::UnreadableFile,
+                            format!("Rendering SLS {sls} failed, render error: {e}"),
+                        )
+                        .at(origin.clone()),
+                    ),
+                }
+                mods.insert(format!("{saltenv}:{sls}"));
+            }
+        }
+        let Some(rendered) = rendered.filter(Val::truthy) else {
+            return (Some(Dict::new()), errors);
+        };
+        let at = rendered.at.clone();
+        let V::Dict(mut state) = rendered.v else {
+            errors.push(SaltError::new(Code::MalformedState, format!("SLS {sls} does not render to a dictionary")).at(at));
+            return (None, errors);
+        };
+        let mut include: Vec<Val> = Vec::new();
+        if let Some(inc) = state.get("include") {
+            match &inc.v {
+                V::List(_) => {
+                    if let Some((_, Val { v: V::List(l), .. })) = state.remove("include") {
+                        include = l;
+                    }
+                }
+                _ => errors.push(
+                    SaltError::new(Code::MalformedState, format!("Include Declaration in SLS {sls} is not formed as a list"))
+                        .at(inc.at.clone()),
+                ),
+            }
+        }
+        handle_extend(&mut state, sls, saltenv, &mut errors);
+        handle_exclude(&mut state, sls, &mut errors);
+        handle_state_decls(&mut state, sls, saltenv, &mut errors);
+        let is_init = state_data.as_ref().is_some_and(StateFile::is_init);
+        for item in include {
+            let item_loc = item.at.clone();
+            let (env_key, inc_sls) = match item.v {
+                V::Dict(mut d) => match d.0.pop() {
+                    Some((k, v)) => (k.py_str(), v),
+                    None => {
+                        errors.push(SaltError::new(Code::MalformedState, format!("Include entry in SLS {sls} is an empty mapping")).at(item_loc));
+                        continue;
+                    }
+                },
+                other => (saltenv.to_string(), Val { v: other, at: item_loc.clone() }),
+            };
+            let Some(inc_name) = inc_sls.as_str().map(str::to_string) else {
+                errors.push(
+                    SaltError::new(
+                        Code::MalformedState,
+                        format!("Include entry {} in SLS {sls} is not a string", inc_sls.py_repr()),
+                    )
+                    .at(item_loc),
+                );
+                continue;
+            };
+            if !self.avail.contains_key(&env_key) && !self.avail.contains_key("__env__") {
+                errors.push(
+                    SaltError::new(
+                        Code::MissingInclude,
+                        format!("Nonexistent saltenv '{env_key}' found in include of '{inc_name}' within SLS '{saltenv}:{sls}'"),
+                    )
+                    .at(item_loc),
+                );
+                continue;
+            }
+            let mut inc_name = inc_name;
+            if inc_name.starts_with('.') {
+                let levels = inc_name.len() - inc_name.trim_start_matches('.').len();
+                let rest = inc_name[levels..].to_string();
+                let mut p_comps: Vec<&str> = sls.split('.').collect();
+                if is_init {
+                    p_comps.push("init");
+                }
+                if levels > p_comps.len() {
+                    errors.push(
+                        SaltError::new(
+                            Code::MissingInclude,
+                            format!(
+                                "Attempted relative include of '{inc_name}' within SLS '{saltenv}:{sls}' goes beyond top level package "
+                            ),
+                        )
+                        .at(item_loc),
+                    );
+                    continue;
+                }
+                let mut comps: Vec<&str> = p_comps[..p_comps.len() - levels].to_vec();
+                comps.push(&rest);
+                inc_name = comps.join(".");
+            }
+            let resolved_envs: Vec<String> = if env_key != "_xenv" {
+                let in_avail = self
+                    .avail
+                    .get(&env_key)
+                    .is_some_and(|a| a.iter().any(|n| fnmatch::fnmatch(n, &inc_name)));
+                if matches.contains_key(&env_key) || in_avail {
+                    vec![env_key.clone()]
+                } else {
+                    vec![]
+                }
+            } else {
+                matches
+                    .keys()
+                    .filter(|e| self.avail.get(*e).is_some_and(|a| a.iter().any(|n| fnmatch::fnmatch(n, &inc_name))))
+                    .cloned()
+                    .collect()
+            };
+            if resolved_envs.len() == 1 || resolved_envs.iter().any(|e| e == saltenv) {
+                let cur_avail = self.avail.get(saltenv).cloned().unwrap_or_default();
+                let mut targets: Vec<String> =
+                    fnmatch::filter(cur_avail.iter().map(String::as_str), &inc_name).into_iter().map(str::to_string).collect();
+                if targets.is_empty() {
+                    targets.push(inc_name.clone());
+                }
+                let r_env = if resolved_envs.len() == 1 { resolved_envs[0].clone() } else { saltenv.to_string() };
+                for target in targets {
+                    self.rendered[index].includes.push(ResolvedInclude {
+                        loc: item_loc.clone(),
+                        env: r_env.clone(),
+                        sls: target.clone(),
+                    });
+                    if mods.contains(&format!("{r_env}:{target}")) {
+                        continue;
+                    }
+                    let (nstate, err) = self.render_state(&target, &r_env, mods, matches, item_loc.clone());
+                    if let Some(mut nstate) = nstate.filter(|n| !n.is_empty()) {
+                        for (k, body) in nstate.0.iter_mut() {
+                            if k.as_str().is_some_and(|s| s.starts_with("__")) {
+                                continue;
+                            }
+                            if let Some(b) = body.as_dict_mut() {
+                                match b.get_mut("__sls_included_from__").and_then(Val::as_list_mut) {
+                                    Some(l) => l.push(Val::str(sls)),
+                                    None => b.set_str("__sls_included_from__", Val::list(vec![Val::str(sls)])),
+                                }
+                            }
+                        }
+                        merge_included_states(&mut state, nstate, &mut errors);
+                    }
+                    errors.extend(err);
+                }
+            } else {
+                errors.push(
+                    SaltError::new(
+                        Code::MissingInclude,
+                        format!(
+                            "Unknown include: Specified SLS {env_key}: {inc_name} is not available on the salt master in saltenv(s): {} ",
+                            if env_key == "_xenv" { matches.keys().cloned().collect::<Vec<_>>().join(", ") } else { env_key.clone() }
+                        ),
+                    )
+                    .at(item_loc),
+                );
+            }
+        }
+        self.handle_iorder(&mut state);
+        (Some(state), errors)
+    }
+
+    fn load(&mut self, path: &PathBuf) -> std::io::Result<(Arc<str>, u32)> {
+        if let Some(id) = self.files.id(path) {
+            let text: Arc<str> = Arc::from(self.files.text(id));
+            return Ok((text, id));
+        }
+        let text: Arc<str> = Arc::from(self.fs.read(path)?);
+        let id = self.files.add(path.clone(), text.clone());
+        Ok((text, id))
+    }
+
+    /// `_handle_iorder`: append `{order: N}` to every declaration without an `order` arg.
+    fn handle_iorder(&mut self, state: &mut Dict) {
+        if !self.opts.state_auto_order {
+            return;
+        }
+        for (_, body) in state.0.iter_mut() {
+            match &mut body.v {
+                // Iterating these raises TypeError in Salt, which aborts the numbering.
+                V::None | V::Bool(_) | V::Int(_) | V::Float(_) => return,
+                V::Dict(decls) => {
+                    for (key, run) in decls.0.iter_mut() {
+                        let Some(k) = key.as_str() else { continue };
+                        if k.starts_with('_') {
+                            continue;
+                        }
+                        let Some(args) = run.as_list_mut() else { continue };
+                        let found = args.iter().any(|a| a.as_dict().and_then(Dict::first_key_str) == Some("order"));
+                        if !found {
+                            let mut d = Dict::new();
+                            d.set_str("order", Val::new(V::Int(self.iorder)));
+                            args.push(Val::dict(d));
+                            self.iorder += 1;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `merge_included_states`: pool extends and excludes, flag conflicting IDs, then update.
+pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<SaltError>) {
+    for key in ["__extend__", "__exclude__"] {
+        if let Some((_, v)) = state.remove(key) {
+            let items = match v.v {
+                V::List(l) => l,
+                _ => Vec::new(),
+            };
+            match high.get_mut(key).and_then(Val::as_list_mut) {
+                Some(l) => l.extend(items),
+                None => high.set_str(key, Val::list(items)),
+            }
+        }
+    }
+    for (id, body) in &state.0 {
+        if let Some(old) = high.get_val(id) {
+            if old != body {
+                let field = |b: &Val, f: &str| b.as_dict().and_then(|d| d.get(f)).map(Val::py_str).unwrap_or_default();
+                let old_key_at = high.0.iter().find(|(k, _)| k == id).and_then(|(k, _)| k.at.clone());
+                errors.push(
+                    SaltError::new(
+                        Code::DuplicateId,
+                        format!(
+                            "Detected conflicting IDs, SLS IDs need to be globally unique.\n    The conflicting ID is '{}' and is found in SLS '{}:{}' and SLS '{}:{}'",
+                            id.py_str(),
+                            field(old, "__env__"),
+                            field(old, "__sls__"),
+                            field(body, "__env__"),
+                            field(body, "__sls__")
+                        ),
+                    )
+                    .at(id.at.clone())
+                    .id(id.py_str())
+                    .related(old_key_at, format!("`{}` is also declared here", id.py_str())),
+                );
+            }
+        }
+    }
+    high.update(state);
+}
+
+/// `clean_duplicate_extends`: one `{name: body}` per distinct pair.
+fn clean_duplicate_extends(high: &mut Dict) {
+    let Some(ext) = high.get_mut("__extend__").and_then(Val::as_list_mut) else { return };
+    let mut items: Vec<(Val, Val)> = Vec::new();
+    for e in ext.iter() {
+        if let Some(d) = e.as_dict() {
+            for pair in &d.0 {
+                if !items.contains(pair) {
+                    items.push(pair.clone());
+                }
+            }
+        }
+    }
+    *ext = items.into_iter().map(|(k, v)| Val::dict(Dict(vec![(k, v)]))).collect();
+}
+
+/// Split `mod.fun` keys into `mod: [..., fun]`, moving the declaration to the end of the body
+/// when `mod` is new, as Python's pop-then-assign does. Returns the modules whose dotted key
+/// repeated an earlier one (left in place).
+fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
+    let mut skeys: Vec<String> = Vec::new();
+    let mut repeats = Vec::new();
+    let keys: Vec<Val> = body.keys().cloned().collect();
+    for key in keys {
+        let Some(k) = key.as_str().map(str::to_string) else { continue };
+        if k.starts_with('_') {
+            continue;
+        }
+        if body.get(&k).and_then(Val::as_list).is_none() {
+            continue;
+        }
+        if let Some((module, fun)) = k.split_once('.') {
+            let fun = fun.split('.').next().unwrap_or("").to_string();
+            if check_repeats && skeys.iter().any(|s| s == module) {
+                repeats.push(k.clone());
+                continue;
+            }
+            let Some((old_key, mut run)) = body.remove(&k) else { continue };
+            if let Some(l) = run.as_list_mut() {
+                l.push(Val::str(fun).at(old_key.at.clone()));
+            }
+            body.set(Val::str(module).at(old_key.at.clone()), run);
+            skeys.push(module.to_string());
+            continue;
+        }
+        skeys.push(k);
+    }
+    repeats
+}
+
+/// `_handle_state_decls` (D.1).
+fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
+    for (name, body) in state.0.iter_mut() {
+        let name_s = name.py_str();
+        if body.as_dict().is_none() {
+            if name_s == "__extend__" || name_s == "__exclude__" {
+                continue;
+            }
+            if let Some(s) = body.as_str() {
+                if s.contains('.') {
+                    let comps: Vec<&str> = s.split('.').collect();
+                    let mut d = Dict::new();
+                    d.set_str("__sls__", Val::str(sls));
+                    d.set_str("__env__", Val::str(saltenv));
+                    d.set(Val::str(comps[0]).at(body.at.clone()), Val::list(vec![Val::str(comps[1]).at(body.at.clone())]));
+                    body.v = V::Dict(d);
+                    continue;
+                }
+            }
+            errors.push(
+                SaltError::new(Code::MalformedState, format!("ID {name_s} in SLS {sls} is not a dictionary"))
+                    .at(name.at.clone())
+                    .id(name_s),
+            );
+            continue;
+        }
+        let Some(d) = body.as_dict_mut() else { continue };
+        for _ in split_dotted_keys(d, true) {
+            errors.push(
+                SaltError::new(
+                    Code::MalformedState,
+                    format!("ID '{name_s}' in SLS '{sls}' contains multiple state declarations of the same type"),
+                )
+                .at(name.at.clone())
+                .id(name_s.clone()),
+            );
+        }
+        if !d.contains("__sls__") {
+            d.set_str("__sls__", Val::str(sls));
+        }
+        if !d.contains("__env__") {
+            d.set_str("__env__", Val::str(saltenv));
+        }
+    }
+}
+
+/// `_handle_extend` (C.3 step 5).
+fn handle_extend(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
+    let Some((key, mut ext)) = state.remove("extend") else { return };
+    let Some(ext_d) = ext.as_dict_mut() else {
+        errors.push(SaltError::new(Code::MalformedState, format!("Extension value in SLS '{sls}' is not a dictionary")).at(key.at));
+        return;
+    };
+    for (name, body) in ext_d.0.iter_mut() {
+        let Some(b) = body.as_dict_mut() else {
+            errors.push(
+                SaltError::new(
+                    Code::MalformedState,
+                    format!("Extension name '{}' in SLS '{sls}' is not a dictionary", name.py_str()),
+                )
+                .at(name.at.clone())
+                .id(name.py_str()),
+            );
+            continue;
+        };
+        if !b.contains("__sls__") {
+            b.set_str("__sls__", Val::str(sls));
+        }
+        if !b.contains("__env__") {
+            b.set_str("__env__", Val::str(saltenv));
+        }
+        split_dotted_keys(b, false);
+    }
+    let entry = Val { v: ext.v, at: ext.at };
+    match state.get_mut("__extend__").and_then(Val::as_list_mut) {
+        Some(l) => l.push(entry),
+        None => state.set_str("__extend__", Val::list(vec![entry])),
+    }
+}
+
+/// `_handle_exclude` (C.3 step 6): a non-list still extends the pool (a string by chars).
+fn handle_exclude(state: &mut Dict, sls: &str, errors: &mut Vec<SaltError>) {
+    let Some((key, exc)) = state.remove("exclude") else { return };
+    let items: Vec<Val> = match exc.v {
+        V::List(l) => l,
+        other => {
+            errors.push(SaltError::new(Code::MalformedState, format!("Exclude Declaration in SLS {sls} is not formed as a list")).at(key.at));
+            match other {
+                V::Str(s) => s.chars().map(|c| Val::str(c.to_string())).collect(),
+                V::Dict(d) => d.0.into_iter().map(|(k, _)| k).collect(),
+                _ => Vec::new(),
+            }
+        }
+    };
+    match state.get_mut("__exclude__").and_then(Val::as_list_mut) {
+        Some(l) => l.extend(items),
+        None => state.set_str("__exclude__", Val::list(items)),
+    }
+}

@@ -1,0 +1,19 @@
+//! Salt's semantics as pure functions over a file-system view: config, file roots,
+//! SLS resolution, includes, high data, requisites, ordering, top files and matchers.
+
+pub mod compile;
+pub mod config;
+pub mod errors;
+pub mod extend;
+pub mod fnmatch;
+pub mod highstate;
+pub mod lowstate;
+pub mod matchers;
+pub mod order;
+pub mod render;
+pub mod requisites;
+pub mod roots;
+pub mod value;
+pub mod verify;
+pub mod vfs;
+pub mod workspace;

@@ -1,0 +1,92 @@
+//! The state compiler pipelines end to end: `state.show_low_sls` (render, verify, compile,
+//! order) and what `state.apply` adds before it runs anything (extend, `_in`, exclude).
+
+use crate::compile::{compile_high_data, Chunk};
+use crate::config::Opts;
+use crate::errors::SaltError;
+use crate::extend::{apply_exclude, reconcile_extend, requisite_in};
+use crate::highstate::{Builder, HighState, Matches};
+use crate::order::order_chunks;
+use crate::roots::FileRoots;
+use crate::value::Val;
+use crate::verify::verify_high;
+use crate::vfs::{FileTable, Vfs};
+
+/// What compiling a set of SLS gives.
+pub struct LowState {
+    /// `state.show_low_sls`'s answer when it has no errors.
+    pub chunks: Option<Vec<Chunk>>,
+    /// The errors `state.show_low_sls` returns.
+    pub show_errors: Vec<SaltError>,
+    /// The errors `state.apply` would stop on before running a state (empty when the
+    /// show pipeline already failed, since apply stops at the same render errors).
+    pub apply_errors: Vec<SaltError>,
+    pub highstate: HighState,
+}
+
+impl LowState {
+    /// Every error that would stop a run, show errors first.
+    pub fn errors(&self) -> Vec<&SaltError> {
+        self.show_errors.iter().chain(&self.apply_errors).collect()
+    }
+    pub fn chunks_json(&self) -> serde_json::Value {
+        serde_json::Value::Array(
+            self.chunks.iter().flatten().map(|c| Val::dict(c.d.clone()).to_json()).collect(),
+        )
+    }
+}
+
+/// Compile `matches` (`{saltenv: [sls...]}`) as `state.show_low_sls` and `state.apply` would.
+pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, matches: &Matches) -> LowState {
+    let highstate = Builder::new(fs, roots, opts, files).render_highstate(matches);
+    let mut show_errors = highstate.errors.clone();
+    if !show_errors.is_empty() {
+        // Both `show_low_sls` and `state.sls` stop at render errors.
+        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), highstate };
+    }
+    show_errors.extend(verify_high(&highstate.high));
+    let mut chunks = None;
+    if show_errors.is_empty() {
+        let ordered = order_chunks(compile_high_data(&highstate.high));
+        if ordered.errors.is_empty() {
+            chunks = Some(ordered.chunks);
+        } else {
+            show_errors.extend(ordered.errors);
+        }
+    }
+    let apply_errors = apply_pipeline(highstate.high.clone());
+    LowState { chunks, show_errors, apply_errors, highstate }
+}
+
+/// `State.call_high` up to the point where states would run.
+fn apply_pipeline(mut high: crate::value::Dict) -> Vec<SaltError> {
+    let mut errors = reconcile_extend(&mut high, false);
+    errors.extend(verify_high(&high));
+    if !errors.is_empty() {
+        return errors;
+    }
+    errors.extend(requisite_in(&mut high));
+    apply_exclude(&mut high);
+    if !errors.is_empty() {
+        return errors;
+    }
+    order_chunks(compile_high_data(&high)).errors
+}
+
+/// The SLS list of the `'*'` target in `base`'s top file: what `lowstate` compiles without
+/// `--sls` until top-file compilation (matchers, merging strategies) replaces it.
+pub fn base_star_matches(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots) -> Option<Matches> {
+    let top = opts.state_top.trim_start_matches("salt://").trim_start_matches('/');
+    let path = roots.find_file("base", top)?;
+    let text = fs.read(&path).ok()?;
+    let v = crate::render::render_yaml(&text, 0).ok()?;
+    let mut matches = Matches::new();
+    for (env, targets) in &v.as_dict()?.0 {
+        let Some(list) = targets.as_dict().and_then(|t| t.get("*")).and_then(Val::as_list) else { continue };
+        let names: Vec<String> = list.iter().filter_map(Val::as_str).map(str::to_string).collect();
+        if !names.is_empty() {
+            matches.insert(env.py_str(), names);
+        }
+    }
+    Some(matches)
+}

@@ -1,0 +1,1 @@
+//! Target matchers (glob, pcre, list, grain, pillar, ipcidr, compound, nodegroup).

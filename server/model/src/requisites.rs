@@ -1,0 +1,43 @@
+//! Requisite vocabulary (SALT-SEMANTICS.md E.1, D.7): keyword sets, 3008 type weights, and
+//! which state modules have `mod_watch`. Version-specific tables live here and in `config`.
+
+/// `STATE_REQUISITE_KEYWORDS`: every direct requisite type plus `onfail_stop`.
+pub const STATE_REQUISITE_KEYWORDS: &[&str] = &[
+    "onfail", "onfail_any", "onfail_all", "require", "require_any", "onchanges", "onchanges_any", "watch",
+    "watch_any", "prereq", "prerequired", "listen", "onfail_stop",
+];
+
+/// 3008 `RequisiteType`, in declaration order (the index is the weight).
+pub const REQUISITE_TYPES: &[&str] = &[
+    "onfail", "onfail_any", "onfail_all", "require", "require_any", "onchanges", "onchanges_any", "watch",
+    "watch_any", "prereq", "prerequired", "listen",
+];
+
+/// The types `DependencyGraph.add_requisites` turns into edges, in the order it walks them.
+pub const ORDERING_TYPES: &[&str] = &[
+    "require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges",
+    "onchanges_any",
+];
+
+/// The keys `requisite_in` expands.
+pub const REQUISITE_IN: &[&str] = &["require_in", "watch_in", "onfail_in", "onchanges_in", "use", "use_in", "prereq_in"];
+
+/// `req_in_all`: args `use`/`use_in` never copy.
+pub const REQ_IN_ALL: &[&str] = &[
+    "require_in", "watch_in", "onfail_in", "onchanges_in", "use", "use_in", "prereq_in", "require", "watch", "prereq",
+    "onfail", "onfail_stop", "onchanges",
+];
+
+/// Weight of a requisite type (its index in `RequisiteType`).
+pub fn weight(kind: &str) -> usize {
+    REQUISITE_TYPES.iter().position(|k| *k == kind).unwrap_or(usize::MAX)
+}
+
+/// State modules shipped with Salt 3008 that define `mod_watch` (`grep -l 'def mod_watch'
+/// salt/states/*.py`). A `watch` on a chunk of any other module becomes `require` when chunks
+/// are ordered (`_reconcile_watch_req`).
+pub const MOD_WATCH_MODULES: &[&str] = &["at", "cmd", "etcd", "mount", "pkg", "service", "test"];
+
+pub fn has_mod_watch(module: &str) -> bool {
+    MOD_WATCH_MODULES.contains(&module)
+}

@@ -1,0 +1,144 @@
+//! File roots per environment: which SLS names exist (`list_states`) and which file a name
+//! loads (`get_state`: `x.sls` before `x/init.sls`, first root that has the file wins).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use crate::vfs::Vfs;
+
+/// One environment's roots and the files found in them.
+#[derive(Debug, Clone, Default)]
+pub struct EnvRoots {
+    pub roots: Vec<PathBuf>,
+    /// Relative paths (with `/`) of every file, per root, in root order.
+    pub files: Vec<BTreeSet<String>>,
+}
+
+/// Where an SLS name resolved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateFile {
+    /// The `salt://` URL that hit, e.g. `salt://web/init.sls`.
+    pub source: String,
+    pub path: PathBuf,
+    pub env: String,
+}
+
+impl StateFile {
+    pub fn is_init(&self) -> bool {
+        self.source.ends_with("/init.sls")
+    }
+}
+
+/// All environments' roots, scanned once.
+#[derive(Debug, Clone, Default)]
+pub struct FileRoots {
+    pub envs: IndexMap<String, EnvRoots>,
+}
+
+impl FileRoots {
+    pub fn scan(fs: &dyn Vfs, file_roots: &IndexMap<String, Vec<PathBuf>>) -> FileRoots {
+        let envs = file_roots
+            .iter()
+            .map(|(env, roots)| {
+                let files = roots.iter().map(|r| fs.walk(r).into_iter().collect()).collect();
+                (env.clone(), EnvRoots { roots: roots.clone(), files })
+            })
+            .collect();
+        FileRoots { envs }
+    }
+
+    pub fn env_names(&self) -> impl Iterator<Item = &str> {
+        self.envs.keys().map(String::as_str)
+    }
+
+    /// `Client.list_states(env)`: every `.sls` file as an SLS name, sorted.
+    pub fn list_states(&self, env: &str) -> Vec<String> {
+        let Some(e) = self.envs.get(env) else { return Vec::new() };
+        let mut names = BTreeSet::new();
+        for files in &e.files {
+            for f in files {
+                if let Some(name) = sls_name_of(f) {
+                    names.insert(name);
+                }
+            }
+        }
+        names.into_iter().collect()
+    }
+
+    /// Find a relative path in an environment: the first root that has it.
+    pub fn find_file(&self, env: &str, rel: &str) -> Option<PathBuf> {
+        let e = self.envs.get(env)?;
+        e.files.iter().zip(&e.roots).find(|(files, _)| files.contains(rel)).map(|(_, root)| root.join(rel))
+    }
+
+    /// `Client.get_state(name, env)`.
+    pub fn get_state(&self, env: &str, sls: &str) -> Option<StateFile> {
+        let path = sls.replace('.', "/");
+        for rel in [format!("{path}.sls"), format!("{path}/init.sls")] {
+            if let Some(p) = self.find_file(env, &rel) {
+                return Some(StateFile { source: format!("salt://{rel}"), path: p, env: env.to_string() });
+            }
+        }
+        None
+    }
+
+    /// The environment and relative path of an absolute file under some root (first env wins).
+    pub fn locate(&self, path: &Path) -> Option<(String, String)> {
+        for (env, e) in &self.envs {
+            for root in &e.roots {
+                if let Ok(rel) = path.strip_prefix(root) {
+                    return Some((env.clone(), rel.to_string_lossy().replace('\\', "/")));
+                }
+            }
+        }
+        None
+    }
+
+    /// Every `(env, relative path, absolute path)` of `.sls` files that a name can load,
+    /// i.e. the files no earlier root shadows.
+    pub fn sls_files(&self) -> Vec<(String, String, PathBuf)> {
+        let mut out = Vec::new();
+        for (env, e) in &self.envs {
+            let mut seen = BTreeSet::new();
+            for (files, root) in e.files.iter().zip(&e.roots) {
+                for f in files {
+                    if f.ends_with(".sls") && seen.insert(f.clone()) {
+                        out.push((env.clone(), f.clone(), root.join(f)));
+                    }
+                }
+            }
+        }
+        out
+    }
+}
+
+/// The SLS name a relative `.sls` path lists as (`a/init.sls` is `a`, `a.b/c.sls` is `a.b.c`).
+pub fn sls_name_of(rel: &str) -> Option<String> {
+    let stem = rel.strip_suffix(".sls")?;
+    let stem = stem.strip_suffix("/init").unwrap_or(stem);
+    Some(stem.replace('/', "."))
+}
+
+/// Why a relative path can never be loaded by its listed name, if it cannot: a dot in a file or
+/// directory name besides the `.sls` suffix turns into a `/` when Salt resolves the name.
+pub fn dotted_component(rel: &str) -> Option<&str> {
+    let stem = rel.strip_suffix(".sls")?;
+    stem.split('/').find(|c| c.contains('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_dots() {
+        assert_eq!(sls_name_of("a/b/init.sls").as_deref(), Some("a.b"));
+        assert_eq!(sls_name_of("init.sls").as_deref(), Some("init"));
+        assert_eq!(sls_name_of("a.b/c.sls").as_deref(), Some("a.b.c"));
+        assert_eq!(dotted_component("webserver_1.0.sls"), Some("webserver_1.0"));
+        assert_eq!(dotted_component("repo.d/x.sls"), Some("repo.d"));
+        assert_eq!(dotted_component("a/b.sls"), None);
+    }
+}

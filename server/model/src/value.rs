@@ -1,0 +1,330 @@
+//! Python-like values for Salt's high data: ordered dicts, lists and scalars that remember
+//! the file and span they came from, with Python's equality, `str()` and `repr()`.
+
+use std::ops::Range;
+
+use syntax::yaml::{self, Node, Value};
+
+/// Index of a file in a [`crate::vfs::FileTable`].
+pub type FileId = u32;
+
+/// Where a value was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Loc {
+    pub file: FileId,
+    pub span: Range<usize>,
+}
+
+/// A value plus where it came from (`None` for values Salt synthesises).
+#[derive(Debug, Clone)]
+pub struct Val {
+    pub v: V,
+    pub at: Option<Loc>,
+}
+
+#[derive(Debug, Clone)]
+pub enum V {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Val>),
+    Dict(Dict),
+}
+
+/// An insertion-ordered dict with Python semantics: assigning an existing key keeps its place.
+#[derive(Debug, Clone, Default)]
+pub struct Dict(pub Vec<(Val, Val)>);
+
+impl PartialEq for Val {
+    fn eq(&self, other: &Val) -> bool {
+        self.v == other.v
+    }
+}
+
+impl PartialEq for V {
+    /// Python `==`: numbers compare across int/float/bool, dicts ignore order.
+    fn eq(&self, other: &V) -> bool {
+        match (self, other) {
+            (V::None, V::None) => true,
+            (V::Str(a), V::Str(b)) => a == b,
+            (V::List(a), V::List(b)) => a == b,
+            (V::Dict(a), V::Dict(b)) => {
+                a.0.len() == b.0.len() && a.0.iter().all(|(k, v)| b.get_val(k).is_some_and(|w| w == v))
+            }
+            _ => match (self.num(), other.num()) {
+                (Some(a), Some(b)) => a == b,
+                _ => false,
+            },
+        }
+    }
+}
+
+impl V {
+    fn num(&self) -> Option<f64> {
+        match self {
+            V::Bool(b) => Some(*b as i64 as f64),
+            V::Int(i) => Some(*i as f64),
+            V::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+}
+
+impl Val {
+    pub fn new(v: V) -> Val {
+        Val { v, at: None }
+    }
+    pub fn str(s: impl Into<String>) -> Val {
+        Val::new(V::Str(s.into()))
+    }
+    pub fn at(mut self, at: Option<Loc>) -> Val {
+        self.at = at;
+        self
+    }
+    pub fn list(items: Vec<Val>) -> Val {
+        Val::new(V::List(items))
+    }
+    pub fn dict(d: Dict) -> Val {
+        Val::new(V::Dict(d))
+    }
+
+    /// Convert a loaded YAML node, recording `file` for every span.
+    pub fn from_node(node: &Node, file: FileId) -> Val {
+        let v = match &node.value {
+            Value::Null => V::None,
+            Value::Bool(b) => V::Bool(*b),
+            Value::Int(i) => V::Int(*i),
+            Value::Float(f) => V::Float(*f),
+            Value::Str(s) => V::Str(s.clone()),
+            Value::Seq(items) => V::List(items.iter().map(|n| Val::from_node(n, file)).collect()),
+            Value::Map(pairs) => V::Dict(Dict(
+                pairs.iter().map(|(k, v)| (Val::from_node(k, file), Val::from_node(v, file))).collect(),
+            )),
+        };
+        Val { v, at: Some(Loc { file, span: node.span.clone() }) }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.v {
+            V::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_dict(&self) -> Option<&Dict> {
+        match &self.v {
+            V::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+    pub fn as_dict_mut(&mut self) -> Option<&mut Dict> {
+        match &mut self.v {
+            V::Dict(d) => Some(d),
+            _ => None,
+        }
+    }
+    pub fn as_list(&self) -> Option<&Vec<Val>> {
+        match &self.v {
+            V::List(l) => Some(l),
+            _ => None,
+        }
+    }
+    pub fn as_list_mut(&mut self) -> Option<&mut Vec<Val>> {
+        match &mut self.v {
+            V::List(l) => Some(l),
+            _ => None,
+        }
+    }
+    pub fn is_none(&self) -> bool {
+        matches!(self.v, V::None)
+    }
+    /// Whether Python could hash it (scalars only; lists and dicts are unhashable).
+    pub fn is_hashable(&self) -> bool {
+        !matches!(self.v, V::List(_) | V::Dict(_))
+    }
+    /// Python truthiness.
+    pub fn truthy(&self) -> bool {
+        match &self.v {
+            V::None => false,
+            V::Bool(b) => *b,
+            V::Int(i) => *i != 0,
+            V::Float(f) => *f != 0.0,
+            V::Str(s) => !s.is_empty(),
+            V::List(l) => !l.is_empty(),
+            V::Dict(d) => !d.0.is_empty(),
+        }
+    }
+    /// `type(x).__name__` for values loaded into `OrderedDict`s.
+    pub fn py_type(&self) -> &'static str {
+        match &self.v {
+            V::None => "NoneType",
+            V::Bool(_) => "bool",
+            V::Int(_) => "int",
+            V::Float(_) => "float",
+            V::Str(_) => "str",
+            V::List(_) => "list",
+            V::Dict(_) => "OrderedDict",
+        }
+    }
+
+    /// Python `str(x)`.
+    pub fn py_str(&self) -> String {
+        match &self.v {
+            V::Str(s) => s.clone(),
+            _ => self.py_repr(),
+        }
+    }
+
+    /// Python `repr(x)` (Python 3.11 `OrderedDict` style).
+    pub fn py_repr(&self) -> String {
+        match &self.v {
+            V::None => "None".into(),
+            V::Bool(true) => "True".into(),
+            V::Bool(false) => "False".into(),
+            V::Int(i) => i.to_string(),
+            V::Float(f) => yaml::py_float(*f),
+            V::Str(s) => py_str_repr(s),
+            V::List(l) => format!("[{}]", l.iter().map(Val::py_repr).collect::<Vec<_>>().join(", ")),
+            V::Dict(d) => {
+                if d.0.is_empty() {
+                    "OrderedDict()".into()
+                } else {
+                    format!(
+                        "OrderedDict([{}])",
+                        d.0.iter()
+                            .map(|(k, v)| format!("({}, {})", k.py_repr(), v.py_repr()))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            }
+        }
+    }
+
+    /// JSON as Salt's `--out=json` prints it (dict keys become strings).
+    pub fn to_json(&self) -> serde_json::Value {
+        use serde_json::Value as J;
+        match &self.v {
+            V::None => J::Null,
+            V::Bool(b) => J::Bool(*b),
+            V::Int(i) => J::from(*i),
+            V::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
+            V::Str(s) => J::String(s.clone()),
+            V::List(l) => J::Array(l.iter().map(Val::to_json).collect()),
+            V::Dict(d) => J::Object(
+                d.0.iter()
+                    .map(|(k, v)| {
+                        let key = match &k.v {
+                            V::Str(s) => s.clone(),
+                            V::None => "null".into(),
+                            V::Bool(b) => b.to_string(),
+                            _ => k.py_str(),
+                        };
+                        (key, v.to_json())
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+/// Python's `repr(str)`: single quotes unless the text has a single quote and no double.
+pub fn py_str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let mut out = String::new();
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c)
+            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+impl Dict {
+    pub fn new() -> Dict {
+        Dict(Vec::new())
+    }
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    fn pos_val(&self, key: &Val) -> Option<usize> {
+        self.0.iter().position(|(k, _)| k.v == key.v)
+    }
+    fn pos(&self, key: &str) -> Option<usize> {
+        self.0.iter().position(|(k, _)| k.as_str() == Some(key))
+    }
+    pub fn get(&self, key: &str) -> Option<&Val> {
+        self.pos(key).map(|i| &self.0[i].1)
+    }
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Val> {
+        self.pos(key).map(move |i| &mut self.0[i].1)
+    }
+    pub fn get_val(&self, key: &Val) -> Option<&Val> {
+        self.pos_val(key).map(|i| &self.0[i].1)
+    }
+    pub fn contains(&self, key: &str) -> bool {
+        self.pos(key).is_some()
+    }
+    /// `d[key] = value`: an existing key keeps its position (and its key's location).
+    pub fn set(&mut self, key: Val, value: Val) {
+        match self.pos_val(&key) {
+            Some(i) => self.0[i].1 = value,
+            None => self.0.push((key, value)),
+        }
+    }
+    pub fn set_str(&mut self, key: &str, value: Val) {
+        self.set(Val::str(key), value)
+    }
+    pub fn remove(&mut self, key: &str) -> Option<(Val, Val)> {
+        self.pos(key).map(|i| self.0.remove(i))
+    }
+    /// The first key, as `next(iter(d))`.
+    pub fn first_key(&self) -> Option<&Val> {
+        self.0.first().map(|(k, _)| k)
+    }
+    pub fn first_key_str(&self) -> Option<&str> {
+        self.first_key().and_then(Val::as_str)
+    }
+    pub fn keys(&self) -> impl Iterator<Item = &Val> {
+        self.0.iter().map(|(k, _)| k)
+    }
+    /// `d.update(other)`.
+    pub fn update(&mut self, other: Dict) {
+        for (k, v) in other.0 {
+            self.set(k, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn python_repr_and_equality() {
+        let mut d = Dict::new();
+        d.set_str("a", Val::new(V::Int(1)));
+        d.set_str("b", Val::list(vec![Val::str("it's"), Val::new(V::None)]));
+        d.set_str("a", Val::new(V::Bool(true)));
+        assert_eq!(Val::dict(d.clone()).py_repr(), "OrderedDict([('a', True), ('b', [\"it's\", None])])");
+        let mut e = Dict::new();
+        e.set_str("b", Val::list(vec![Val::str("it's"), Val::new(V::None)]));
+        e.set_str("a", Val::new(V::Float(1.0)));
+        assert_eq!(Val::dict(d), Val::dict(e));
+    }
+}

@@ -1,0 +1,144 @@
+//! The file-system view the model reads: the disk, optionally overlaid with editor buffers,
+//! and the table of files (id, path, text) that diagnostics point into.
+
+use std::collections::{HashMap, HashSet};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
+
+use crate::value::FileId;
+
+/// What the model may ask of a file system. It never writes and never executes.
+pub trait Vfs: Send + Sync {
+    fn read(&self, path: &Path) -> io::Result<String>;
+    fn is_file(&self, path: &Path) -> bool;
+    /// Every regular file below `root`, as paths relative to it with `/` separators,
+    /// following symlinks but never looping.
+    fn walk(&self, root: &Path) -> Vec<String>;
+}
+
+/// The real disk.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RealFs;
+
+impl Vfs for RealFs {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        let bytes = std::fs::read(path)?;
+        String::from_utf8(bytes).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+            )
+        })
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        path.is_file()
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        walk_dir(root, "", &mut seen, &mut out);
+        out.sort();
+        out
+    }
+}
+
+fn walk_dir(dir: &Path, prefix: &str, seen: &mut HashSet<PathBuf>, out: &mut Vec<String>) {
+    // Canonical paths guard against symlink loops (a link to an ancestor is walked once).
+    let Ok(canon) = std::fs::canonicalize(dir) else { return };
+    if !seen.insert(canon) {
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
+        let path = entry.path();
+        let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+        // `metadata` follows symlinks, as Salt's fileserver does by default.
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_dir() => walk_dir(&path, &rel, seen, out),
+            Ok(m) if m.is_file() => out.push(rel),
+            _ => {}
+        }
+    }
+}
+
+/// Editor buffers over another file system: open documents shadow the disk.
+#[derive(Default)]
+pub struct Overlay<F: Vfs> {
+    pub base: F,
+    pub buffers: RwLock<HashMap<PathBuf, Arc<str>>>,
+}
+
+impl<F: Vfs> Overlay<F> {
+    pub fn new(base: F) -> Self {
+        Overlay { base, buffers: RwLock::new(HashMap::new()) }
+    }
+}
+
+impl<F: Vfs> Vfs for Overlay<F> {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        if let Some(text) = self.buffers.read().ok().and_then(|b| b.get(path).cloned()) {
+            return Ok(text.to_string());
+        }
+        self.base.read(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.buffers.read().map(|b| b.contains_key(path)).unwrap_or(false) || self.base.is_file(path)
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        let mut files = self.base.walk(root);
+        if let Ok(b) = self.buffers.read() {
+            for p in b.keys() {
+                if let Ok(rel) = p.strip_prefix(root) {
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    if !files.contains(&rel) {
+                        files.push(rel);
+                    }
+                }
+            }
+        }
+        files.sort();
+        files
+    }
+}
+
+/// Files the analysis has read, by id: diagnostics carry a [`FileId`] and a byte span.
+#[derive(Debug, Default, Clone)]
+pub struct FileTable {
+    files: Vec<(PathBuf, Arc<str>)>,
+    by_path: HashMap<PathBuf, FileId>,
+}
+
+impl FileTable {
+    pub fn add(&mut self, path: PathBuf, text: Arc<str>) -> FileId {
+        if let Some(&id) = self.by_path.get(&path) {
+            self.files[id as usize].1 = text;
+            return id;
+        }
+        let id = self.files.len() as FileId;
+        self.by_path.insert(path.clone(), id);
+        self.files.push((path, text));
+        id
+    }
+    pub fn path(&self, id: FileId) -> &Path {
+        &self.files[id as usize].0
+    }
+    pub fn text(&self, id: FileId) -> &str {
+        &self.files[id as usize].1
+    }
+    pub fn id(&self, path: &Path) -> Option<FileId> {
+        self.by_path.get(path).copied()
+    }
+    /// 1-based line and 0-based byte column of an offset.
+    pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
+        let text = self.text(id);
+        let offset = offset.min(text.len());
+        let before = &text.as_bytes()[..offset];
+        let line = before.iter().filter(|&&b| b == b'\n').count();
+        let col = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+        (line + 1, col)
+    }
+}

@@ -1,0 +1,102 @@
+//! The workspace file `salt-analyzer.yaml` (DESIGN.md "Workspace configuration"): where the
+//! Salt config or the file roots are, and the minion profiles.
+
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+
+use crate::config::{opts_from_dict, read_config_dir, ConfigError, Opts};
+use crate::value::{Val, V};
+use crate::vfs::Vfs;
+
+pub const WORKSPACE_FILE: &str = "salt-analyzer.yaml";
+
+/// A minion profile: what a minion looks like, for targeting and rendering.
+#[derive(Debug, Clone, Default)]
+pub struct Profile {
+    pub id: String,
+    pub grains: serde_json::Value,
+    pub pillar: serde_json::Value,
+    pub grains_file: Option<PathBuf>,
+    pub pillar_file: Option<PathBuf>,
+}
+
+/// The analysed workspace: its root, the options in force and the profiles.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub opts: Opts,
+    pub profiles: IndexMap<String, Profile>,
+    pub default_minion: Option<String>,
+    /// The workspace file, when there is one.
+    pub file: Option<PathBuf>,
+}
+
+impl Workspace {
+    /// Load the workspace rooted at `root`: `salt-analyzer.yaml` if present, else `config_dir`
+    /// if given, else the root itself as `base`'s only file root. `config_dir` (`-c DIR`)
+    /// overrides `salt_config`.
+    pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
+        let file = root.join(WORKSPACE_FILE);
+        let mut ws = Workspace { root: root.to_path_buf(), opts: Opts::default(), profiles: IndexMap::new(), default_minion: None, file: None };
+        let mut doc = None;
+        if fs.is_file(&file) {
+            let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
+            let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
+                path: file.clone(),
+                line: text[..e.offset.min(text.len())].matches('\n').count() + 1,
+                message: format!("not valid YAML: {}", e.message),
+            })?;
+            doc = Some(Val::from_node(&node, 0));
+            ws.file = Some(file.clone());
+        }
+        let d = doc.as_ref().and_then(Val::as_dict).cloned().unwrap_or_default();
+        let rel = |p: &str| -> PathBuf {
+            let p = PathBuf::from(p);
+            if p.is_absolute() { p } else { root.join(p) }
+        };
+        if let Some(dir) = config_dir {
+            ws.opts = read_config_dir(fs, dir)?;
+        } else if let Some(dir) = d.get("salt_config").and_then(Val::as_str) {
+            ws.opts = read_config_dir(fs, &rel(dir))?;
+        } else {
+            ws.opts = opts_from_dict(&d);
+            ws.opts.file_roots = IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]);
+        }
+        if config_dir.is_none() {
+            if let Some(V::Dict(roots)) = d.get("file_roots").map(|v| &v.v) {
+                ws.opts.file_roots = roots
+                    .0
+                    .iter()
+                    .map(|(env, dirs)| {
+                        let dirs = match &dirs.v {
+                            V::List(l) => l.iter().filter_map(Val::as_str).map(rel).collect(),
+                            V::Str(s) => vec![rel(s)],
+                            _ => Vec::new(),
+                        };
+                        (env.py_str(), dirs)
+                    })
+                    .collect();
+            }
+        }
+        if let Some(V::Dict(minions)) = d.get("minions").map(|v| &v.v) {
+            for (id, body) in &minions.0 {
+                let b = body.as_dict().cloned().unwrap_or_default();
+                let json = |k: &str| b.get(k).map(Val::to_json).unwrap_or(serde_json::Value::Object(Default::default()));
+                let id = id.py_str();
+                ws.profiles.insert(
+                    id.clone(),
+                    Profile {
+                        id,
+                        grains: json("grains"),
+                        pillar: json("pillar"),
+                        grains_file: b.get("grains_file").and_then(Val::as_str).map(rel),
+                        pillar_file: b.get("pillar_file").and_then(Val::as_str).map(rel),
+                    },
+                );
+            }
+        }
+        ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
+        Ok(ws)
+    }
+}

@@ -1,0 +1,7 @@
+//! Text to trees: Jinja masking, spanned YAML values, an incremental CST and positions.
+//! No Salt semantics and no LSP types live here.
+
+pub mod yaml;
+pub mod jinja;
+pub mod line_index;
+pub mod document;

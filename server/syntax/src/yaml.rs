@@ -1,0 +1,628 @@
+//! YAML text to spanned values, as Salt's `SaltYamlSafeLoader` (PyYAML, YAML 1.1) loads it.
+//!
+//! This is the one module that knows which YAML crate we use (saphyr-parser, for its event
+//! spans); everything else sees [`Node`] and [`Value`]. Scalars are resolved with PyYAML's
+//! YAML 1.1 implicit resolvers (`yes`/`on` are booleans, `1e3` is a string, `0755` is the
+//! decimal 755 because Salt strips leading zeros), timestamps stay strings (Salt overrides the
+//! timestamp constructor), mappings keep insertion order, and a repeated key is Salt's
+//! `found conflicting ID` error.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use saphyr_parser::{Event, Parser, ScalarStyle, Span, SpannedEventReceiver};
+
+/// A YAML value with the byte range of the text it was loaded from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    pub span: Range<usize>,
+}
+
+/// A loaded YAML value. Mappings are ordered pairs, as Salt loads into `OrderedDict`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<Node>),
+    Map(Vec<(Node, Node)>),
+}
+
+/// A load failure with the byte offset it is about, and PyYAML-like wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlError {
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Load one YAML document. An empty stream loads as `Null`.
+pub fn load(text: &str) -> Result<Node, YamlError> {
+    let offsets = CharOffsets::new(text);
+    let mut builder = Builder {
+        offsets: &offsets,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        docs: Vec::new(),
+        error: None,
+    };
+    let mut parser = Parser::new_from_str(text);
+    if let Err(e) = parser.load(&mut builder, true) {
+        return Err(YamlError {
+            offset: offsets.byte(e.marker().index()),
+            message: e.info().to_string(),
+        });
+    }
+    if let Some(e) = builder.error {
+        return Err(e);
+    }
+    let mut docs = builder.docs;
+    if let Some(offset) = docs.first().and_then(|d| leading_tab(text, d)) {
+        // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
+        // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
+        return Err(YamlError {
+            offset,
+            message: "found character '\\t' that cannot start any token".to_string(),
+        });
+    }
+    match docs.len() {
+        0 => Ok(Node { value: Value::Null, span: 0..0 }),
+        1 => Ok(docs.remove(0)),
+        _ => Err(YamlError {
+            offset: docs[1].span.start,
+            message: "expected a single document in the stream, but found another document"
+                .to_string(),
+        }),
+    }
+}
+
+impl Node {
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn as_map(&self) -> Option<&[(Node, Node)]> {
+        match &self.value {
+            Value::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+    /// The value for a string key of a mapping.
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v)
+    }
+}
+
+impl Value {
+    /// The Python type name Salt prints in messages (`type(x).__name__`).
+    pub fn py_type(&self) -> &'static str {
+        match self {
+            Value::Null => "NoneType",
+            Value::Bool(_) => "bool",
+            Value::Int(_) => "int",
+            Value::Float(_) => "float",
+            Value::Str(_) => "str",
+            Value::Seq(_) => "list",
+            Value::Map(_) => "OrderedDict",
+        }
+    }
+
+    /// Python equality of two hashable scalar keys (`1 == 1.0 == True`).
+    pub fn py_key_eq(&self, other: &Value) -> bool {
+        fn num(v: &Value) -> Option<f64> {
+            match v {
+                Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+                Value::Int(i) => Some(*i as f64),
+                Value::Float(f) => Some(*f),
+                _ => None,
+            }
+        }
+        match (num(self), num(other)) {
+            (Some(a), Some(b)) => a == b,
+            _ => self == other,
+        }
+    }
+}
+
+/// Char index (what saphyr's markers count) to byte offset, via a sparse table.
+struct CharOffsets<'a> {
+    text: &'a str,
+    /// Byte offset of every 64th char.
+    every64: Vec<usize>,
+}
+
+impl<'a> CharOffsets<'a> {
+    fn new(text: &'a str) -> Self {
+        let every64 = text.char_indices().step_by(64).map(|(b, _)| b).collect();
+        CharOffsets { text, every64 }
+    }
+    fn byte(&self, char_index: usize) -> usize {
+        let block = char_index / 64;
+        let Some(&start) = self.every64.get(block) else {
+            return self.text.len();
+        };
+        let rest = char_index % 64;
+        self.text[start..]
+            .char_indices()
+            .nth(rest)
+            .map(|(b, _)| start + b)
+            .unwrap_or(self.text.len())
+    }
+}
+
+enum Frame {
+    Seq { items: Vec<Node>, start: usize, anchor: usize },
+    Map { pairs: Vec<(Node, Node)>, key: Option<Node>, start: usize, anchor: usize, merges: Vec<Node> },
+}
+
+struct Builder<'o, 'a> {
+    offsets: &'o CharOffsets<'a>,
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Node>,
+    docs: Vec<Node>,
+    error: Option<YamlError>,
+}
+
+impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
+    fn on_event(&mut self, ev: Event<'input>, span: Span) {
+        if self.error.is_some() {
+            return;
+        }
+        let start = self.offsets.byte(span.start.index());
+        let end = self.offsets.byte(span.end.index()).max(start);
+        match ev {
+            Event::Scalar(text, style, anchor, tag) => {
+                let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
+                let value = match resolve_scalar(&text, style, tag.as_deref()) {
+                    Ok(v) => v,
+                    Err(message) => {
+                        self.error = Some(YamlError { offset: start, message });
+                        return;
+                    }
+                };
+                let node = Node { value, span: start..end };
+                let is_merge = style == ScalarStyle::Plain && text == "<<" && tag.is_none();
+                self.push(node, anchor, is_merge);
+            }
+            Event::Alias(id) => match self.anchors.get(&id).cloned() {
+                Some(node) => self.push(Node { span: start..end, ..node }, 0, false),
+                None => {
+                    self.error = Some(YamlError {
+                        offset: start,
+                        message: "found undefined alias".to_string(),
+                    })
+                }
+            },
+            Event::SequenceStart(anchor, _) => {
+                self.stack.push(Frame::Seq { items: Vec::new(), start, anchor })
+            }
+            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map {
+                pairs: Vec::new(),
+                key: None,
+                start,
+                anchor,
+                merges: Vec::new(),
+            }),
+            Event::SequenceEnd => {
+                if let Some(Frame::Seq { items, start, anchor }) = self.stack.pop() {
+                    let end = end.max(items.last().map_or(start, |n| n.span.end));
+                    self.push(Node { value: Value::Seq(items), span: start..end }, anchor, false);
+                }
+            }
+            Event::MappingEnd => {
+                if let Some(Frame::Map { pairs, start, anchor, merges, .. }) = self.stack.pop() {
+                    let end = end.max(pairs.last().map_or(start, |(_, v)| v.span.end));
+                    match flatten_merges(pairs, merges) {
+                        Ok(pairs) => self.push(
+                            Node { value: Value::Map(pairs), span: start..end },
+                            anchor,
+                            false,
+                        ),
+                        Err(e) => self.error = Some(e),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The offset of a line that starts with a tab and has content, outside any quoted scalar.
+fn leading_tab(text: &str, doc: &Node) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.starts_with('\t') && !line.trim().is_empty() && !inside_string(doc, offset) {
+            return Some(offset);
+        }
+        offset += line.len();
+    }
+    None
+}
+
+fn inside_string(node: &Node, offset: usize) -> bool {
+    match &node.value {
+        Value::Str(_) => node.span.start < offset && offset < node.span.end,
+        Value::Seq(items) => items.iter().any(|n| inside_string(n, offset)),
+        Value::Map(pairs) => pairs.iter().any(|(k, v)| inside_string(k, offset) || inside_string(v, offset)),
+        _ => false,
+    }
+}
+
+/// Sentinel key meaning "this key was `<<`".
+const MERGE_KEY: &str = "\u{0}<<merge>>";
+
+impl Builder<'_, '_> {
+    fn push(&mut self, mut node: Node, anchor: usize, is_merge: bool) {
+        if anchor != 0 {
+            self.anchors.insert(anchor, node.clone());
+        }
+        match self.stack.last_mut() {
+            None => self.docs.push(node),
+            Some(Frame::Seq { items, .. }) => items.push(node),
+            Some(Frame::Map { pairs, key, merges, .. }) => match key.take() {
+                None => {
+                    if is_merge {
+                        node.value = Value::Str(MERGE_KEY.to_string());
+                    }
+                    *key = Some(node);
+                }
+                Some(k) if k.as_str() == Some(MERGE_KEY) => merges.push(node),
+                Some(k) => {
+                    if matches!(k.value, Value::Seq(_) | Value::Map(_)) {
+                        self.error = Some(YamlError {
+                            offset: k.span.start,
+                            message: "while constructing a mapping: found unacceptable key"
+                                .to_string(),
+                        });
+                        return;
+                    }
+                    if pairs.iter().any(|(old, _)| old.value.py_key_eq(&k.value)) {
+                        self.error = Some(YamlError {
+                            offset: k.span.start,
+                            message: format!(
+                                "while constructing a mapping: found conflicting ID '{}'",
+                                py_str(&k.value)
+                            ),
+                        });
+                        return;
+                    }
+                    pairs.push((k, node));
+                }
+            },
+        }
+    }
+}
+
+/// Salt's `flatten_mapping`: merged pairs go first, minus keys the mapping sets itself.
+fn flatten_merges(pairs: Vec<(Node, Node)>, merges: Vec<Node>) -> Result<Vec<(Node, Node)>, YamlError> {
+    if merges.is_empty() {
+        return Ok(pairs);
+    }
+    let mut merged: Vec<(Node, Node)> = Vec::new();
+    for m in merges {
+        match m.value {
+            Value::Map(inner) => merged.extend(inner),
+            Value::Seq(items) => {
+                for item in items.into_iter().rev() {
+                    match item.value {
+                        Value::Map(inner) => merged.extend(inner),
+                        _ => {
+                            return Err(YamlError {
+                                offset: item.span.start,
+                                message: "while constructing a mapping: expected a mapping for merging"
+                                    .to_string(),
+                            })
+                        }
+                    }
+                }
+            }
+            _ => {
+                return Err(YamlError {
+                    offset: m.span.start,
+                    message: "while constructing a mapping: expected a mapping or list of mappings for merging"
+                        .to_string(),
+                })
+            }
+        }
+    }
+    merged.retain(|(k, _)| !pairs.iter().any(|(o, _)| o.value.py_key_eq(&k.value)));
+    merged.extend(pairs);
+    Ok(merged)
+}
+
+/// Python's `str()` of a scalar, for messages.
+pub fn py_str(v: &Value) -> String {
+    match v {
+        Value::Null => "None".into(),
+        Value::Bool(true) => "True".into(),
+        Value::Bool(false) => "False".into(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(f) => py_float(*f),
+        Value::Str(s) => s.clone(),
+        Value::Seq(_) | Value::Map(_) => "<collection>".into(),
+    }
+}
+
+/// Python's `repr(float)`.
+pub fn py_float(f: f64) -> String {
+    if f.is_nan() {
+        "nan".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if f == f.trunc() && f.abs() < 1e16 {
+        format!("{f:.1}")
+    } else {
+        format!("{f}")
+    }
+}
+
+fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Result<Value, String> {
+    if let Some(tag) = tag {
+        return resolve_tagged(text, tag);
+    }
+    if style != ScalarStyle::Plain {
+        return Ok(Value::Str(text.to_string()));
+    }
+    Ok(resolve_plain(text))
+}
+
+fn resolve_tagged(text: &str, tag: &str) -> Result<Value, String> {
+    let suffix = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
+    match suffix {
+        Some("str") => Ok(Value::Str(text.to_string())),
+        Some("int") => parse_int(text).map(Value::Int).ok_or_else(|| format!("invalid literal for int(): '{text}'")),
+        Some("float") => parse_float(text).map(Value::Float).ok_or_else(|| format!("could not convert string to float: '{text}'")),
+        Some("bool") => parse_bool(text).map(Value::Bool).ok_or_else(|| format!("invalid boolean '{text}'")),
+        Some("null") => Ok(Value::Null),
+        // Salt keeps timestamps as strings; binary and others are rare in SLS files.
+        Some("timestamp") | Some("binary") => Ok(Value::Str(text.to_string())),
+        _ => Err(format!(
+            "could not determine a constructor for the tag '{tag}'"
+        )),
+    }
+}
+
+/// PyYAML's implicit resolvers for plain scalars (YAML 1.1).
+fn resolve_plain(text: &str) -> Value {
+    if matches!(text, "" | "~" | "null" | "Null" | "NULL") {
+        return Value::Null;
+    }
+    if let Some(b) = parse_bool(text) {
+        return Value::Bool(b);
+    }
+    if is_int(text) {
+        if let Some(i) = parse_int(text) {
+            return Value::Int(i);
+        }
+    }
+    if is_float(text) {
+        if let Some(f) = parse_float(text) {
+            return Value::Float(f);
+        }
+    }
+    Value::Str(text.to_string())
+}
+
+fn parse_bool(t: &str) -> Option<bool> {
+    match t {
+        "yes" | "Yes" | "YES" | "true" | "True" | "TRUE" | "on" | "On" | "ON" => Some(true),
+        "no" | "No" | "NO" | "false" | "False" | "FALSE" | "off" | "Off" | "OFF" => Some(false),
+        _ => None,
+    }
+}
+
+/// `[-+]?0b[0-1_]+ | [-+]?0[0-7_]+ | [-+]?(0|[1-9][0-9_]*) | [-+]?0x[0-9a-fA-F_]+ | [-+]?[1-9][0-9_]*(:[0-5]?[0-9])+`
+fn is_int(t: &str) -> bool {
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if let Some(b) = body.strip_prefix("0b") {
+        return !b.is_empty() && b.chars().all(|c| matches!(c, '0' | '1' | '_'));
+    }
+    if let Some(x) = body.strip_prefix("0x") {
+        return !x.is_empty() && x.chars().all(|c| c.is_ascii_hexdigit() || c == '_');
+    }
+    if body == "0" {
+        return true;
+    }
+    if let Some(o) = body.strip_prefix('0') {
+        return !o.is_empty() && o.chars().all(|c| matches!(c, '0'..='7' | '_'));
+    }
+    let mut parts = body.split(':');
+    let first = parts.next().unwrap_or("");
+    let first_ok = first.starts_with(|c: char| matches!(c, '1'..='9'))
+        && first.chars().all(|c| c.is_ascii_digit() || c == '_');
+    if !first_ok {
+        return false;
+    }
+    parts.all(|p| is_sexagesimal_part(p))
+}
+
+fn is_sexagesimal_part(p: &str) -> bool {
+    let b = p.as_bytes();
+    match b.len() {
+        1 => b[0].is_ascii_digit(),
+        2 => (b'0'..=b'5').contains(&b[0]) && b[1].is_ascii_digit(),
+        _ => false,
+    }
+}
+
+/// PyYAML's `construct_yaml_int`, after Salt's leading-zero strip (an unsigned value
+/// starting with `0` that is not `0b`/`0x` loses its zeros and is read as decimal).
+fn parse_int(t: &str) -> Option<i64> {
+    let mut v = t.replace('_', "");
+    if v != "0" && v.starts_with('0') && !v.starts_with("0b") && !v.starts_with("0x") {
+        v = v.trim_start_matches('0').to_string();
+        if v.is_empty() {
+            v = "0".into();
+        }
+    }
+    let (sign, body) = match v.strip_prefix('-') {
+        Some(rest) => (-1i64, rest.to_string()),
+        None => (1, v.strip_prefix('+').unwrap_or(&v).to_string()),
+    };
+    let n = if body == "0" {
+        0
+    } else if let Some(b) = body.strip_prefix("0b") {
+        i64::from_str_radix(b, 2).ok()?
+    } else if let Some(x) = body.strip_prefix("0x") {
+        i64::from_str_radix(x, 16).ok()?
+    } else if body.starts_with('0') {
+        i64::from_str_radix(&body, 8).ok()?
+    } else if body.contains(':') {
+        let mut n: i64 = 0;
+        for part in body.split(':') {
+            n = n.checked_mul(60)?.checked_add(part.parse::<i64>().ok()?)?;
+        }
+        n
+    } else {
+        body.parse::<i64>().ok()?
+    };
+    n.checked_mul(sign)
+}
+
+/// `[-+]?([0-9][0-9_]*)\.[0-9_]*([eE][-+][0-9]+)? | \.[0-9][0-9_]*([eE][-+][0-9]+)?
+///  | [-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]* | [-+]?\.(inf|Inf|INF) | \.(nan|NaN|NAN)`
+fn is_float(t: &str) -> bool {
+    if matches!(t, ".nan" | ".NaN" | ".NAN") {
+        return true;
+    }
+    let signed = t.starts_with(['-', '+']);
+    let body = t.strip_prefix(['-', '+']).unwrap_or(t);
+    if matches!(body, ".inf" | ".Inf" | ".INF") {
+        return true;
+    }
+    let (mantissa, exp) = match body.find(['e', 'E']) {
+        Some(i) => (&body[..i], Some(&body[i + 1..])),
+        None => (body, None),
+    };
+    if let Some(e) = exp {
+        let digits = match e.strip_prefix(['-', '+']) {
+            Some(d) => d,
+            None => return false,
+        };
+        if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+            return false;
+        }
+    }
+    let Some(dot) = mantissa.find('.') else { return false };
+    let (int_part, frac) = (&mantissa[..dot], &mantissa[dot + 1..]);
+    if !frac.chars().all(|c| c.is_ascii_digit() || c == '_') {
+        return false;
+    }
+    if int_part.is_empty() {
+        // `\.[0-9][0-9_]*`, unsigned only.
+        return !signed && frac.starts_with(|c: char| c.is_ascii_digit());
+    }
+    if int_part.contains(':') {
+        if exp.is_some() {
+            return false;
+        }
+        let mut parts = int_part.split(':');
+        let first = parts.next().unwrap_or("");
+        return first.starts_with(|c: char| c.is_ascii_digit())
+            && first.chars().all(|c| c.is_ascii_digit() || c == '_')
+            && parts.all(is_sexagesimal_part);
+    }
+    int_part.starts_with(|c: char| c.is_ascii_digit()) && int_part.chars().all(|c| c.is_ascii_digit() || c == '_')
+}
+
+fn parse_float(t: &str) -> Option<f64> {
+    let v = t.replace('_', "").to_lowercase();
+    let (sign, body) = match v.strip_prefix('-') {
+        Some(rest) => (-1.0, rest.to_string()),
+        None => (1.0, v.strip_prefix('+').unwrap_or(&v).to_string()),
+    };
+    if body == ".inf" {
+        return Some(sign * f64::INFINITY);
+    }
+    if body == ".nan" {
+        return Some(f64::NAN);
+    }
+    if body.contains(':') {
+        let mut n = 0.0;
+        for part in body.split(':') {
+            n = n * 60.0 + part.parse::<f64>().ok()?;
+        }
+        return Some(sign * n);
+    }
+    body.parse::<f64>().ok().map(|f| sign * f)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn show(n: &Node) -> String {
+        match &n.value {
+            Value::Seq(items) => format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(", ")),
+            Value::Map(pairs) => format!(
+                "{{{}}}",
+                pairs.iter().map(|(k, v)| format!("{}: {}", show(k), show(v))).collect::<Vec<_>>().join(", ")
+            ),
+            v => format!("{v:?}@{}..{}", n.span.start, n.span.end),
+        }
+    }
+
+    #[test]
+    fn yaml11_scalars() {
+        let cases = [
+            ("yes", Value::Bool(true)),
+            ("Off", Value::Bool(false)),
+            ("~", Value::Null),
+            ("0755", Value::Int(755)),
+            ("-0755", Value::Int(-493)),
+            ("0x1F", Value::Int(31)),
+            ("0b101", Value::Int(5)),
+            ("1_000", Value::Int(1000)),
+            ("1:30", Value::Int(90)),
+            ("1e3", Value::Str("1e3".into())),
+            ("1.5e+3", Value::Float(1500.0)),
+            ("1.", Value::Float(1.0)),
+            (".5", Value::Float(0.5)),
+            ("-.inf", Value::Float(f64::NEG_INFINITY)),
+            ("2024-01-02", Value::Str("2024-01-02".into())),
+            ("y", Value::Str("y".into())),
+            ("09", Value::Str("09".into())),
+            ("test.nop", Value::Str("test.nop".into())),
+        ];
+        for (text, want) in cases {
+            assert_eq!(resolve_plain(text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn spans_are_bytes_with_non_ascii() {
+        let n = load("ß_💣:\n  - ℝ\n  - 'x'\n").unwrap();
+        expect_test::expect![[r#"{Str("ß_💣")@0..7: [Str("ℝ")@13..16, Str("x")@21..24]}"#]]
+            .assert_eq(&show(&n));
+    }
+
+    #[test]
+    fn conflicting_id_and_merge() {
+        let e = load("a: 1\nb: 2\na: 3\n").unwrap_err();
+        assert_eq!(e.offset, 10);
+        assert!(e.message.contains("found conflicting ID 'a'"), "{}", e.message);
+        let n = load("base: &b {x: 1, y: 2}\nother:\n  <<: *b\n  y: 3\n").unwrap();
+        let other = n.get("other").unwrap();
+        let keys: Vec<_> = other.as_map().unwrap().iter().map(|(k, _)| k.as_str().unwrap().to_string()).collect();
+        assert_eq!(keys, ["x", "y"]);
+    }
+
+    #[test]
+    fn errors_do_not_panic() {
+        for text in ["a: [", "a: b: c", "- a\nb: c", "\t- x", "'unterminated", "---\na\n---\nb\n", "{[1]: 2}", "*nope"] {
+            assert!(load(text).is_err(), "{text:?}");
+        }
+        assert_eq!(load("").unwrap().value, Value::Null);
+        assert_eq!(load("# only a comment\n").unwrap().value, Value::Null);
+    }
+}
