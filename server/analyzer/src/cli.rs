@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use model::check::{Diagnostic, Severity};
 use model::errors::SaltError;
 use model::highstate::Matches;
 use model::roots::FileRoots;
@@ -152,7 +153,76 @@ fn rel(p: &Path) -> String {
     p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
 }
 
-pub fn check(_paths: &[PathBuf], _common: &Common) -> ExitCode {
-    eprintln!("salt-analyzer: check is not implemented yet");
-    ExitCode::from(2)
+pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
+    let ws = match load_workspace(common) {
+        Ok(ws) => ws,
+        Err(code) => return code,
+    };
+    let result = model::check::check_workspace(&RealFs, &ws);
+    let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
+    let selected: Vec<&Diagnostic> = result
+        .diagnostics
+        .iter()
+        .filter(|d| {
+            wanted.is_empty() || {
+                let f = std::fs::canonicalize(&d.file).unwrap_or_else(|_| d.file.clone());
+                wanted.iter().any(|w| f.starts_with(w))
+            }
+        })
+        .collect();
+    let errors = selected.iter().filter(|d| d.severity == Severity::Error).count();
+    if common.format == Format::Json {
+        let list: Vec<serde_json::Value> = selected.iter().map(|d| diagnostic_json(d, &result.files)).collect();
+        println!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
+    } else {
+        for d in &selected {
+            let (line, col) = text_position(&d.file, d.span.start, &result.files);
+            println!("{}[{}]: {}\n  --> {}:{}:{}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file), line + 1, col + 1);
+            for r in &d.related {
+                let (line, col) = text_position(&r.file, r.span.start, &result.files);
+                println!("  note: {} ({}:{}:{})", r.message, rel(&r.file), line + 1, col + 1);
+            }
+            println!();
+        }
+        let warnings = selected.len() - errors;
+        println!("{errors} error(s), {warnings} warning(s)");
+    }
+    if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+}
+
+/// 0-based line and UTF-16 column, as LSP counts them.
+fn utf16_position(file: &Path, offset: usize, files: &FileTable) -> (u32, u32) {
+    let Some(id) = files.id(file) else { return (0, 0) };
+    let index = syntax::line_index::LineIndex::new(files.text(id));
+    let lc = index.line_col(offset);
+    let wide = index.to_wide(syntax::line_index::PositionEncoding::Utf16, lc);
+    (wide.line, wide.col)
+}
+
+/// 0-based line and character (char) column, for humans.
+fn text_position(file: &Path, offset: usize, files: &FileTable) -> (usize, usize) {
+    let Some(id) = files.id(file) else { return (0, 0) };
+    let text = files.text(id);
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count();
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
+    (line, col)
+}
+
+fn range_json(file: &Path, span: &std::ops::Range<usize>, files: &FileTable) -> serde_json::Value {
+    let (sl, sc) = utf16_position(file, span.start, files);
+    let (el, ec) = utf16_position(file, span.end, files);
+    json!({"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}})
+}
+
+fn diagnostic_json(d: &Diagnostic, files: &FileTable) -> serde_json::Value {
+    json!({
+        "file": rel(&d.file),
+        "range": range_json(&d.file, &d.span, files),
+        "severity": d.severity.as_str(),
+        "code": d.code.as_str(),
+        "message": d.message,
+        "related": d.related.iter().map(|r| json!({"file": rel(&r.file), "range": range_json(&r.file, &r.span, files), "message": r.message})).collect::<Vec<_>>(),
+    })
 }

@@ -46,11 +46,13 @@ pub struct SaltError {
     pub id: Option<String>,
     /// Other places involved (the other declaration of a duplicate, the cycle's edges).
     pub related: Vec<(Loc, String)>,
+    /// The name a reference was looking for (a requisite target), when there is one.
+    pub target: Option<String>,
 }
 
 impl SaltError {
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
-        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new() }
+        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None }
     }
     pub fn at(mut self, loc: Option<Loc>) -> SaltError {
         self.loc = loc;
@@ -58,6 +60,10 @@ impl SaltError {
     }
     pub fn id(mut self, id: impl Into<String>) -> SaltError {
         self.id = Some(id.into());
+        self
+    }
+    pub fn target(mut self, target: impl Into<String>) -> SaltError {
+        self.target = Some(target.into());
         self
     }
     pub fn related(mut self, loc: Option<Loc>, note: impl Into<String>) -> SaltError {

@@ -29,6 +29,8 @@ pub struct Rendered {
     pub file: Option<StateFile>,
     /// Include items of this file that resolved, with where they were written.
     pub includes: Vec<ResolvedInclude>,
+    /// Whether the file uses Jinja (static mode only knows its certain parts).
+    pub templated: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -85,6 +87,8 @@ pub struct Builder<'a> {
     pub avail: IndexMap<String, Vec<String>>,
     iorder: i64,
     rendered: Vec<Rendered>,
+    /// Static analysis: render templates through the Jinja mask instead of refusing them.
+    pub static_mode: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -96,7 +100,7 @@ impl<'a> Builder<'a> {
             let states = roots.list_states(&env);
             avail.insert(env, states);
         }
-        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new() }
+        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), static_mode: false }
     }
 
     /// `render_highstate(matches)`.
@@ -155,7 +159,7 @@ impl<'a> Builder<'a> {
         let mut errors = Vec::new();
         let state_data = self.roots.get_state(saltenv, sls);
         let index = self.rendered.len();
-        self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new() });
+        self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new(), templated: false });
         let mut rendered: Option<Val> = None;
         match &state_data {
             None => errors.push(
@@ -169,7 +173,7 @@ impl<'a> Builder<'a> {
             ),
             Some(file) => {
                 match self.load(&file.path) {
-                    Ok((text, id)) => match render::render_sls(&text, id) {
+                    Ok((text, id)) => match self.render_text(&text, id, index) {
                         Ok(v) => rendered = Some(v),
                         Err(mut e) => {
                             e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
@@ -335,6 +339,14 @@ impl<'a> Builder<'a> {
         }
         self.handle_iorder(&mut state);
         (Some(state), errors)
+    }
+
+    fn render_text(&mut self, text: &str, id: u32, index: usize) -> Result<Val, SaltError> {
+        if !self.static_mode {
+            return render::render_sls(text, id);
+        }
+        self.rendered[index].templated = render::is_templated(text);
+        render::render_static(text, id).map(|(v, _)| v)
     }
 
     fn load(&mut self, path: &PathBuf) -> std::io::Result<(Arc<str>, u32)> {

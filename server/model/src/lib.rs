@@ -1,6 +1,7 @@
 //! Salt's semantics as pure functions over a file-system view: config, file roots,
 //! SLS resolution, includes, high data, requisites, ordering, top files and matchers.
 
+pub mod check;
 pub mod compile;
 pub mod config;
 pub mod errors;

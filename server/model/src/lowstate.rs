@@ -38,7 +38,21 @@ impl LowState {
 
 /// Compile `matches` (`{saltenv: [sls...]}`) as `state.show_low_sls` and `state.apply` would.
 pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, matches: &Matches) -> LowState {
-    let highstate = Builder::new(fs, roots, opts, files).render_highstate(matches);
+    compile_with(fs, opts, roots, files, matches, false)
+}
+
+/// [`compile`], optionally in static mode (templates analysed through the Jinja mask).
+pub fn compile_with(
+    fs: &dyn Vfs,
+    opts: &Opts,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    matches: &Matches,
+    static_mode: bool,
+) -> LowState {
+    let mut builder = Builder::new(fs, roots, opts, files);
+    builder.static_mode = static_mode;
+    let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // Both `show_low_sls` and `state.sls` stop at render errors.
@@ -46,6 +60,16 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
     }
     show_errors.extend(verify_high(&highstate.high));
     let mut chunks = None;
+    if !show_errors.is_empty() && static_mode {
+        // A checker keeps going past malformed declarations to find requisite problems too;
+        // a target that exists but was malformed is not reported missing.
+        let ordered = order_chunks(compile_high_data(&highstate.high));
+        let high = &highstate.high;
+        show_errors.extend(ordered.errors.into_iter().filter(|e| {
+            e.code != crate::errors::Code::MissingRequisiteTarget
+                || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
+        }));
+    }
     if show_errors.is_empty() {
         let ordered = order_chunks(compile_high_data(&highstate.high));
         if ordered.errors.is_empty() {

@@ -427,7 +427,8 @@ fn add_requisites(g: &mut Graph, chunks: &mut [Chunk], i: usize) -> Option<SaltE
                         ),
                     )
                     .at(at.or(c.id_loc.clone()))
-                    .id(c.get_str("__id__")),
+                    .id(c.get_str("__id__"))
+                    .target(val_s),
                 );
             }
         }

@@ -44,3 +44,84 @@ pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
         }
     }
 }
+
+/// Render for static analysis: plain files as Salt would; templated files through the Jinja
+/// mask, keeping only what is certain to be rendered as written (see [`prune_templated`]).
+/// Returns the value and whether the file was templated.
+pub fn render_static(text: &str, file: FileId) -> Result<(Val, bool), SaltError> {
+    if !is_templated(text) {
+        return render_yaml(text, file).map(|v| (v, false));
+    }
+    let masked = syntax::jinja::mask(text);
+    let Ok((node, _dups)) = syntax::yaml::load_with(&masked.text, true) else {
+        // The template's static layer is not YAML by itself (a macro, a loop building keys):
+        // nothing can be said without rendering it.
+        return Err(SaltError::new(Code::RenderError, "the template cannot be analysed without rendering it")
+            .at(Some(Loc { file, span: 0..0 })));
+    };
+    let mut v = Val::from_node(&node, file);
+    if !v.truthy() {
+        v = Val { v: V::Dict(Default::default()), at: v.at };
+    }
+    prune_templated(&mut v, &masked);
+    Ok((v, true))
+}
+
+fn span(v: &Val) -> std::ops::Range<usize> {
+    v.at.as_ref().map(|l| l.span.clone()).unwrap_or(0..0)
+}
+
+/// Whether a value is unsure in a template: it overlaps a Jinja block or sits in a branch/loop.
+fn unsure(v: &Val, m: &syntax::jinja::Masked) -> bool {
+    let s = span(v);
+    m.in_control_flow(s.start) || (s.start < s.end && m.overlaps(s))
+}
+
+/// Drop every declaration, argument, include and requisite whose text depends on Jinja,
+/// so the checker only reasons about what the template certainly renders.
+pub fn prune_templated(v: &mut Val, m: &syntax::jinja::Masked) {
+    let Some(top) = v.as_dict_mut() else { return };
+    top.0.retain(|(k, _)| !unsure(k, m));
+    for (k, body) in top.0.iter_mut() {
+        match k.as_str() {
+            Some("include") | Some("exclude") => {
+                if let Some(l) = body.as_list_mut() {
+                    l.retain(|item| !unsure(item, m));
+                }
+            }
+            Some("extend") => {
+                if let Some(d) = body.as_dict_mut() {
+                    d.0.retain(|(k, _)| !unsure(k, m));
+                    for (_, b) in d.0.iter_mut() {
+                        prune_body(b, m);
+                    }
+                }
+            }
+            _ => prune_body(body, m),
+        }
+    }
+    top.0.retain(|(_, body)| !(body.as_str().is_some() && unsure(body, m)));
+}
+
+fn prune_body(body: &mut Val, m: &syntax::jinja::Masked) {
+    let Some(d) = body.as_dict_mut() else { return };
+    d.0.retain(|(k, v)| !unsure(k, m) && !(v.as_str().is_some() && unsure(v, m)));
+    for (_, run) in d.0.iter_mut() {
+        let Some(args) = run.as_list_mut() else { continue };
+        args.retain(|a| !(a.as_dict().is_none() && unsure(a, m)) && !unsure_key(a, m));
+        for a in args.iter_mut() {
+            let Some(ad) = a.as_dict_mut() else { continue };
+            for (k, val) in ad.0.iter_mut() {
+                if crate::requisites::is_requisite_key(&k.py_str()) {
+                    if let Some(l) = val.as_list_mut() {
+                        l.retain(|r| !unsure(r, m));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn unsure_key(a: &Val, m: &syntax::jinja::Masked) -> bool {
+    a.as_dict().is_some_and(|d| d.keys().any(|k| unsure(k, m)))
+}

@@ -41,3 +41,8 @@ pub const MOD_WATCH_MODULES: &[&str] = &["at", "cmd", "etcd", "mount", "pkg", "s
 pub fn has_mod_watch(module: &str) -> bool {
     MOD_WATCH_MODULES.contains(&module)
 }
+
+/// Whether an argument key is a requisite (direct, `_in`, `use`).
+pub fn is_requisite_key(key: &str) -> bool {
+    STATE_REQUISITE_KEYWORDS.contains(&key) || REQUISITE_IN.contains(&key) || key == "listen_in"
+}

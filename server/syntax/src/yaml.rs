@@ -40,8 +40,17 @@ pub struct YamlError {
 
 /// Load one YAML document. An empty stream loads as `Null`.
 pub fn load(text: &str) -> Result<Node, YamlError> {
+    load_with(text, false).map(|(node, _)| node)
+}
+
+/// Load, optionally keeping the first of repeated mapping keys instead of failing; the spans
+/// of the keys that were dropped are returned. Static analysis of templates needs this: a
+/// masked `{% if %}`/`{% else %}` pair often declares the same key twice.
+pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let offsets = CharOffsets::new(text);
     let mut builder = Builder {
+        allow_duplicates,
+        duplicates: Vec::new(),
         offsets: &offsets,
         stack: Vec::new(),
         anchors: HashMap::new(),
@@ -59,6 +68,7 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
         return Err(e);
     }
     let mut docs = builder.docs;
+    let duplicates = builder.duplicates;
     if let Some(offset) = docs.first().and_then(|d| leading_tab(text, d)) {
         // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
         // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
@@ -68,8 +78,8 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
         });
     }
     match docs.len() {
-        0 => Ok(Node { value: Value::Null, span: 0..0 }),
-        1 => Ok(docs.remove(0)),
+        0 => Ok((Node { value: Value::Null, span: 0..0 }, duplicates)),
+        1 => Ok((docs.remove(0), duplicates)),
         _ => Err(YamlError {
             offset: docs[1].span.start,
             message: "expected a single document in the stream, but found another document"
@@ -166,6 +176,8 @@ enum Frame {
 }
 
 struct Builder<'o, 'a> {
+    allow_duplicates: bool,
+    duplicates: Vec<Range<usize>>,
     offsets: &'o CharOffsets<'a>,
     stack: Vec<Frame>,
     anchors: HashMap<usize, Node>,
@@ -287,6 +299,10 @@ impl Builder<'_, '_> {
                         return;
                     }
                     if pairs.iter().any(|(old, _)| old.value.py_key_eq(&k.value)) {
+                        if self.allow_duplicates {
+                            self.duplicates.push(k.span.clone());
+                            return;
+                        }
                         self.error = Some(YamlError {
                             offset: k.span.start,
                             message: format!(

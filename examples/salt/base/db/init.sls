@@ -1,0 +1,20 @@
+{% set port = salt['pillar.get']('db:port', 5432) %}
+include:
+  - .users
+  - common
+{% if grains['os_family'] == 'RedHat' %}
+  - .selinux
+{% endif %}
+
+postgresql:
+  test.nop:
+    - name: postgresql-{{ port }}
+    - require:
+      - test: db_users
+
+{% for db in ['app', 'reports'] %}
+database_{{ db }}:
+  test.nop:
+    - require:
+      - test: postgresql
+{% endfor %}

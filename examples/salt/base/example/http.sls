@@ -1,0 +1,5 @@
+http_id:
+  test.succeed_without_changes:
+    - names:
+      - a
+      - b

@@ -1,0 +1,5 @@
+include:
+  - .sub
+  - ..http
+
+pkgdir_id: test.nop

@@ -1,0 +1,3 @@
+pkgdir_sub_id:
+  test.nop:
+    - order: last

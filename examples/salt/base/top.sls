@@ -1,0 +1,10 @@
+base:
+  '*':
+    - common
+  'web*':
+    - web
+  'db*':
+    - db
+dev:
+  'web*':
+    - tools

@@ -1,0 +1,18 @@
+include:
+  - common
+  - .tls
+  - webserver_1.0        # mistake: a dotted SLS name can never be loaded
+  - web.missing          # mistake: no such file
+
+nginx:
+  test.nop:
+    - name: nginx
+    - require:
+      - test: tls_cert
+    - watch:
+      - sls: web.tls
+
+nginx_conf:
+  test.succeed_with_changes:
+    - require_in:
+      - test: nginx

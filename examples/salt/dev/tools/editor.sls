@@ -1,0 +1,3 @@
+vim:
+  test.nop:
+    - name: vim-ℝ

@@ -1,0 +1,7 @@
+include:
+  - .editor
+
+tools:
+  test.nop:
+    - require:
+      - sls: tools.editor

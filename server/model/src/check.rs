@@ -1,0 +1,167 @@
+//! `salt-analyzer check`: every structural mistake Salt would report at apply time, found
+//! statically for each SLS file's include closure, as diagnostics with file and span.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::PathBuf;
+
+use crate::errors::{Code, SaltError};
+use crate::highstate::Matches;
+use crate::lowstate::compile_with;
+use crate::roots::{dotted_component, sls_name_of, FileRoots};
+use crate::value::Loc;
+use crate::vfs::{FileTable, Vfs};
+use crate::workspace::Workspace;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub file: PathBuf,
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// One finding, in a file, at a byte span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: PathBuf,
+    pub span: Range<usize>,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub related: Vec<Related>,
+}
+
+/// The result of checking a tree: diagnostics sorted by file and position, and the files read.
+pub struct CheckResult {
+    pub diagnostics: Vec<Diagnostic>,
+    pub files: FileTable,
+}
+
+/// Check every loadable SLS file of every environment of the workspace.
+pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
+    let roots = FileRoots::scan(fs, &ws.opts.file_roots);
+    let mut files = FileTable::default();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let mut dotted_names: BTreeMap<(String, String), String> = BTreeMap::new();
+    let top_file = ws.opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
+    let sls_files = roots.sls_files();
+    for (env, rel, path) in &sls_files {
+        let Some(name) = sls_name_of(rel) else { continue };
+        if dotted_component(rel).is_some() && roots.get_state(env, &name).map(|f| f.path).as_ref() != Some(path) {
+            dotted_names.insert((env.clone(), name), rel.clone());
+        }
+    }
+    for (env, rel, path) in sls_files {
+        let Some(name) = sls_name_of(&rel) else { continue };
+        if let Some(component) = dotted_component(&rel) {
+            if roots.get_state(&env, &name).map(|f| f.path) != Some(path.clone()) {
+                out.push(Diagnostic {
+                    file: path.clone(),
+                    span: 0..0,
+                    severity: Severity::Error,
+                    code: Code::DottedSlsName,
+                    message: dotted_message(&rel, &name, component),
+                    related: Vec::new(),
+                });
+                continue;
+            }
+        }
+        if rel == top_file {
+            continue;
+        }
+        let matches = Matches::from([(env.clone(), vec![name.clone()])]);
+        let low = compile_with(fs, &ws.opts, &roots, &mut files, &matches, true);
+        let templated = low.highstate.rendered.iter().any(|r| r.templated);
+        let root_loc = files.id(&path).map(|file| Loc { file, span: 0..0 });
+        for e in low.errors() {
+            convert(e, &files, &path, root_loc.as_ref(), templated, &dotted_names, &mut out);
+        }
+    }
+    let mut seen = HashSet::new();
+    out.retain(|d| seen.insert((d.file.clone(), d.span.start, d.code, d.message.clone())));
+    out.sort_by(|a, b| (&a.file, a.span.start, a.code).cmp(&(&b.file, b.span.start, b.code)));
+    CheckResult { diagnostics: out, files }
+}
+
+fn dotted_message(rel: &str, name: &str, component: &str) -> String {
+    format!(
+        "`{rel}` can never be loaded: Salt lists it as `{name}`, but resolving a name replaces every `.` with `/`, so `{name}` means `{}.sls` or `{}/init.sls`. Rename `{component}` without the dot.",
+        name.replace('.', "/"),
+        name.replace('.', "/")
+    )
+}
+
+fn convert(
+    e: &SaltError,
+    files: &FileTable,
+    root: &PathBuf,
+    root_loc: Option<&Loc>,
+    templated: bool,
+    dotted: &BTreeMap<(String, String), String>,
+    out: &mut Vec<Diagnostic>,
+) {
+    // In a closure with templates, a requisite may name a state only rendering creates.
+    if templated && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget | Code::RenderError) {
+        return;
+    }
+    let Some(loc) = e.loc.as_ref().or(root_loc) else { return };
+    let file = files.path(loc.file).to_path_buf();
+    let related: Vec<Related> = e
+        .related
+        .iter()
+        .map(|(l, m)| Related { file: files.path(l.file).to_path_buf(), span: l.span.clone(), message: m.clone() })
+        .collect();
+    let mut code = e.code;
+    let mut message = e.message.clone();
+    if code == Code::MissingInclude {
+        if let Some(((_, name), rel)) = dotted.iter().find(|((env, name), _)| {
+            message.contains(&format!("SLS {name} in saltenv {env} ")) || message.contains(&format!("SLS {env}: {name} "))
+        }) {
+            code = Code::DottedSlsName;
+            message = format!("{message}\n`{name}` is the listed name of `{rel}`, {}", dotted_message(rel, name, name).split_once(": ").map_or("", |x| x.1));
+        }
+    }
+    match code {
+        Code::DuplicateId => {
+            out.push(Diagnostic { file: file.clone(), span: loc.span.clone(), severity: Severity::Error, code, message: message.clone(), related: related.clone() });
+            for r in &related {
+                out.push(Diagnostic {
+                    file: r.file.clone(),
+                    span: r.span.clone(),
+                    severity: Severity::Error,
+                    code,
+                    message: message.clone(),
+                    related: vec![Related { file: file.clone(), span: loc.span.clone(), message: r.message.clone() }],
+                });
+            }
+        }
+        Code::RequisiteCycle => {
+            for r in &related {
+                let others = related.iter().filter(|o| *o != r).cloned().collect();
+                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity: Severity::Error, code, message: message.clone(), related: others });
+            }
+            if related.is_empty() {
+                out.push(Diagnostic { file, span: loc.span.clone(), severity: Severity::Error, code, message, related });
+            }
+        }
+        _ => {
+            let _ = root;
+            out.push(Diagnostic { file, span: loc.span.clone(), severity: Severity::Error, code, message, related });
+        }
+    }
+}
