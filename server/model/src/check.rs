@@ -165,3 +165,152 @@ fn convert(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::vfs::MemFs;
+
+    /// Check a `#- path` fixture rooted at `/ws` and list diagnostics as `file:line:col code: first line`.
+    fn check(fixture: &str, expect: Expect) {
+        let fs = MemFs::from_fixture(fixture);
+        let ws = Workspace::load(&fs, Path::new("/ws"), None).expect("workspace");
+        let result = check_workspace(&fs, &ws);
+        let mut out = String::new();
+        for d in &result.diagnostics {
+            let (line, col) = match result.files.id(&d.file) {
+                Some(id) => result.files.line_col(id, d.span.start),
+                None => (1, 0),
+            };
+            let file = d.file.strip_prefix("/ws").unwrap_or(&d.file).display().to_string();
+            let first = d.message.lines().next().unwrap_or("");
+            out.push_str(&format!("{file}:{line}:{} {}[{}] {first}\n", col + 1, d.severity.as_str(), d.code.as_str()));
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn clean_tree_with_relative_and_env_includes() {
+        check(
+            r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+#- base/example/dev/virtual.sls
+include: [.virt, ..http, {dev: tools}]
+v: {test.nop: [{require: [{test: virt_id}, {sls: example.http}]}]}
+#- base/example/dev/virt.sls
+virt_id: {test.nop: []}
+#- base/example/http.sls
+http_id: test.nop
+#- dev/tools/init.sls
+tools: test.nop
+"#,
+            expect![[""]],
+        );
+    }
+
+    #[test]
+    fn every_code() {
+        check(
+            r#"
+#- a.sls
+include:
+  - b
+  - nope
+  - 'x_1.0'
+  - ..up
+a_id:
+  test.nop:
+    - require:
+      - test: ghost
+dup: test.nop
+#- b.sls
+dup:
+  test.nop: []
+c1: {test.nop: [{require: [c2]}]}
+c2: {test.nop: [{require: [c1]}]}
+bad:
+  test.nop:
+#- x_1.0.sls
+x: test.nop
+#- broken.sls
+a: [1,
+"#,
+            expect![[r#"
+                a.sls:3:5 error[missing-include] Specified SLS nope in saltenv base is not available on the salt master or through a configured fileserver
+                a.sls:4:5 error[dotted-sls-name] Specified SLS x_1.0 in saltenv base is not available on the salt master or through a configured fileserver
+                a.sls:5:5 error[missing-include] Attempted relative include of '..up' within SLS 'base:a' goes beyond top level package 
+                a.sls:9:9 error[missing-requisite-target] Referenced state does not exist for requisite [require: (test: ghost)] in state [a_id] in SLS [a]
+                a.sls:10:1 error[duplicate-id] Detected conflicting IDs, SLS IDs need to be globally unique.
+                b.sls:1:1 error[duplicate-id] Detected conflicting IDs, SLS IDs need to be globally unique.
+                b.sls:3:1 error[requisite-cycle] Recursive requisites were found: ({'SLS': 'b', 'ID': 'c2'}, 'require', {'SLS': 'b', 'ID': 'c1'}), ({'SLS': 'b', 'ID': 'c1'}, 'require', {'SLS': 'b', 'ID': 'c2'})
+                b.sls:4:1 error[requisite-cycle] Recursive requisites were found: ({'SLS': 'b', 'ID': 'c2'}, 'require', {'SLS': 'b', 'ID': 'c1'}), ({'SLS': 'b', 'ID': 'c1'}, 'require', {'SLS': 'b', 'ID': 'c2'})
+                b.sls:6:3 error[malformed-state] ID 'bad' in SLS 'b' contains a short declaration (test.nop) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.
+                broken.sls:2:1 error[yaml-syntax] Rendering SLS 'base:broken' failed: while parsing a node, did not find expected node content; line 2
+                x_1.0.sls:1:1 error[dotted-sls-name] `x_1.0.sls` can never be loaded: Salt lists it as `x_1.0`, but resolving a name replaces every `.` with `/`, so `x_1.0` means `x_1/0.sls` or `x_1/0/init.sls`. Rename `x_1.0` without the dot.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn templates_never_give_guesses() {
+        check(
+            r#"
+#- web.sls
+{% set svc = salt['pillar.get']('svc', 'nginx') %}
+include:
+  - common
+{% if grains['os'] == 'Debian' %}
+  - debian.only
+{% endif %}
+{% for site in ['a', 'b'] %}
+site_{{ site }}:
+  test.nop:
+    - require:
+      - test: {{ svc }}
+{% endfor %}
+{% if grains['os'] == 'Debian' %}
+pkg_x:
+  test.nop: []
+{% else %}
+pkg_x:
+  test.nop: []
+{% endif %}
+{{ svc }}:
+  test.nop:
+    - name: {{ svc }}-ß
+    - require:
+      - test: generated_elsewhere
+literal:
+  test.nop:
+    - require:
+      - test: common_id
+#- common.sls
+common_id: test.nop
+"#,
+            expect![[""]],
+        );
+        // What a template certainly renders is still checked.
+        check(
+            r#"
+#- t.sls
+include:
+  - missing.thing
+{% set x = 1 %}
+dup: {test.nop: []}
+#- u.sls
+include: [t]
+dup: {test.nop: [{name: '{{ x }}'}]}
+"#,
+            expect![[r#"
+                t.sls:2:5 error[missing-include] Specified SLS missing.thing in saltenv base is not available on the salt master or through a configured fileserver
+                t.sls:4:1 error[duplicate-id] Detected conflicting IDs, SLS IDs need to be globally unique.
+                u.sls:2:1 error[duplicate-id] Detected conflicting IDs, SLS IDs need to be globally unique.
+            "#]],
+        );
+    }
+}

@@ -54,22 +54,26 @@ pub fn compile_with(
     builder.static_mode = static_mode;
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
-    if !show_errors.is_empty() {
-        // Both `show_low_sls` and `state.sls` stop at render errors.
-        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), highstate };
-    }
-    show_errors.extend(verify_high(&highstate.high));
-    let mut chunks = None;
-    if !show_errors.is_empty() && static_mode {
-        // A checker keeps going past malformed declarations to find requisite problems too;
+    if static_mode {
+        // A checker keeps going past render and shape errors to find requisite problems too;
         // a target that exists but was malformed is not reported missing.
+        show_errors.extend(verify_high(&highstate.high));
         let ordered = order_chunks(compile_high_data(&highstate.high));
         let high = &highstate.high;
         show_errors.extend(ordered.errors.into_iter().filter(|e| {
             e.code != crate::errors::Code::MissingRequisiteTarget
                 || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
         }));
+        let mut apply_errors = apply_pipeline(highstate.high.clone(), true);
+        apply_errors.retain(|e| !show_errors.contains(e));
+        return LowState { chunks: None, show_errors, apply_errors, highstate };
     }
+    if !show_errors.is_empty() {
+        // Both `show_low_sls` and `state.sls` stop at render errors.
+        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), highstate };
+    }
+    show_errors.extend(verify_high(&highstate.high));
+    let mut chunks = None;
     if show_errors.is_empty() {
         let ordered = order_chunks(compile_high_data(&highstate.high));
         if ordered.errors.is_empty() {
@@ -78,19 +82,27 @@ pub fn compile_with(
             show_errors.extend(ordered.errors);
         }
     }
-    let apply_errors = apply_pipeline(highstate.high.clone());
+    let apply_errors = apply_pipeline(highstate.high.clone(), false);
     LowState { chunks, show_errors, apply_errors, highstate }
 }
 
 /// `State.call_high` up to the point where states would run.
-fn apply_pipeline(mut high: crate::value::Dict) -> Vec<SaltError> {
+/// With `keep_going`, every stage runs and only extend/`_in` problems are returned (the
+/// checker gets shape and ordering problems from the show pipeline).
+fn apply_pipeline(mut high: crate::value::Dict, keep_going: bool) -> Vec<SaltError> {
     let mut errors = reconcile_extend(&mut high, false);
-    errors.extend(verify_high(&high));
-    if !errors.is_empty() {
-        return errors;
+    let verify = verify_high(&high);
+    if !keep_going {
+        errors.extend(verify);
+        if !errors.is_empty() {
+            return errors;
+        }
     }
     errors.extend(requisite_in(&mut high));
     apply_exclude(&mut high);
+    if keep_going {
+        return errors;
+    }
     if !errors.is_empty() {
         return errors;
     }

@@ -142,3 +142,47 @@ impl FileTable {
         (line + 1, col)
     }
 }
+
+/// An in-memory file system, for tests and fixtures.
+#[derive(Debug, Default, Clone)]
+pub struct MemFs {
+    pub files: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl MemFs {
+    /// Parse a fixture: files introduced by `#- path` header lines, relative to `/ws`.
+    pub fn from_fixture(text: &str) -> MemFs {
+        let mut fs = MemFs::default();
+        let mut current: Option<(PathBuf, String)> = None;
+        for line in text.split_inclusive('\n') {
+            if let Some(path) = line.strip_prefix("#- ") {
+                if let Some((p, t)) = current.take() {
+                    fs.files.insert(p, t);
+                }
+                current = Some((Path::new("/ws").join(path.trim()), String::new()));
+            } else if let Some((_, t)) = current.as_mut() {
+                t.push_str(line);
+            }
+        }
+        if let Some((p, t)) = current {
+            fs.files.insert(p, t);
+        }
+        fs
+    }
+}
+
+impl Vfs for MemFs {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        self.files.get(path).cloned().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.files.contains_key(path)
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        self.files
+            .keys()
+            .filter_map(|p| p.strip_prefix(root).ok())
+            .map(|r| r.to_string_lossy().replace('\\', "/"))
+            .collect()
+    }
+}
