@@ -52,49 +52,88 @@ pub struct CheckResult {
     pub files: FileTable,
 }
 
-/// Check every loadable SLS file of every environment of the workspace.
-pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
-    let roots = FileRoots::scan(fs, &ws.opts.file_roots);
-    let mut files = FileTable::default();
-    let mut out: Vec<Diagnostic> = Vec::new();
-    let mut dotted_names: BTreeMap<(String, String), String> = BTreeMap::new();
-    let top_file = ws.opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
-    let sls_files = roots.sls_files();
-    for (env, rel, path) in &sls_files {
-        let Some(name) = sls_name_of(rel) else { continue };
-        if dotted_component(rel).is_some() && roots.get_state(env, &name).map(|f| f.path).as_ref() != Some(path) {
-            dotted_names.insert((env.clone(), name), rel.clone());
+/// What every per-root check needs: the scanned roots and the dotted names.
+pub struct CheckContext {
+    pub roots: FileRoots,
+    /// `(env, listed name)` of files that can never be loaded, to their relative path.
+    pub dotted_names: BTreeMap<(String, String), String>,
+    pub top_file: String,
+}
+
+/// One root SLS file's result: its diagnostics (in any file of its closure) and the files its
+/// closure read, so a caller can recompute only the roots whose closure contains a change.
+pub struct RootCheck {
+    pub diagnostics: Vec<Diagnostic>,
+    pub closure: Vec<PathBuf>,
+}
+
+impl CheckContext {
+    pub fn new(fs: &dyn Vfs, ws: &Workspace) -> CheckContext {
+        let roots = FileRoots::scan(fs, &ws.opts.file_roots);
+        let mut dotted_names = BTreeMap::new();
+        for (env, rel, path) in roots.sls_files() {
+            let Some(name) = sls_name_of(&rel) else { continue };
+            if dotted_component(&rel).is_some() && roots.get_state(&env, &name).map(|f| f.path) != Some(path) {
+                dotted_names.insert((env, name), rel);
+            }
         }
+        let top_file = ws.opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
+        CheckContext { roots, dotted_names, top_file }
     }
-    for (env, rel, path) in sls_files {
-        let Some(name) = sls_name_of(&rel) else { continue };
-        if let Some(component) = dotted_component(&rel) {
-            if roots.get_state(&env, &name).map(|f| f.path) != Some(path.clone()) {
+
+    /// Every `(env, relative path, absolute path)` the checker treats as a root.
+    pub fn root_files(&self) -> Vec<(String, String, PathBuf)> {
+        self.roots.sls_files()
+    }
+
+    /// Check one SLS file as the root of an include closure (what `state.sls NAME` loads).
+    pub fn check_root(&self, fs: &dyn Vfs, ws: &Workspace, files: &mut FileTable, env: &str, rel: &str, path: &std::path::Path) -> RootCheck {
+        let mut out = Vec::new();
+        let Some(name) = sls_name_of(rel) else { return RootCheck { diagnostics: out, closure: Vec::new() } };
+        if let Some(component) = dotted_component(rel) {
+            if self.dotted_names.contains_key(&(env.to_string(), name.clone())) {
                 out.push(Diagnostic {
-                    file: path.clone(),
+                    file: path.to_path_buf(),
                     span: 0..0,
                     severity: Severity::Error,
                     code: Code::DottedSlsName,
-                    message: dotted_message(&rel, &name, component),
+                    message: dotted_message(rel, &name, component),
                     related: Vec::new(),
                 });
-                continue;
+                return RootCheck { diagnostics: out, closure: vec![path.to_path_buf()] };
             }
         }
-        if rel == top_file {
-            continue;
+        if rel == self.top_file {
+            return RootCheck { diagnostics: out, closure: vec![path.to_path_buf()] };
         }
-        let matches = Matches::from([(env.clone(), vec![name.clone()])]);
-        let low = compile_with(fs, &ws.opts, &roots, &mut files, &matches, true);
+        let matches = Matches::from([(env.to_string(), vec![name])]);
+        let low = compile_with(fs, &ws.opts, &self.roots, files, &matches, true);
         let templated = low.highstate.rendered.iter().any(|r| r.templated);
-        let root_loc = files.id(&path).map(|file| Loc { file, span: 0..0 });
+        let root_loc = files.id(path).map(|file| Loc { file, span: 0..0 });
         for e in low.errors() {
-            convert(e, &files, &path, root_loc.as_ref(), templated, &dotted_names, &mut out);
+            convert(e, files, root_loc.as_ref(), templated, &self.dotted_names, &mut out);
         }
+        let closure = low.highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
+        RootCheck { diagnostics: out, closure }
     }
+}
+
+/// Sort by file and position and drop repeats (a file is in many closures).
+pub fn normalize(diagnostics: &mut Vec<Diagnostic>) {
     let mut seen = HashSet::new();
-    out.retain(|d| seen.insert((d.file.clone(), d.span.start, d.code, d.message.clone())));
-    out.sort_by(|a, b| (&a.file, a.span.start, a.code).cmp(&(&b.file, b.span.start, b.code)));
+    diagnostics.retain(|d| seen.insert((d.file.clone(), d.span.start, d.code, d.message.clone())));
+    diagnostics.sort_by(|a, b| (&a.file, a.span.start, a.code).cmp(&(&b.file, b.span.start, b.code)));
+}
+
+/// Check every loadable SLS file of every environment of the workspace.
+pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
+    let ctx = CheckContext::new(fs, ws);
+    let mut files = FileTable::default();
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for (env, rel, path) in ctx.root_files() {
+        out.extend(ctx.check_root(fs, ws, &mut files, &env, &rel, &path).diagnostics);
+    }
+    normalize(&mut out);
     CheckResult { diagnostics: out, files }
 }
 
@@ -109,7 +148,6 @@ fn dotted_message(rel: &str, name: &str, component: &str) -> String {
 fn convert(
     e: &SaltError,
     files: &FileTable,
-    root: &PathBuf,
     root_loc: Option<&Loc>,
     templated: bool,
     dotted: &BTreeMap<(String, String), String>,
@@ -160,7 +198,6 @@ fn convert(
             }
         }
         _ => {
-            let _ = root;
             out.push(Diagnostic { file, span: loc.span.clone(), severity: Severity::Error, code, message, related });
         }
     }

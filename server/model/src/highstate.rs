@@ -77,6 +77,27 @@ pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
     envs
 }
 
+/// Resolve an include name written in SLS `sls` (whose file is an `init.sls` when `is_init`):
+/// absolute names are returned as they are; `.x`, `..x` climb one package per dot, and an
+/// `init.sls` counts one extra level (C.3 step 8.3). `None` when it climbs past the top.
+pub fn resolve_relative(sls: &str, is_init: bool, name: &str) -> Option<String> {
+    if !name.starts_with('.') {
+        return Some(name.to_string());
+    }
+    let levels = name.len() - name.trim_start_matches('.').len();
+    let rest = &name[levels..];
+    let mut comps: Vec<&str> = sls.split('.').collect();
+    if is_init {
+        comps.push("init");
+    }
+    if levels > comps.len() {
+        return None;
+    }
+    comps.truncate(comps.len() - levels);
+    comps.push(rest);
+    Some(comps.join("."))
+}
+
 /// Renders SLS files into high data; one per compilation (it owns the `order` counter).
 pub struct Builder<'a> {
     pub fs: &'a dyn Vfs,
@@ -249,15 +270,9 @@ impl<'a> Builder<'a> {
                 );
                 continue;
             }
-            let mut inc_name = inc_name;
-            if inc_name.starts_with('.') {
-                let levels = inc_name.len() - inc_name.trim_start_matches('.').len();
-                let rest = inc_name[levels..].to_string();
-                let mut p_comps: Vec<&str> = sls.split('.').collect();
-                if is_init {
-                    p_comps.push("init");
-                }
-                if levels > p_comps.len() {
+            let inc_name = match resolve_relative(sls, is_init, &inc_name) {
+                Some(n) => n,
+                None => {
                     errors.push(
                         SaltError::new(
                             Code::MissingInclude,
@@ -269,10 +284,7 @@ impl<'a> Builder<'a> {
                     );
                     continue;
                 }
-                let mut comps: Vec<&str> = p_comps[..p_comps.len() - levels].to_vec();
-                comps.push(&rest);
-                inc_name = comps.join(".");
-            }
+            };
             let resolved_envs: Vec<String> = if env_key != "_xenv" {
                 let in_avail = self
                     .avail
@@ -578,5 +590,30 @@ fn handle_exclude(state: &mut Dict, sls: &str, errors: &mut Vec<SaltError>) {
     match state.get_mut("__exclude__").and_then(Val::as_list_mut) {
         Some(l) => l.extend(items),
         None => state.set_str("__exclude__", Val::list(items)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::resolve_relative;
+
+    /// SALT-SEMANTICS.md C.4, checked against Salt.
+    #[test]
+    fn relative_includes() {
+        let cases = [
+            ("example.dev.virtual", false, ".virt", Some("example.dev.virt")),
+            ("example.dev.virtual", false, "..http", Some("example.http")),
+            ("example.dev.virtual", false, ".", Some("example.dev.")),
+            ("example.pkgdir", true, ".sub", Some("example.pkgdir.sub")),
+            ("example.pkgdir", true, "..sibling", Some("example.sibling")),
+            ("example.dev.virtual", true, ".virt", Some("example.dev.virtual.virt")),
+            ("example.dev.virtual", true, "..http", Some("example.dev.http")),
+            ("a.b.init", true, ".x", Some("a.b.init.x")),
+            ("foo", false, "..bar", None),
+            ("foo", false, "abs.name", Some("abs.name")),
+        ];
+        for (sls, init, name, want) in cases {
+            assert_eq!(resolve_relative(sls, init, name).as_deref(), want, "{sls} {init} {name}");
+        }
     }
 }
