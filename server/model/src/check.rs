@@ -111,6 +111,18 @@ impl CheckContext {
         let templated = low.highstate.rendered.iter().any(|r| r.templated);
         let root_loc = files.id(path).map(|file| Loc { file, span: 0..0 });
         for e in low.errors() {
+            if e.loc.is_none() && root_loc.is_none() {
+                // The root itself could not be read: report it at its first line.
+                out.push(Diagnostic {
+                    file: path.to_path_buf(),
+                    span: 0..0,
+                    severity: Severity::Error,
+                    code: e.code,
+                    message: e.message.clone(),
+                    related: Vec::new(),
+                });
+                continue;
+            }
             convert(e, files, root_loc.as_ref(), templated, &self.dotted_names, &mut out);
         }
         let closure = low.highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
@@ -349,5 +361,41 @@ dup: {test.nop: [{name: '{{ x }}'}]}
                 u.sls:2:1 error[duplicate-id] Detected conflicting IDs, SLS IDs need to be globally unique.
             "#]],
         );
+    }
+
+    /// A file the server may not read: a diagnostic at the include and at the file, and the
+    /// rest of the tree is still checked.
+    #[test]
+    fn unreadable_file() {
+        struct Denied(MemFs);
+        impl Vfs for Denied {
+            fn read(&self, path: &Path) -> std::io::Result<String> {
+                if path.ends_with("secret.sls") {
+                    return Err(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "Permission denied"));
+                }
+                self.0.read(path)
+            }
+            fn is_file(&self, path: &Path) -> bool {
+                self.0.is_file(path)
+            }
+            fn walk(&self, root: &Path) -> Vec<String> {
+                self.0.walk(root)
+            }
+        }
+        let fs = Denied(MemFs::from_fixture("#- a.sls\ninclude: [secret]\n#- secret.sls\nx: test.nop\n#- b.sls\nb: {test.nop: [{require: [nope]}]}\n"));
+        let ws = Workspace::load(&fs, Path::new("/ws"), None).unwrap();
+        let got: Vec<String> = check_workspace(&fs, &ws)
+            .diagnostics
+            .iter()
+            .map(|d| format!("{} {} {}", d.file.display(), d.code.as_str(), d.message))
+            .collect();
+        expect![[r#"
+            [
+                "/ws/a.sls unreadable-file Rendering SLS secret failed, render error: Permission denied",
+                "/ws/b.sls missing-requisite-target Referenced state does not exist for requisite [require: (id: nope)] in state [b] in SLS [b]",
+                "/ws/secret.sls unreadable-file Rendering SLS secret failed, render error: Permission denied",
+            ]
+        "#]]
+        .assert_debug_eq(&got);
     }
 }

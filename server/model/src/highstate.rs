@@ -416,11 +416,12 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
             }
         }
     }
+    let index = high.index();
     for (id, body) in &state.0 {
-        if let Some(old) = high.get_val(id) {
+        if let Some(old) = index.get(&id.canonical()).map(|&i| &high.0[i].1) {
             if old != body {
                 let field = |b: &Val, f: &str| b.as_dict().and_then(|d| d.get(f)).map(Val::py_str).unwrap_or_default();
-                let old_key_at = high.0.iter().find(|(k, _)| k == id).and_then(|(k, _)| k.at.clone());
+                let old_key_at = index.get(&id.canonical()).and_then(|&i| high.0[i].0.at.clone());
                 errors.push(
                     SaltError::new(
                         Code::DuplicateId,

@@ -39,7 +39,7 @@ pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
                 let id = rest.trim_end_matches('\'').to_string();
                 return Err(SaltError::new(Code::DuplicateId, format!("{}; line {line}", e.message)).at(loc).id(id));
             }
-            let problem = if e.message.contains("'\\t'") { "Illegal tab character".to_string() } else { e.message };
+            let problem = if e.message.contains("'\\t'") || e.message.contains("tabs disallowed") { "Illegal tab character".to_string() } else { e.message };
             Err(SaltError::new(Code::YamlSyntax, format!("{problem}; line {line}")).at(loc))
         }
     }

@@ -143,6 +143,18 @@ impl Val {
     pub fn is_hashable(&self) -> bool {
         !matches!(self.v, V::List(_) | V::Dict(_))
     }
+    /// A string equal for keys Python considers equal.
+    pub fn canonical(&self) -> String {
+        match &self.v {
+            V::None => "none".into(),
+            V::Bool(b) => format!("n:{}", *b as i64 as f64),
+            V::Int(i) => format!("n:{}", *i as f64),
+            V::Float(f) => format!("n:{f}"),
+            V::Str(s) => format!("s:{s}"),
+            V::List(_) | V::Dict(_) => format!("u:{}", self.py_repr()),
+        }
+    }
+
     /// Python truthiness.
     pub fn truthy(&self) -> bool {
         match &self.v {
@@ -303,10 +315,22 @@ impl Dict {
     pub fn keys(&self) -> impl Iterator<Item = &Val> {
         self.0.iter().map(|(k, _)| k)
     }
-    /// `d.update(other)`.
+    /// Positions of keys by their canonical form, for bulk lookups in large dicts.
+    pub fn index(&self) -> std::collections::HashMap<String, usize> {
+        self.0.iter().enumerate().map(|(i, (k, _))| (k.canonical(), i)).collect()
+    }
+    /// `d.update(other)`, in linear time.
     pub fn update(&mut self, other: Dict) {
+        let mut index = self.index();
         for (k, v) in other.0 {
-            self.set(k, v);
+            let c = k.canonical();
+            match index.get(&c) {
+                Some(&i) => self.0[i].1 = v,
+                None => {
+                    index.insert(c, self.0.len());
+                    self.0.push((k, v));
+                }
+            }
         }
     }
 }

@@ -172,7 +172,15 @@ impl<'a> CharOffsets<'a> {
 
 enum Frame {
     Seq { items: Vec<Node>, start: usize, anchor: usize },
-    Map { pairs: Vec<(Node, Node)>, key: Option<Node>, start: usize, anchor: usize, merges: Vec<Node> },
+    Map {
+        pairs: Vec<(Node, Node)>,
+        key: Option<Node>,
+        start: usize,
+        anchor: usize,
+        merges: Vec<Node>,
+        /// Canonical forms of the keys so far, so repeated keys are found in O(1).
+        seen: std::collections::HashSet<String>,
+    },
 }
 
 struct Builder<'o, 'a> {
@@ -224,6 +232,7 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 start,
                 anchor,
                 merges: Vec::new(),
+                seen: std::collections::HashSet::new(),
             }),
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { items, start, anchor }) = self.stack.pop() {
@@ -281,7 +290,7 @@ impl Builder<'_, '_> {
         match self.stack.last_mut() {
             None => self.docs.push(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
-            Some(Frame::Map { pairs, key, merges, .. }) => match key.take() {
+            Some(Frame::Map { pairs, key, merges, seen, .. }) => match key.take() {
                 None => {
                     if is_merge {
                         node.value = Value::Str(MERGE_KEY.to_string());
@@ -298,7 +307,7 @@ impl Builder<'_, '_> {
                         });
                         return;
                     }
-                    if pairs.iter().any(|(old, _)| old.value.py_key_eq(&k.value)) {
+                    if !seen.insert(canonical_key(&k.value)) {
                         if self.allow_duplicates {
                             self.duplicates.push(k.span.clone());
                             return;
@@ -316,6 +325,18 @@ impl Builder<'_, '_> {
                 }
             },
         }
+    }
+}
+
+/// A string equal for keys Python considers equal (`1`, `1.0` and `True` are one key).
+pub fn canonical_key(v: &Value) -> String {
+    match v {
+        Value::Null => "none".into(),
+        Value::Bool(b) => format!("n:{}", *b as i64 as f64),
+        Value::Int(i) => format!("n:{}", *i as f64),
+        Value::Float(f) => format!("n:{f}"),
+        Value::Str(s) => format!("s:{s}"),
+        Value::Seq(_) | Value::Map(_) => "unhashable".into(),
     }
 }
 
