@@ -50,7 +50,19 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
-    /// Print the ordered low chunks, as `state.show_low_sls` (with --sls) does.
+    /// Print the compiled top for a minion, as `state.show_top` does.
+    Top {
+        /// Say, for every section and target, whether it was used or matched and why.
+        #[arg(long)]
+        explain: bool,
+        /// Restrict to one environment, like Salt's `saltenv`.
+        #[arg(long)]
+        saltenv: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Print the ordered low chunks: the minion's highstate as `state.show_lowstate` does, or
+    /// with --sls the named SLS as `state.show_low_sls` does.
     Lowstate {
         /// Comma-separated SLS names to compile.
         #[arg(long, value_delimiter = ',')]
@@ -71,6 +83,7 @@ pub fn run(args: Args) -> ExitCode {
         }
         Some(Command::Check { paths, common }) => crate::cli::check(&paths, &common),
         Some(Command::Lowstate { sls, saltenv, common }) => lowstate(&sls, saltenv.as_deref(), &common),
+        Some(Command::Top { explain, saltenv, common }) => top(explain, saltenv.as_deref(), &common),
     }
 }
 
@@ -97,19 +110,24 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     };
     let roots = FileRoots::scan(&RealFs, &ws.opts.file_roots);
     let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
-    let matches: Matches = if sls.is_empty() {
-        match model::lowstate::base_star_matches(&RealFs, &ws.opts, &roots) {
-            Some(m) => m,
-            None => {
-                eprintln!("salt-analyzer: error: no --sls given and no top file in base");
+    let mut files = FileTable::default();
+    let low = if sls.is_empty() {
+        let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("salt-analyzer: error: {e}");
                 return ExitCode::from(2);
             }
+        };
+        let mut opts = ws.opts.clone();
+        if saltenv.is_some() {
+            opts.saltenv = saltenv.map(str::to_string);
         }
+        model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context()).0
     } else {
-        Matches::from([(env, sls.to_vec())])
+        let matches = Matches::from([(env, sls.to_vec())]);
+        model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches)
     };
-    let mut files = FileTable::default();
-    let low = model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches);
     let errors = low.errors();
     if common.format == Format::Json {
         let out = if errors.is_empty() {
@@ -136,6 +154,45 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         }
     }
     if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
+    let ws = match load_workspace(common) {
+        Ok(ws) => ws,
+        Err(code) => return code,
+    };
+    let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("salt-analyzer: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut opts = ws.opts.clone();
+    if saltenv.is_some() {
+        opts.saltenv = saltenv.map(str::to_string);
+    }
+    let roots = FileRoots::scan(&RealFs, &opts.file_roots);
+    let mut files = FileTable::default();
+    let result = model::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context());
+    let failed = !result.verify_errors.is_empty();
+    match (explain, common.format) {
+        (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(&files)).unwrap_or_default()),
+        (true, Format::Text) => print!("{}", result.explain_text(&minion.id, &files, &|p| rel(p))),
+        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
+        (false, Format::Text) => {
+            for e in result.render_errors.iter().chain(&result.verify_errors) {
+                print_error_text(e, &files);
+            }
+            for (env, list) in &result.matches {
+                println!("{env}:");
+                for s in list {
+                    println!("  - {s}");
+                }
+            }
+        }
+    }
+    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 fn print_error_text(e: &SaltError, files: &FileTable) {

@@ -126,3 +126,32 @@ pub fn base_star_matches(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots) -> Option
     }
     Some(matches)
 }
+
+/// `state.show_lowstate` (`BaseHighState.compile_low_chunks`): the minion's top, its
+/// highstate, then extend, verify, `_in`, exclude and ordering, errors pooled as Salt does.
+pub fn compile_highstate(
+    fs: &dyn Vfs,
+    opts: &Opts,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    ctx: &crate::matchers::MatchContext,
+) -> (LowState, crate::top::TopResult) {
+    let top = crate::top::compile_top(fs, opts, roots, files, ctx);
+    let highstate = Builder::new(fs, roots, opts, files).render_highstate(&top.matches);
+    let mut high = highstate.high.clone();
+    let mut errors = highstate.errors.clone();
+    errors.extend(reconcile_extend(&mut high, false));
+    errors.extend(verify_high(&high));
+    errors.extend(requisite_in(&mut high));
+    apply_exclude(&mut high);
+    let mut chunks = None;
+    if errors.is_empty() {
+        let ordered = order_chunks(compile_high_data(&high));
+        if ordered.errors.is_empty() {
+            chunks = Some(ordered.chunks);
+        } else {
+            errors.extend(ordered.errors);
+        }
+    }
+    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), highstate }, top)
+}

@@ -123,6 +123,12 @@ impl FileTable {
         self.files.push((path, text));
         id
     }
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
     pub fn path(&self, id: FileId) -> &Path {
         &self.files[id as usize].0
     }

@@ -1,1 +1,549 @@
-//! Target matchers (glob, pcre, list, grain, pillar, ipcidr, compound, nodegroup).
+//! Target matchers (glob, pcre, list, grain, pillar, ipcidr, compound, nodegroup, data): the
+//! shared context and outcome types, dispatch by matcher name, and `confirm_top`, which decides
+//! whether one top-file target matches a minion (SALT-SEMANTICS.md A.6 and B).
+//!
+//! Every matcher answers exactly as Salt 3008's `salt/matchers/*.py` does for the same minion
+//! id, grains, pillar and nodegroups, and explains its answer in a sentence fit for a hover.
+//! Where Salt would raise (and so fail the whole top file), the outcome is `matched: false`
+//! with a `fatal` error; where Salt only logs and returns False, the error is not fatal.
+
+use std::fmt;
+
+use serde_json::Value;
+
+pub mod compound;
+pub mod data;
+pub mod glob;
+pub mod ipcidr;
+pub mod list;
+pub mod nodegroup;
+pub mod pcre;
+pub mod resource;
+pub mod subdict;
+
+mod py;
+mod pyre;
+
+/// Salt's `DEFAULT_TARGET_DELIM`, the separator of grain and pillar paths.
+pub const DEFAULT_DELIMITER: &str = ":";
+
+/// The matcher a top-file target uses when no `match:` option names one.
+pub const TOP_DEFAULT_MATCHER: &str = "compound";
+
+/// Every name `match:` (and [`matches`]) accepts, which is every minion-side
+/// `salt/matchers/<name>_match.py` with a `match` function in Salt 3008.
+pub const MATCHERS: &[&str] = &[
+    "glob",
+    "pcre",
+    "list",
+    "grain",
+    "grain_pcre",
+    "pillar",
+    "pillar_pcre",
+    "pillar_exact",
+    "ipcidr",
+    "compound",
+    "nodegroup",
+    "data",
+    "range",
+    "resource",
+    "managing_minion",
+];
+
+/// What the matchers know about one minion: Salt's `opts["id"]`, `opts["grains"]`,
+/// the pillar, and the master's `opts["nodegroups"]`.
+#[derive(Debug, Clone, Copy)]
+pub struct MatchContext<'a> {
+    /// The minion id (`opts["id"]`).
+    pub minion_id: &'a str,
+    /// The minion's grains, a JSON object (`opts["grains"]`).
+    pub grains: &'a Value,
+    /// The minion's pillar, a JSON object; `null` behaves as `{}`.
+    pub pillar: &'a Value,
+    /// `opts["nodegroups"]`: group name to a compound string or a list of words.
+    pub nodegroups: &'a Value,
+    /// `opts["resources"]` (Salt 3008 resources, used by `T@`); `null` when none.
+    pub resources: &'a Value,
+}
+
+static NULL: Value = Value::Null;
+
+impl<'a> MatchContext<'a> {
+    /// A context with no nodegroups and no resources.
+    pub fn new(minion_id: &'a str, grains: &'a Value, pillar: &'a Value) -> Self {
+        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL }
+    }
+
+    /// The same context with `opts["nodegroups"]` set.
+    pub fn with_nodegroups(self, nodegroups: &'a Value) -> Self {
+        MatchContext { nodegroups, ..self }
+    }
+
+    /// The same context with `opts["resources"]` set.
+    pub fn with_resources(self, resources: &'a Value) -> Self {
+        MatchContext { resources, ..self }
+    }
+}
+
+/// The answer of one matcher for one target, with the reason in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatchOutcome {
+    /// The matcher that decided, e.g. `grain` or `compound`.
+    pub matcher: String,
+    /// The target as written (Python's `str()` of it when it is not a string).
+    pub target: String,
+    /// Whether Salt considers the target matched.
+    pub matched: bool,
+    /// One sentence for humans, e.g. "grain `role` is `web`, pattern `db` does not match".
+    pub explanation: String,
+    /// Invalid targets and Salt quirks worth a diagnostic.
+    pub errors: Vec<MatchError>,
+    /// The outcomes this one was built from: a compound's terms, a nodegroup's expansion.
+    pub parts: Vec<MatchOutcome>,
+    /// What the Salt function returned, as far as a compound expression can tell.
+    pub(crate) returned: Returned,
+}
+
+/// A problem with a target: invalid syntax Salt rejects, or a quirk worth a warning.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchError {
+    pub kind: MatchErrorKind,
+    pub severity: Severity,
+    /// Salt raises an exception here, so the whole top file fails to compile, rather than
+    /// logging the problem and treating the target as not matched.
+    pub fatal: bool,
+    pub message: String,
+}
+
+/// The kinds of [`MatchError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MatchErrorKind {
+    /// A regex Python's `re` rejects.
+    InvalidRegex,
+    /// An `ipcidr` target that is neither an address nor a strict network.
+    InvalidCidr,
+    /// A `match:` value or matcher name Salt has no matcher for.
+    UnknownMatcher,
+    /// An `N@name` or nodegroup target with no such group.
+    UndefinedNodegroup,
+    /// A nodegroup that (indirectly) contains itself.
+    NodegroupLoop,
+    /// A nodegroup definition that is neither a string nor a list of strings.
+    InvalidNodegroup,
+    /// A compound expression Salt's `eval` rejects, or an operator in the wrong place.
+    InvalidCompound,
+    /// A compound engine letter Salt does not support here (`R@` without `seco.range`).
+    UnsupportedEngine,
+    /// A grain or pillar target without the delimiter.
+    MissingDelimiter,
+    /// A target of a type the matcher cannot handle (e.g. a number for `pcre`).
+    InvalidTarget,
+    /// A minion data value Salt cannot match (e.g. an `ipv4` grain that is not an address).
+    InvalidData,
+    /// Valid syntax whose meaning is probably not what was intended.
+    Quirk,
+}
+
+/// How serious a [`MatchError`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// What a Salt matcher function returned: `True`, `False`, or the `[]` an invalid `ipcidr`
+/// target produces. A compound expression pastes `str()` of it into the code it evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Returned {
+    True,
+    False,
+    EmptyList,
+}
+
+impl Returned {
+    pub(crate) fn from_bool(b: bool) -> Returned {
+        if b {
+            Returned::True
+        } else {
+            Returned::False
+        }
+    }
+    /// Python's `str()` of the value.
+    pub(crate) fn py(self) -> &'static str {
+        match self {
+            Returned::True => "True",
+            Returned::False => "False",
+            Returned::EmptyList => "[]",
+        }
+    }
+}
+
+impl MatchOutcome {
+    /// An outcome with no errors.
+    pub(crate) fn new(
+        matcher: &str,
+        target: impl Into<String>,
+        matched: bool,
+        explanation: impl Into<String>,
+    ) -> MatchOutcome {
+        MatchOutcome {
+            matcher: matcher.to_string(),
+            target: target.into(),
+            matched,
+            explanation: explanation.into(),
+            errors: Vec::new(),
+            parts: Vec::new(),
+            returned: Returned::from_bool(matched),
+        }
+    }
+
+    /// A non-match caused by `error`, explained by the error's message.
+    pub(crate) fn failed(matcher: &str, target: impl Into<String>, error: MatchError) -> MatchOutcome {
+        let mut out = MatchOutcome::new(matcher, target, false, error.message.clone());
+        out.errors.push(error);
+        out
+    }
+
+    pub(crate) fn with_error(mut self, error: MatchError) -> MatchOutcome {
+        self.errors.push(error);
+        self
+    }
+
+    /// Whether Salt raises for this target, failing the whole top file.
+    pub fn is_fatal(&self) -> bool {
+        self.errors.iter().any(|e| e.fatal)
+    }
+
+    /// The explanation with every part indented below it, one per line, for `top --explain`.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out, 0);
+        out
+    }
+
+    fn render_into(&self, out: &mut String, depth: usize) {
+        for _ in 0..depth {
+            out.push_str("  ");
+        }
+        out.push_str(&self.explanation);
+        out.push('\n');
+        for e in &self.errors {
+            for _ in 0..=depth {
+                out.push_str("  ");
+            }
+            out.push_str(match e.severity {
+                Severity::Error => "error: ",
+                Severity::Warning => "warning: ",
+            });
+            out.push_str(&e.message);
+            out.push('\n');
+        }
+        for p in &self.parts {
+            p.render_into(out, depth + 1);
+        }
+    }
+}
+
+impl fmt::Display for MatchOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.explanation)
+    }
+}
+
+impl MatchError {
+    /// An error Salt only logs: the target simply does not match.
+    pub(crate) fn logged(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
+        MatchError { kind, severity: Severity::Error, fatal: false, message: message.into() }
+    }
+    /// An error Salt raises: the top file fails to compile.
+    pub(crate) fn raised(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
+        MatchError { kind, severity: Severity::Error, fatal: true, message: message.into() }
+    }
+    /// A warning about a valid target whose meaning is probably unintended.
+    pub(crate) fn quirk(message: impl Into<String>) -> MatchError {
+        MatchError {
+            kind: MatchErrorKind::Quirk,
+            severity: Severity::Warning,
+            fatal: false,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for MatchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// Run the matcher Salt calls `<matcher>_match.match` on `target`, with the default
+/// delimiter. `target` is usually a string; `list` and `compound` also take a list.
+pub fn matches(ctx: &MatchContext, matcher: &str, target: &Value) -> MatchOutcome {
+    match matcher {
+        "glob" => glob::matches_value(ctx, target),
+        "pcre" => pcre::matches_value(ctx, target),
+        "list" => list::matches(ctx, target),
+        "grain" | "grain_pcre" | "pillar" | "pillar_pcre" | "pillar_exact" => {
+            match subdict::Kind::from_matcher(matcher) {
+                Some(kind) => subdict::matches_value(ctx, kind, target, None),
+                None => unknown_matcher(matcher, target),
+            }
+        }
+        "ipcidr" => ipcidr::matches(ctx, target),
+        "compound" => compound::matches(ctx, target),
+        "nodegroup" => nodegroup::matches(ctx, target),
+        "data" => data::matches(ctx, target),
+        "range" => range_outcome(target),
+        "resource" => resource::resource(ctx, target),
+        "managing_minion" => resource::managing_minion(ctx, target),
+        _ => unknown_matcher(matcher, target),
+    }
+}
+
+/// [`matches`] for a string target.
+pub fn matches_str(ctx: &MatchContext, matcher: &str, target: &str) -> MatchOutcome {
+    matches(ctx, matcher, &Value::String(target.to_string()))
+}
+
+/// Whether a top-file target matches, as `salt/matchers/confirm_top.py:confirm_top` decides.
+///
+/// `target` is the key under an environment in the top file; `body` is its value (a list of
+/// SLS names and option dicts, or a single string). The matcher is `default_matcher`
+/// ([`TOP_DEFAULT_MATCHER`], `compound`, for state and pillar tops) unless a dict item in
+/// the body has a `match` key; the last such item wins.
+pub fn confirm_top(
+    ctx: &MatchContext,
+    target: &str,
+    body: &Value,
+    default_matcher: &str,
+) -> MatchOutcome {
+    confirm_top_value(ctx, &Value::String(target.to_string()), body, default_matcher)
+}
+
+/// [`confirm_top`] for a target key that YAML loaded as something other than a string
+/// (`1:`, `true:`, `~:`), which most matchers reject or never match.
+pub fn confirm_top_value(
+    ctx: &MatchContext,
+    target: &Value,
+    body: &Value,
+    default_matcher: &str,
+) -> MatchOutcome {
+    match select_matcher(body, default_matcher) {
+        Ok(matcher) => matches(ctx, &matcher, target),
+        Err(e) => MatchOutcome::failed("confirm_top", py::str_of(target), e),
+    }
+}
+
+/// The matcher `confirm_top` uses for a top-file body: the value of the last dict item with a
+/// `match` key, else `default_matcher`. A string body counts as a one-item list, as
+/// `top_matches` wraps it. Errors are the shapes Salt raises on.
+pub fn select_matcher(body: &Value, default_matcher: &str) -> Result<String, MatchError> {
+    let mut matcher = Value::String(default_matcher.to_string());
+    match body {
+        Value::String(_) => {}
+        // Iterating a dict visits its keys, which are never dicts.
+        Value::Object(_) => {}
+        Value::Array(items) => {
+            for item in items {
+                if let Value::Object(map) = item {
+                    if let Some(m) = map.get("match") {
+                        matcher = m.clone();
+                    }
+                }
+            }
+        }
+        other => {
+            return Err(MatchError::raised(
+                MatchErrorKind::InvalidTarget,
+                format!(
+                    "the target's body is {}, which Salt cannot iterate (TypeError)",
+                    py::repr(other)
+                ),
+            ))
+        }
+    }
+    match matcher {
+        Value::String(name) => {
+            if MATCHERS.contains(&name.as_str()) {
+                Ok(name)
+            } else {
+                Err(unknown_matcher_error(&name))
+            }
+        }
+        other => Err(MatchError::raised(
+            MatchErrorKind::UnknownMatcher,
+            format!(
+                "`match: {}` is not a matcher name (Salt raises TypeError adding it to a string)",
+                py::repr(&other)
+            ),
+        )),
+    }
+}
+
+fn unknown_matcher_error(name: &str) -> MatchError {
+    MatchError::raised(
+        MatchErrorKind::UnknownMatcher,
+        format!(
+            "unknown matcher `{name}` (Salt raises KeyError: '{name}_match.match'); known matchers: {}",
+            MATCHERS.join(", ")
+        ),
+    )
+}
+
+fn unknown_matcher(name: &str, target: &Value) -> MatchOutcome {
+    MatchOutcome::failed(name, py::str_of(target), unknown_matcher_error(name))
+}
+
+/// `range_match.match`: without the `seco.range` library, which Salt does not ship, it
+/// returns False for every target.
+fn range_outcome(target: &Value) -> MatchOutcome {
+    MatchOutcome::new(
+        "range",
+        py::str_of(target),
+        false,
+        "the range matcher needs the seco.range library, which Salt does not ship, so it never matches",
+    )
+    .with_error(MatchError::logged(
+        MatchErrorKind::UnsupportedEngine,
+        "range targeting needs seco.range, which is not installed; this target never matches",
+    ))
+}
+
+/// Backticks around a value for an explanation, shortened when long.
+pub(crate) fn quote(s: &str) -> String {
+    const MAX: usize = 80;
+    if s.chars().count() > MAX {
+        let cut: String = s.chars().take(MAX).collect();
+        format!("`{cut}…`")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use expect_test::expect;
+    use serde_json::json;
+
+    fn grains() -> Value {
+        json!({
+            "roles": ["web", "db"],
+            "os_family": "Debian",
+            "os": "Ubuntu",
+            "deep": {"key": "value"},
+            "ipv4": ["127.0.0.1", "10.1.2.3"],
+        })
+    }
+
+    fn top(ctx: &MatchContext, target: &str, body: Value) -> bool {
+        let out = confirm_top(ctx, target, &body, TOP_DEFAULT_MATCHER);
+        assert!(!out.is_fatal(), "{target}: {:?}", out.errors);
+        out.matched
+    }
+
+    // SALT-SEMANTICS.md A.6: the top-file default is compound; the last `match:` wins.
+    #[test]
+    fn confirm_top_matcher_selection() {
+        let g = grains();
+        let p = json!({"app": {"color": "Blue"}});
+        let ng = json!({"webs": "web*"});
+        let ctx = MatchContext::new("web01.example.com", &g, &p).with_nodegroups(&ng);
+        // A plain word is still globbed inside compound.
+        assert!(top(&ctx, "web*", json!(["one"])));
+        assert!(top(&ctx, "web* and G@os_family:Debian", json!(["compound_default"])));
+        assert!(top(&ctx, "os_family:Debian", json!([{"match": "grain"}, "grainmatch"])));
+        assert!(top(&ctx, "web0[0-9]", json!([{"match": "pcre"}, "pcre_hit"])));
+        assert!(top(&ctx, "web0[0-9].example.com", json!([{"match": "glob"}, "glob_class"])));
+        assert!(top(&ctx, "a,web01.example.com", json!([{"match": "list"}, "list_hit"])));
+        assert!(top(&ctx, "webs", json!([{"match": "nodegroup"}, "ng_hit"])));
+        assert!(top(&ctx, "roles:w*", json!([{"match": "grain"}, "grain_glob_hit"])));
+        assert!(top(&ctx, "os_family:debian", json!([{"match": "grain"}, "grain_case_hit"])));
+        assert!(top(&ctx, "deep:key:value", json!([{"match": "grain"}, "deep_hit"])));
+        assert!(top(&ctx, "app:color:Blue", json!([{"match": "pillar"}, "pillar_hit"])));
+        assert!(top(&ctx, "app:color:^bl", json!([{"match": "pillar_pcre"}, "pillar_pcre_hit"])));
+        assert!(top(&ctx, "os_family:^deb", json!([{"match": "grain_pcre"}, "grain_pcre_hit"])));
+        assert!(top(&ctx, "G|@deep|key|value", json!(["alt_delim_hit"])));
+        assert!(top(&ctx, "L@x,web01.example.com and G@os_family:Debian", json!(["compound_list_hit"])));
+        assert!(top(&ctx, "10.1.0.0/16", json!([{"match": "ipcidr"}, "ipcidr_hit"])));
+        // The targets that did not match.
+        assert!(!top(&ctx, "WEB01.EXAMPLE.COM", json!(["x"])));
+        assert!(!top(&ctx, "G@deep|key:value", json!(["x"])));
+        assert!(!top(&ctx, "web01.example.com and not G@os_family:Debian", json!(["x"])));
+        assert!(!top(&ctx, "G@roles:web G@roles:db", json!(["x"])));
+        assert!(!top(&ctx, "nothere", json!(["x"])));
+        // A string body is a one-item list; dict bodies iterate their keys.
+        assert!(top(&ctx, "web*", json!("one")));
+        assert!(top(&ctx, "web*", json!({"match": "pcre"})));
+    }
+
+    // SALT-SEMANTICS.md A.6 ✔run: two `match:` items (glob, then pcre) use pcre, and the
+    // invalid regex `*` raises.
+    #[test]
+    fn confirm_top_last_match_wins_and_pcre_raises() {
+        let g = grains();
+        let ctx = MatchContext::new("web01.example.com", &g, &NULL);
+        let body = json!([{"match": "glob"}, {"match": "pcre"}, "x"]);
+        let out = confirm_top(&ctx, "*", &body, TOP_DEFAULT_MATCHER);
+        assert_eq!(out.matcher, "pcre");
+        assert!(!out.matched);
+        assert!(out.is_fatal());
+        assert_eq!(out.errors[0].kind, MatchErrorKind::InvalidRegex);
+        expect!["invalid regex `*`: nothing to repeat at position 0"].assert_eq(&out.explanation);
+    }
+
+    // SALT-SEMANTICS.md A.6: an unknown matcher name is a KeyError; a non-string `match:`
+    // is a TypeError; a body that is not iterable is a TypeError.
+    #[test]
+    fn confirm_top_raises() {
+        let g = grains();
+        let ctx = MatchContext::new("web01.example.com", &g, &NULL);
+        let out = confirm_top(&ctx, "web*", &json!([{"match": "globb"}]), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+        assert_eq!(out.errors[0].kind, MatchErrorKind::UnknownMatcher);
+        let out = confirm_top(&ctx, "web*", &json!([{"match": 1}]), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+        let out = confirm_top(&ctx, "web*", &json!(null), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+        // `cache` and `compound_pillar_exact` exist only master-side (no `match` function).
+        let out = confirm_top(&ctx, "x", &json!([{"match": "cache"}]), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+    }
+
+    // ✔run against Salt 3008.4: a non-string target key (YAML `1:`, `true:`) is rejected by
+    // compound (logged, False), never matched by glob, and taken as an address by ipcidr.
+    #[test]
+    fn confirm_top_non_string_targets() {
+        let g = json!({"ipv4": ["0.0.0.1"]});
+        let ctx = MatchContext::new("1", &g, &NULL);
+        let out = confirm_top_value(&ctx, &json!(1), &json!(["x"]), TOP_DEFAULT_MATCHER);
+        assert!(!out.matched && !out.is_fatal());
+        assert_eq!(out.errors[0].kind, MatchErrorKind::InvalidTarget);
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "glob"}]), TOP_DEFAULT_MATCHER);
+        assert!(!out.matched && out.errors.is_empty());
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "ipcidr"}]), TOP_DEFAULT_MATCHER);
+        assert!(out.matched);
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "pcre"}]), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "grain"}]), TOP_DEFAULT_MATCHER);
+        assert!(out.is_fatal());
+    }
+
+    #[test]
+    fn dispatch_and_render() {
+        let g = grains();
+        let ctx = MatchContext::new("web01.example.com", &g, &NULL);
+        let out = matches_str(&ctx, "compound", "G@os:Ubuntu and not L@a,b");
+        assert!(out.matched);
+        expect![[r#"
+            compound: `G@os:Ubuntu and not L@a,b` -> True and not False
+              grain `os` is `Ubuntu`, which matches `Ubuntu` (glob, case-insensitive)
+              minion id `web01.example.com` is not in the list `a,b`
+        "#]]
+        .assert_eq(&out.render());
+        let out = matches_str(&ctx, "range", "%cluster");
+        assert!(!out.matched);
+        let out = matches_str(&ctx, "nosuch", "x");
+        assert!(out.is_fatal());
+    }
+}

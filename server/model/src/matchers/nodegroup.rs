@@ -1,0 +1,307 @@
+//! Nodegroups (`salt/matchers/nodegroup_match.py`, `salt/utils/minions.py:nodegroup_comp`
+//! and `_nodegroup_regex`): expanding a group from `opts["nodegroups"]` into compound words,
+//! with Salt's loop detection and its habit of splicing a plain group in without parentheses.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::{compound, py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome};
+
+/// The most words an expansion may produce. Salt has no limit, but groups nested in a
+/// diamond can double the word count at every level.
+pub const MAX_EXPANSION: usize = 100_000;
+
+/// The result of `nodegroup_comp(name, nodegroups)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expansion {
+    /// The words spliced into a compound expression; empty where Salt returns `""` (an
+    /// unknown group, a loop, or a definition of the wrong type).
+    pub words: Vec<Value>,
+    /// Whether the words are wrapped in `(` … `)`. A top-level group with no nested `N@`
+    /// is not, so its operators mix with the surrounding expression.
+    pub wrapped: bool,
+    /// Unknown groups, loops, bad definitions, and (fatal) shapes Salt raises on.
+    pub errors: Vec<MatchError>,
+}
+
+/// `nodegroup_match.match(tgt, nodegroups)`: False without nodegroups or without this group,
+/// else the compound matcher on the group's expansion.
+pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
+    let shown = py::str_of(tgt);
+    let groups = match ctx.nodegroups {
+        Value::Object(m) if !m.is_empty() => m,
+        _ => {
+            return MatchOutcome::failed(
+                "nodegroup",
+                shown.clone(),
+                MatchError::logged(
+                    MatchErrorKind::UndefinedNodegroup,
+                    format!("no nodegroups are defined, so nodegroup {} never matches", quote(&shown)),
+                ),
+            )
+        }
+    };
+    let name = match tgt {
+        Value::String(s) => s.as_str(),
+        Value::Array(_) | Value::Object(_) => {
+            return MatchOutcome::failed(
+                "nodegroup",
+                shown,
+                MatchError::raised(
+                    MatchErrorKind::InvalidTarget,
+                    format!("nodegroup target {} is unhashable (Salt raises TypeError)", py::repr(tgt)),
+                ),
+            )
+        }
+        // A non-string name is never a key of nodegroups loaded from a config file.
+        _ => "",
+    };
+    if name.is_empty() || !groups.contains_key(name) {
+        return MatchOutcome::failed(
+            "nodegroup",
+            shown.clone(),
+            MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("nodegroup {} is not defined", quote(&shown))),
+        );
+    }
+    let expansion = nodegroup_comp(name, ctx.nodegroups);
+    let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
+    let display = spliced.join(" ");
+    if expansion.errors.iter().any(|e| e.fatal) {
+        let mut out = MatchOutcome::new("nodegroup", name, false, format!("nodegroup {} cannot be expanded", quote(name)));
+        out.errors = expansion.errors;
+        return out;
+    }
+    let inner = compound::matches_words(ctx, expansion.words.clone(), &display);
+    let verb = if inner.matched { "matches" } else { "does not match" };
+    let mut out = MatchOutcome::new(
+        "nodegroup",
+        name,
+        inner.matched,
+        format!("nodegroup {} expands to {}, which {verb}", quote(name), quote(&display)),
+    );
+    out.errors = expansion.errors;
+    out.errors.extend(inner.errors.iter().cloned());
+    out.parts.push(inner);
+    out
+}
+
+/// `nodegroup_comp(name, nodegroups)`: the compound words for a group, with nested `N@`
+/// groups expanded in place.
+pub fn nodegroup_comp(name: &str, nodegroups: &Value) -> Expansion {
+    let empty = Map::new();
+    let groups = nodegroups.as_object().unwrap_or(&empty);
+    let mut state = Comp { groups, errors: Vec::new(), produced: 0 };
+    let mut skip = HashSet::new();
+    match state.comp(name, &mut skip, true, &mut Vec::new()) {
+        Ok((words, wrapped)) => Expansion { words, wrapped, errors: state.errors },
+        Err(e) => {
+            let mut errors = state.errors;
+            errors.push(e);
+            Expansion { words: Vec::new(), wrapped: false, errors }
+        }
+    }
+}
+
+struct Comp<'g> {
+    groups: &'g Map<String, Value>,
+    errors: Vec<MatchError>,
+    produced: usize,
+}
+
+impl Comp<'_> {
+    /// One (possibly recursive) call. Returns the words and whether they are parenthesised;
+    /// `Err` is an exception in Salt (or our size limit).
+    fn comp(
+        &mut self,
+        name: &str,
+        skip: &mut HashSet<String>,
+        first_call: bool,
+        chain: &mut Vec<String>,
+    ) -> Result<(Vec<Value>, bool), MatchError> {
+        if !first_call && skip.contains(name) {
+            self.errors.push(MatchError::logged(
+                MatchErrorKind::NodegroupLoop,
+                format!(
+                    "illegal nested nodegroup {}: {} -> {name}; that reference expands to nothing",
+                    quote(name),
+                    chain.join(" -> ")
+                ),
+            ));
+            return Ok((Vec::new(), false));
+        }
+        let Some(definition) = self.groups.get(name) else {
+            self.errors.push(MatchError::logged(
+                MatchErrorKind::UndefinedNodegroup,
+                format!("unknown nodegroup {}; it expands to nothing", quote(name)),
+            ));
+            return Ok((Vec::new(), false));
+        };
+        let words: Vec<Value> = match definition {
+            Value::String(s) => py::split_whitespace(s).into_iter().map(|w| Value::String(w.to_string())).collect(),
+            Value::Array(items) => items.clone(),
+            other => {
+                self.errors.push(MatchError::logged(
+                    MatchErrorKind::InvalidNodegroup,
+                    format!(
+                        "nodegroup {} is {}, neither a string nor a list; it expands to nothing",
+                        quote(name),
+                        py::repr(other)
+                    ),
+                ));
+                return Ok((Vec::new(), false));
+            }
+        };
+        skip.insert(name.to_string());
+        chain.push(name.to_string());
+        let mut ret: Vec<Value> = Vec::new();
+        let mut expanded = false;
+        for word in &words {
+            let w = py::str_of(word);
+            if compound::OPERATORS.contains(&w.as_str()) {
+                ret.push(Value::String(w));
+            } else if w.chars().count() >= 3 && w.starts_with("N@") {
+                expanded = true;
+                let (inner, _) = self.comp(&w[2..], skip, false, chain)?;
+                ret.extend(inner);
+            } else {
+                ret.push(Value::String(w));
+            }
+            self.produced += 1;
+            if self.produced > MAX_EXPANSION || ret.len() > MAX_EXPANSION {
+                return Err(MatchError::logged(
+                    MatchErrorKind::InvalidNodegroup,
+                    format!("nodegroup {} expands to more than {MAX_EXPANSION} words", quote(name)),
+                ));
+            }
+        }
+        let wrapped = !ret.is_empty();
+        if wrapped {
+            ret.insert(0, Value::String("(".into()));
+            ret.push(Value::String(")".into()));
+        }
+        skip.remove(name);
+        chain.pop();
+        if expanded || !first_call {
+            if !first_call {
+                if let Some(joined) = self.nodegroup_regex(name, &words)? {
+                    return Ok((joined, false));
+                }
+            }
+            return Ok((ret, wrapped));
+        }
+        // A top-level group with no nested group: Salt returns the original words.
+        if let Some(joined) = self.nodegroup_regex(name, &words)? {
+            return Ok((joined, false));
+        }
+        Ok((words, false))
+    }
+
+    /// `_nodegroup_regex`: a group without operators, `*` or `X@` words becomes one
+    /// `E@w1,w2` word (if any word looks like a regex) or one `L@w1,w2` word.
+    fn nodegroup_regex(&self, name: &str, words: &[Value]) -> Result<Option<Vec<Value>>, MatchError> {
+        // `set(words)` raises for a list or dict among them.
+        if let Some(bad) = words.iter().find(|w| matches!(w, Value::Array(_) | Value::Object(_))) {
+            return Err(MatchError::raised(
+                MatchErrorKind::InvalidNodegroup,
+                format!("nodegroup {} contains {}, which is unhashable (Salt raises TypeError)", quote(name), py::repr(bad)),
+            ));
+        }
+        if words.iter().any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s))) {
+            return Ok(None);
+        }
+        let mut strs = Vec::with_capacity(words.len());
+        for w in words {
+            match w.as_str() {
+                Some(s) => strs.push(s),
+                None => {
+                    return Err(MatchError::raised(
+                        MatchErrorKind::InvalidNodegroup,
+                        format!("nodegroup {} contains {}, which is not a string (Salt raises TypeError)", quote(name), py::repr(w)),
+                    ))
+                }
+            }
+        }
+        let typed = |s: &str| {
+            let mut c = s.chars();
+            matches!((c.next(), c.next()), (Some(a), Some('@')) if a.is_ascii_uppercase())
+        };
+        if strs.iter().any(|s| s.contains('*') || typed(s)) {
+            return Ok(None);
+        }
+        let regexy = strs.iter().any(|s| s.contains(['(', '[', '{', '\\', '?', '}', ']', ')']));
+        let joined = format!("{}@{}", if regexy { "E" } else { "L" }, strs.join(","));
+        Ok(Some(vec![Value::String(joined)]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn words(e: &Expansion) -> Vec<String> {
+        e.words.iter().map(py::str_of).collect()
+    }
+
+    // SALT-SEMANTICS.md B.8: expansion rules and the joined form (✔run).
+    #[test]
+    fn expansion_rules() {
+        let ng = json!({
+            "g9": "web* or db*",
+            "g10": "N@g9",
+            "q": "web0?",
+            "l": "web01.example.com web02",
+            "mixed": "web01.example.com db*",
+            "loop_a": "N@loop_b or x",
+            "loop_b": "N@loop_a",
+            "self": "N@self and web*",
+            "bad": 5,
+            "empty": "",
+        });
+        assert_eq!(words(&nodegroup_comp("g9", &ng)), ["web*", "or", "db*"]);
+        assert!(!nodegroup_comp("g9", &ng).wrapped);
+        assert_eq!(words(&nodegroup_comp("g10", &ng)), ["(", "(", "web*", "or", "db*", ")", ")"]);
+        assert_eq!(words(&nodegroup_comp("q", &ng)), ["E@web0?"]);
+        assert_eq!(words(&nodegroup_comp("l", &ng)), ["L@web01.example.com,web02"]);
+        assert_eq!(words(&nodegroup_comp("mixed", &ng)), ["web01.example.com", "db*"]);
+        assert_eq!(words(&nodegroup_comp("empty", &ng)), ["L@"]);
+        let e = nodegroup_comp("loop_a", &ng);
+        assert_eq!(words(&e), ["(", "or", "x", ")"]);
+        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        let e = nodegroup_comp("self", &ng);
+        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        let e = nodegroup_comp("bad", &ng);
+        assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::InvalidNodegroup);
+        let e = nodegroup_comp("nosuch", &ng);
+        assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::UndefinedNodegroup);
+    }
+
+    // SALT-SEMANTICS.md B.8 ✔run: the splice-without-parentheses quirk and the joined forms.
+    #[test]
+    fn nodegroup_matching() {
+        let g = json!({"os": "Ubuntu"});
+        let ng = json!({
+            "g9": "web* or db*",
+            "g10": "N@g9",
+            "q": "web0?",
+            "l": "web01.example.com web02",
+            "mixed": "web01.example.com db*",
+        });
+        let ctx = MatchContext::new("web01.example.com", &g, &g).with_nodegroups(&ng);
+        let c = |t: &str| compound::matches_str(&ctx, t).matched;
+        assert!(c("N@g9 and G@os:Nope"));
+        assert!(!c("N@g10 and G@os:Nope"));
+        // `web0?` becomes the regex `E@web0?`, which `re.match` finds at the start of the id.
+        assert!(matches(&ctx, &json!("q")).matched);
+        assert!(matches(&ctx, &json!("l")).matched);
+        assert!(!matches(&ctx, &json!("mixed")).matched);
+        assert!(matches(&ctx, &json!("g9")).matched);
+        assert!(!matches(&ctx, &json!("nosuch")).matched);
+        let out = compound::matches_str(&ctx, "N@g9 and G@os:Nope");
+        assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
+        let none = json!({});
+        let ctx = MatchContext::new("web01.example.com", &g, &g).with_nodegroups(&none);
+        assert!(!matches(&ctx, &json!("g9")).matched);
+    }
+}
