@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use model::check::{Diagnostic, Severity};
 use model::errors::SaltError;
 use model::highstate::Matches;
+use model::jinja_render::JinjaSetup;
 use model::roots::FileRoots;
 use model::vfs::{FileTable, RealFs};
 use model::workspace::Workspace;
@@ -95,12 +96,24 @@ fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
     })
 }
 
-fn error_json(e: &SaltError, files: &FileTable) -> serde_json::Value {
-    let (file, line) = match &e.loc {
+/// An error as JSON entries: one, or for a cycle one per member (each at its own place).
+fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
+    let at = |loc: &Option<model::value::Loc>| match loc {
         Some(loc) => (json!(files.path(loc.file).display().to_string()), json!(files.line_col(loc.file, loc.span.start).0)),
         None => (serde_json::Value::Null, serde_json::Value::Null),
     };
-    json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": e.id})
+    if e.code == model::errors::Code::RequisiteCycle && !e.cycle_ids.is_empty() {
+        return e
+            .cycle_ids
+            .iter()
+            .map(|(id, loc)| {
+                let (file, line) = at(loc);
+                json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": id})
+            })
+            .collect();
+    }
+    let (file, line) = at(&e.loc);
+    vec![json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": e.id})]
 }
 
 fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
@@ -123,17 +136,26 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         if saltenv.is_some() {
             opts.saltenv = saltenv.map(str::to_string);
         }
-        model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context()).0
+        let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
+        model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
     } else {
+        let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("salt-analyzer: error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        let jinja = JinjaSetup::on_disk(&minion, &ws.opts, &roots);
         let matches = Matches::from([(env, sls.to_vec())]);
-        model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches)
+        model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches, Some(&jinja))
     };
     let errors = low.errors();
     if common.format == Format::Json {
         let out = if errors.is_empty() {
             low.chunks_json()
         } else {
-            json!({"errors": errors.iter().map(|e| error_json(e, &files)).collect::<Vec<_>>()})
+            json!({"errors": errors.iter().flat_map(|e| error_json(e, &files)).collect::<Vec<_>>()})
         };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else if errors.is_empty() {
@@ -174,7 +196,8 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
     }
     let roots = FileRoots::scan(&RealFs, &opts.file_roots);
     let mut files = FileTable::default();
-    let result = model::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context());
+    let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
+    let result = model::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja));
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
         (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(&files)).unwrap_or_default()),

@@ -48,11 +48,13 @@ pub struct SaltError {
     pub related: Vec<(Loc, String)>,
     /// The name a reference was looking for (a requisite target), when there is one.
     pub target: Option<String>,
+    /// For a requisite cycle: every member's ID and where it is declared, in cycle order.
+    pub cycle_ids: Vec<(String, Option<Loc>)>,
 }
 
 impl SaltError {
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
-        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None }
+        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None, cycle_ids: Vec::new() }
     }
     pub fn at(mut self, loc: Option<Loc>) -> SaltError {
         self.loc = loc;

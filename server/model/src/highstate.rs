@@ -110,6 +110,8 @@ pub struct Builder<'a> {
     rendered: Vec<Rendered>,
     /// Static analysis: render templates through the Jinja mask instead of refusing them.
     pub static_mode: bool,
+    /// The minion data templates are rendered with (none: templates are a render error).
+    pub jinja: Option<crate::jinja_render::JinjaSetup>,
 }
 
 impl<'a> Builder<'a> {
@@ -121,7 +123,7 @@ impl<'a> Builder<'a> {
             let states = roots.list_states(&env);
             avail.insert(env, states);
         }
-        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), static_mode: false }
+        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), static_mode: false, jinja: None }
     }
 
     /// `render_highstate(matches)`.
@@ -355,7 +357,10 @@ impl<'a> Builder<'a> {
 
     fn render_text(&mut self, text: &str, id: u32, index: usize) -> Result<Val, SaltError> {
         if !self.static_mode {
-            return render::render_sls(text, id);
+            let r = &self.rendered[index];
+            let rel = r.file.as_ref().map(|f| f.source.trim_start_matches("salt://").to_string()).unwrap_or_default();
+            let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel));
+            return render::render_with(text, id, ctx.as_ref());
         }
         self.rendered[index].templated = render::is_templated(text);
         render::render_static(text, id).map(|(v, _)| v)

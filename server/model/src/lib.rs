@@ -8,6 +8,7 @@ pub mod errors;
 pub mod extend;
 pub mod fnmatch;
 pub mod highstate;
+pub mod jinja_render;
 pub mod lowstate;
 pub mod matchers;
 pub mod minion;

@@ -6,6 +6,7 @@ use crate::config::Opts;
 use crate::errors::SaltError;
 use crate::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::highstate::{Builder, HighState, Matches};
+use crate::jinja_render::JinjaSetup;
 use crate::order::order_chunks;
 use crate::roots::FileRoots;
 use crate::value::Val;
@@ -25,9 +26,17 @@ pub struct LowState {
 }
 
 impl LowState {
-    /// Every error that would stop a run, show errors first.
+    /// The errors Salt would answer with: `show_low_sls`'s own when it has any, else what
+    /// `state.apply` stops on. Repeats (the same error found by both) are dropped.
     pub fn errors(&self) -> Vec<&SaltError> {
-        self.show_errors.iter().chain(&self.apply_errors).collect()
+        let list = if self.show_errors.is_empty() { &self.apply_errors } else { &self.show_errors };
+        let mut out: Vec<&SaltError> = Vec::new();
+        for e in list {
+            if !out.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
+                out.push(e);
+            }
+        }
+        out
     }
     pub fn chunks_json(&self) -> serde_json::Value {
         serde_json::Value::Array(
@@ -37,8 +46,17 @@ impl LowState {
 }
 
 /// Compile `matches` (`{saltenv: [sls...]}`) as `state.show_low_sls` and `state.apply` would.
-pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, matches: &Matches) -> LowState {
-    compile_with(fs, opts, roots, files, matches, false)
+pub fn compile(
+    fs: &dyn Vfs,
+    opts: &Opts,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    matches: &Matches,
+    jinja: Option<&JinjaSetup>,
+) -> LowState {
+    let mut builder = Builder::new(fs, roots, opts, files);
+    builder.jinja = jinja.cloned();
+    run(builder, matches, false)
 }
 
 /// [`compile`], optionally in static mode (templates analysed through the Jinja mask).
@@ -50,7 +68,11 @@ pub fn compile_with(
     matches: &Matches,
     static_mode: bool,
 ) -> LowState {
-    let mut builder = Builder::new(fs, roots, opts, files);
+    let builder = Builder::new(fs, roots, opts, files);
+    run(builder, matches, static_mode)
+}
+
+fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowState {
     builder.static_mode = static_mode;
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
@@ -135,9 +157,12 @@ pub fn compile_highstate(
     roots: &FileRoots,
     files: &mut FileTable,
     ctx: &crate::matchers::MatchContext,
+    jinja: Option<&JinjaSetup>,
 ) -> (LowState, crate::top::TopResult) {
-    let top = crate::top::compile_top(fs, opts, roots, files, ctx);
-    let highstate = Builder::new(fs, roots, opts, files).render_highstate(&top.matches);
+    let top = crate::top::compile_top(fs, opts, roots, files, ctx, jinja);
+    let mut builder = Builder::new(fs, roots, opts, files);
+    builder.jinja = jinja.cloned();
+    let highstate = builder.render_highstate(&top.matches);
     let mut high = highstate.high.clone();
     let mut errors = highstate.errors.clone();
     errors.extend(reconcile_extend(&mut high, false));

@@ -297,6 +297,7 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
             let dependent_c = &s.chunks[dnt_ci];
             let dependency_c = &s.chunks[dep_ci];
             parts.push(format!("({}, '{kind}', {})", chunk_str(dependent_c), chunk_str(dependency_c)));
+            err.cycle_ids.push((dependent_c.get_str("__id__"), dependent_c.id_loc.clone()));
             if err.id.is_none() {
                 err.loc = dependent_c.id_loc.clone();
                 err.id = Some(dependent_c.get_str("__id__"));

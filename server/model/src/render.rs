@@ -12,7 +12,35 @@ pub fn is_templated(text: &str) -> bool {
 
 /// Render an SLS file's text. A falsy result is `{}`, as Salt's YAML renderer returns.
 pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
-    if is_templated(text) {
+    render_with(text, file, None)
+}
+
+/// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
+/// `jinja` when the file is templated, then YAML.
+pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::jinja_render::JinjaContext>) -> Result<Val, SaltError> {
+    let pipe: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("#!")) {
+        Some(line) => line.split('|').map(|p| p.trim().to_string()).collect(),
+        None => vec!["jinja".into(), "yaml".into()],
+    };
+    if let Some(other) = pipe.iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml")) {
+        return Err(SaltError::new(
+            Code::RenderError,
+            format!("the `{other}` renderer is not supported by salt-analyzer (only jinja and yaml)"),
+        )
+        .at(Some(Loc { file, span: 0..0 })));
+    }
+    let uses_jinja = pipe.iter().any(|p| p == "jinja");
+    if uses_jinja && is_templated(text) {
+        if let Some(ctx) = jinja {
+            let rendered = crate::jinja_render::render(text, ctx)
+                .map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
+            // Spans now point into the rendered text; keep the file, drop positions.
+            let mut v = render_yaml(&rendered.text, file)?;
+            clear_spans(&mut v, file);
+            return Ok(v);
+        }
+    }
+    if uses_jinja && is_templated(text) {
         return Err(SaltError::new(
             Code::RenderError,
             "this SLS file uses Jinja, which salt-analyzer does not render yet",
@@ -20,6 +48,18 @@ pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
         .at(Some(Loc { file, span: 0..0 })));
     }
     render_yaml(text, file)
+}
+
+fn clear_spans(v: &mut Val, file: FileId) {
+    v.at = Some(Loc { file, span: 0..0 });
+    match &mut v.v {
+        V::List(l) => l.iter_mut().for_each(|x| clear_spans(x, file)),
+        V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
+            clear_spans(k, file);
+            clear_spans(x, file)
+        }),
+        _ => {}
+    }
 }
 
 /// The YAML renderer (`salt/renderers/yaml.py`).

@@ -11,6 +11,7 @@ use crate::config::Opts;
 use crate::errors::{Code, SaltError};
 use crate::fnmatch;
 use crate::highstate::{get_envs, Matches};
+use crate::jinja_render::JinjaSetup;
 use crate::matchers::{self, MatchContext};
 use crate::roots::FileRoots;
 use crate::value::{Dict, Loc, Val, V};
@@ -94,7 +95,7 @@ fn str_of(v: &Val) -> String {
 }
 
 /// `get_tops`.
-pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable) -> Result<Tops, SaltError> {
+pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, jinja: Option<&JinjaSetup>) -> Result<Tops, SaltError> {
     let mut tops = Tops::default();
     let strategy = opts.top_file_merging_strategy.as_str();
     if strategy == "same" && opts.saltenv.is_none() && opts.default_top.is_empty() {
@@ -114,7 +115,7 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     };
     for env in envs {
         let doc = match roots.find_file(&env, &top_rel) {
-            Some(path) => render_top(fs, &path, &env, files, &mut tops.errors, None),
+            Some(path) => render_top(fs, &path, &env, files, &mut tops.errors, None, jinja, &top_rel),
             None => TopDoc { env: env.clone(), path: None, data: Dict::new(), included_as: None },
         };
         tops.envs.entry(env).or_default().push(doc);
@@ -143,7 +144,10 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
                     continue;
                 }
                 let doc = match roots.get_state(&env, sls) {
-                    Some(f) => render_top(fs, &f.path, &env, files, &mut tops.errors, Some(sls.to_string())),
+                    Some(f) => {
+                        let rel = f.source.trim_start_matches("salt://").to_string();
+                        render_top(fs, &f.path, &env, files, &mut tops.errors, Some(sls.to_string()), jinja, &rel)
+                    }
                     None => TopDoc { env: env.clone(), path: None, data: Dict::new(), included_as: Some(sls.to_string()) },
                 };
                 tops.envs.entry(env.clone()).or_default().push(doc);
@@ -154,7 +158,17 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     Ok(tops)
 }
 
-fn render_top(fs: &dyn Vfs, path: &PathBuf, env: &str, files: &mut FileTable, errors: &mut Vec<SaltError>, included_as: Option<String>) -> TopDoc {
+#[allow(clippy::too_many_arguments)]
+fn render_top(
+    fs: &dyn Vfs,
+    path: &PathBuf,
+    env: &str,
+    files: &mut FileTable,
+    errors: &mut Vec<SaltError>,
+    included_as: Option<String>,
+    jinja: Option<&JinjaSetup>,
+    rel: &str,
+) -> TopDoc {
     let mut doc = TopDoc { env: env.to_string(), path: Some(path.clone()), data: Dict::new(), included_as };
     let text = match fs.read(path) {
         Ok(t) => t,
@@ -164,7 +178,8 @@ fn render_top(fs: &dyn Vfs, path: &PathBuf, env: &str, files: &mut FileTable, er
         }
     };
     let id = files.add(path.clone(), text.clone().into());
-    match crate::render::render_sls(&text, id) {
+    let ctx = jinja.map(|j| j.context(env, "", rel));
+    match crate::render::render_with(&text, id, ctx.as_ref()) {
         Ok(v) => match v.v {
             V::Dict(d) => doc.data = d,
             _ => errors.push(
@@ -517,11 +532,18 @@ pub fn top_matches(opts: &Opts, avail_envs: &[String], ctx: &MatchContext, top: 
 }
 
 /// The whole top compilation for one minion.
-pub fn compile_top(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, ctx: &MatchContext) -> TopResult {
+pub fn compile_top(
+    fs: &dyn Vfs,
+    opts: &Opts,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    ctx: &MatchContext,
+    jinja: Option<&JinjaSetup>,
+) -> TopResult {
     let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
     let env_order = get_envs(opts, &client_envs);
     let mut result = TopResult { env_order: env_order.clone(), ..Default::default() };
-    let tops = match get_tops(fs, opts, roots, files) {
+    let tops = match get_tops(fs, opts, roots, files, jinja) {
         Ok(t) => t,
         Err(e) => {
             result.render_errors.push(e);

@@ -10,9 +10,17 @@ use crate::fnmatch;
 pub fn matches(ctx: &MatchContext, pattern: &str) -> MatchOutcome {
     let matched = fnmatch::fnmatch(ctx.minion_id, pattern);
     let explanation = if matched {
-        format!("minion id {} matches glob {}", quote(ctx.minion_id), quote(pattern))
+        format!(
+            "minion id {} matches glob {}",
+            quote(ctx.minion_id),
+            quote(pattern)
+        )
     } else {
-        let mut s = format!("minion id {} does not match glob {}", quote(ctx.minion_id), quote(pattern));
+        let mut s = format!(
+            "minion id {} does not match glob {}",
+            quote(ctx.minion_id),
+            quote(pattern)
+        );
         if fnmatch::fnmatch(&ctx.minion_id.to_lowercase(), &pattern.to_lowercase()) {
             s.push_str(" (globs are case-sensitive)");
         }
@@ -29,7 +37,10 @@ pub fn matches_value(ctx: &MatchContext, target: &Value) -> MatchOutcome {
             "glob",
             py::str_of(other),
             false,
-            format!("glob target {} is not a string, so it never matches", py::repr(other)),
+            format!(
+                "glob target {} is not a string, so it never matches",
+                py::repr(other)
+            ),
         ),
     }
 }
@@ -84,8 +95,10 @@ mod tests {
     fn glob_explanations() {
         let g = json!({});
         let ctx = MatchContext::new("web01.example.com", &g, &g);
-        expect!["minion id `web01.example.com` does not match glob `WEB*` (globs are case-sensitive)"]
-            .assert_eq(&matches(&ctx, "WEB*").explanation);
+        expect![
+            "minion id `web01.example.com` does not match glob `WEB*` (globs are case-sensitive)"
+        ]
+        .assert_eq(&matches(&ctx, "WEB*").explanation);
         expect!["glob target 1 is not a string, so it never matches"]
             .assert_eq(&matches_value(&ctx, &json!(1)).explanation);
     }

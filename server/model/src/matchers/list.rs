@@ -33,12 +33,18 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
         // and then `tgt.startswith` raises AttributeError, so `id in tgt` decides.
         Value::Array(items) => {
             let comma = format!(",{id},");
-            let matched = items.iter().any(|v| v.as_str() == Some(comma.as_str()) || v.as_str() == Some(id));
+            let matched = items
+                .iter()
+                .any(|v| v.as_str() == Some(comma.as_str()) || v.as_str() == Some(id));
             let shown = py::repr(target);
             let explanation = if matched {
                 format!("minion id {} is an item of {}", quote(id), quote(&shown))
             } else {
-                format!("minion id {} is not an item of {}", quote(id), quote(&shown))
+                format!(
+                    "minion id {} is not an item of {}",
+                    quote(id),
+                    quote(&shown)
+                )
             };
             MatchOutcome::new("list", shown, matched, explanation)
         }
@@ -56,7 +62,10 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
             "list",
             py::str_of(other),
             false,
-            format!("list target {} is neither a string nor a list, so it never matches", py::repr(other)),
+            format!(
+                "list target {} is neither a string nor a list, so it never matches",
+                py::repr(other)
+            ),
         ),
     }
 }

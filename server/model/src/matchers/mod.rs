@@ -71,7 +71,13 @@ static NULL: Value = Value::Null;
 impl<'a> MatchContext<'a> {
     /// A context with no nodegroups and no resources.
     pub fn new(minion_id: &'a str, grains: &'a Value, pillar: &'a Value) -> Self {
-        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL }
+        MatchContext {
+            minion_id,
+            grains,
+            pillar,
+            nodegroups: &NULL,
+            resources: &NULL,
+        }
     }
 
     /// The same context with `opts["nodegroups"]` set.
@@ -198,7 +204,11 @@ impl MatchOutcome {
     }
 
     /// A non-match caused by `error`, explained by the error's message.
-    pub(crate) fn failed(matcher: &str, target: impl Into<String>, error: MatchError) -> MatchOutcome {
+    pub(crate) fn failed(
+        matcher: &str,
+        target: impl Into<String>,
+        error: MatchError,
+    ) -> MatchOutcome {
         let mut out = MatchOutcome::new(matcher, target, false, error.message.clone());
         out.errors.push(error);
         out
@@ -253,11 +263,21 @@ impl fmt::Display for MatchOutcome {
 impl MatchError {
     /// An error Salt only logs: the target simply does not match.
     pub(crate) fn logged(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
-        MatchError { kind, severity: Severity::Error, fatal: false, message: message.into() }
+        MatchError {
+            kind,
+            severity: Severity::Error,
+            fatal: false,
+            message: message.into(),
+        }
     }
     /// An error Salt raises: the top file fails to compile.
     pub(crate) fn raised(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
-        MatchError { kind, severity: Severity::Error, fatal: true, message: message.into() }
+        MatchError {
+            kind,
+            severity: Severity::Error,
+            fatal: true,
+            message: message.into(),
+        }
     }
     /// A warning about a valid target whose meaning is probably unintended.
     pub(crate) fn quirk(message: impl Into<String>) -> MatchError {
@@ -317,7 +337,12 @@ pub fn confirm_top(
     body: &Value,
     default_matcher: &str,
 ) -> MatchOutcome {
-    confirm_top_value(ctx, &Value::String(target.to_string()), body, default_matcher)
+    confirm_top_value(
+        ctx,
+        &Value::String(target.to_string()),
+        body,
+        default_matcher,
+    )
 }
 
 /// [`confirm_top`] for a target key that YAML loaded as something other than a string
@@ -451,25 +476,81 @@ mod tests {
         let ctx = MatchContext::new("web01.example.com", &g, &p).with_nodegroups(&ng);
         // A plain word is still globbed inside compound.
         assert!(top(&ctx, "web*", json!(["one"])));
-        assert!(top(&ctx, "web* and G@os_family:Debian", json!(["compound_default"])));
-        assert!(top(&ctx, "os_family:Debian", json!([{"match": "grain"}, "grainmatch"])));
-        assert!(top(&ctx, "web0[0-9]", json!([{"match": "pcre"}, "pcre_hit"])));
-        assert!(top(&ctx, "web0[0-9].example.com", json!([{"match": "glob"}, "glob_class"])));
-        assert!(top(&ctx, "a,web01.example.com", json!([{"match": "list"}, "list_hit"])));
+        assert!(top(
+            &ctx,
+            "web* and G@os_family:Debian",
+            json!(["compound_default"])
+        ));
+        assert!(top(
+            &ctx,
+            "os_family:Debian",
+            json!([{"match": "grain"}, "grainmatch"])
+        ));
+        assert!(top(
+            &ctx,
+            "web0[0-9]",
+            json!([{"match": "pcre"}, "pcre_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "web0[0-9].example.com",
+            json!([{"match": "glob"}, "glob_class"])
+        ));
+        assert!(top(
+            &ctx,
+            "a,web01.example.com",
+            json!([{"match": "list"}, "list_hit"])
+        ));
         assert!(top(&ctx, "webs", json!([{"match": "nodegroup"}, "ng_hit"])));
-        assert!(top(&ctx, "roles:w*", json!([{"match": "grain"}, "grain_glob_hit"])));
-        assert!(top(&ctx, "os_family:debian", json!([{"match": "grain"}, "grain_case_hit"])));
-        assert!(top(&ctx, "deep:key:value", json!([{"match": "grain"}, "deep_hit"])));
-        assert!(top(&ctx, "app:color:Blue", json!([{"match": "pillar"}, "pillar_hit"])));
-        assert!(top(&ctx, "app:color:^bl", json!([{"match": "pillar_pcre"}, "pillar_pcre_hit"])));
-        assert!(top(&ctx, "os_family:^deb", json!([{"match": "grain_pcre"}, "grain_pcre_hit"])));
+        assert!(top(
+            &ctx,
+            "roles:w*",
+            json!([{"match": "grain"}, "grain_glob_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "os_family:debian",
+            json!([{"match": "grain"}, "grain_case_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "deep:key:value",
+            json!([{"match": "grain"}, "deep_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "app:color:Blue",
+            json!([{"match": "pillar"}, "pillar_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "app:color:^bl",
+            json!([{"match": "pillar_pcre"}, "pillar_pcre_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "os_family:^deb",
+            json!([{"match": "grain_pcre"}, "grain_pcre_hit"])
+        ));
         assert!(top(&ctx, "G|@deep|key|value", json!(["alt_delim_hit"])));
-        assert!(top(&ctx, "L@x,web01.example.com and G@os_family:Debian", json!(["compound_list_hit"])));
-        assert!(top(&ctx, "10.1.0.0/16", json!([{"match": "ipcidr"}, "ipcidr_hit"])));
+        assert!(top(
+            &ctx,
+            "L@x,web01.example.com and G@os_family:Debian",
+            json!(["compound_list_hit"])
+        ));
+        assert!(top(
+            &ctx,
+            "10.1.0.0/16",
+            json!([{"match": "ipcidr"}, "ipcidr_hit"])
+        ));
         // The targets that did not match.
         assert!(!top(&ctx, "WEB01.EXAMPLE.COM", json!(["x"])));
         assert!(!top(&ctx, "G@deep|key:value", json!(["x"])));
-        assert!(!top(&ctx, "web01.example.com and not G@os_family:Debian", json!(["x"])));
+        assert!(!top(
+            &ctx,
+            "web01.example.com and not G@os_family:Debian",
+            json!(["x"])
+        ));
         assert!(!top(&ctx, "G@roles:web G@roles:db", json!(["x"])));
         assert!(!top(&ctx, "nothere", json!(["x"])));
         // A string body is a one-item list; dict bodies iterate their keys.
@@ -498,7 +579,12 @@ mod tests {
     fn confirm_top_raises() {
         let g = grains();
         let ctx = MatchContext::new("web01.example.com", &g, &NULL);
-        let out = confirm_top(&ctx, "web*", &json!([{"match": "globb"}]), TOP_DEFAULT_MATCHER);
+        let out = confirm_top(
+            &ctx,
+            "web*",
+            &json!([{"match": "globb"}]),
+            TOP_DEFAULT_MATCHER,
+        );
         assert!(out.is_fatal());
         assert_eq!(out.errors[0].kind, MatchErrorKind::UnknownMatcher);
         let out = confirm_top(&ctx, "web*", &json!([{"match": 1}]), TOP_DEFAULT_MATCHER);
@@ -519,13 +605,33 @@ mod tests {
         let out = confirm_top_value(&ctx, &json!(1), &json!(["x"]), TOP_DEFAULT_MATCHER);
         assert!(!out.matched && !out.is_fatal());
         assert_eq!(out.errors[0].kind, MatchErrorKind::InvalidTarget);
-        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "glob"}]), TOP_DEFAULT_MATCHER);
+        let out = confirm_top_value(
+            &ctx,
+            &json!(1),
+            &json!([{"match": "glob"}]),
+            TOP_DEFAULT_MATCHER,
+        );
         assert!(!out.matched && out.errors.is_empty());
-        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "ipcidr"}]), TOP_DEFAULT_MATCHER);
+        let out = confirm_top_value(
+            &ctx,
+            &json!(1),
+            &json!([{"match": "ipcidr"}]),
+            TOP_DEFAULT_MATCHER,
+        );
         assert!(out.matched);
-        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "pcre"}]), TOP_DEFAULT_MATCHER);
+        let out = confirm_top_value(
+            &ctx,
+            &json!(1),
+            &json!([{"match": "pcre"}]),
+            TOP_DEFAULT_MATCHER,
+        );
         assert!(out.is_fatal());
-        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "grain"}]), TOP_DEFAULT_MATCHER);
+        let out = confirm_top_value(
+            &ctx,
+            &json!(1),
+            &json!([{"match": "grain"}]),
+            TOP_DEFAULT_MATCHER,
+        );
         assert!(out.is_fatal());
     }
 

@@ -37,7 +37,10 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
                 shown.clone(),
                 MatchError::logged(
                     MatchErrorKind::UndefinedNodegroup,
-                    format!("no nodegroups are defined, so nodegroup {} never matches", quote(&shown)),
+                    format!(
+                        "no nodegroups are defined, so nodegroup {} never matches",
+                        quote(&shown)
+                    ),
                 ),
             )
         }
@@ -50,7 +53,10 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
                 shown,
                 MatchError::raised(
                     MatchErrorKind::InvalidTarget,
-                    format!("nodegroup target {} is unhashable (Salt raises TypeError)", py::repr(tgt)),
+                    format!(
+                        "nodegroup target {} is unhashable (Salt raises TypeError)",
+                        py::repr(tgt)
+                    ),
                 ),
             )
         }
@@ -61,24 +67,40 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
         return MatchOutcome::failed(
             "nodegroup",
             shown.clone(),
-            MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("nodegroup {} is not defined", quote(&shown))),
+            MatchError::logged(
+                MatchErrorKind::UndefinedNodegroup,
+                format!("nodegroup {} is not defined", quote(&shown)),
+            ),
         );
     }
     let expansion = nodegroup_comp(name, ctx.nodegroups);
     let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
     let display = spliced.join(" ");
     if expansion.errors.iter().any(|e| e.fatal) {
-        let mut out = MatchOutcome::new("nodegroup", name, false, format!("nodegroup {} cannot be expanded", quote(name)));
+        let mut out = MatchOutcome::new(
+            "nodegroup",
+            name,
+            false,
+            format!("nodegroup {} cannot be expanded", quote(name)),
+        );
         out.errors = expansion.errors;
         return out;
     }
     let inner = compound::matches_words(ctx, expansion.words.clone(), &display);
-    let verb = if inner.matched { "matches" } else { "does not match" };
+    let verb = if inner.matched {
+        "matches"
+    } else {
+        "does not match"
+    };
     let mut out = MatchOutcome::new(
         "nodegroup",
         name,
         inner.matched,
-        format!("nodegroup {} expands to {}, which {verb}", quote(name), quote(&display)),
+        format!(
+            "nodegroup {} expands to {}, which {verb}",
+            quote(name),
+            quote(&display)
+        ),
     );
     out.errors = expansion.errors;
     out.errors.extend(inner.errors.iter().cloned());
@@ -91,14 +113,26 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
 pub fn nodegroup_comp(name: &str, nodegroups: &Value) -> Expansion {
     let empty = Map::new();
     let groups = nodegroups.as_object().unwrap_or(&empty);
-    let mut state = Comp { groups, errors: Vec::new(), produced: 0 };
+    let mut state = Comp {
+        groups,
+        errors: Vec::new(),
+        produced: 0,
+    };
     let mut skip = HashSet::new();
     match state.comp(name, &mut skip, true, &mut Vec::new()) {
-        Ok((words, wrapped)) => Expansion { words, wrapped, errors: state.errors },
+        Ok((words, wrapped)) => Expansion {
+            words,
+            wrapped,
+            errors: state.errors,
+        },
         Err(e) => {
             let mut errors = state.errors;
             errors.push(e);
-            Expansion { words: Vec::new(), wrapped: false, errors }
+            Expansion {
+                words: Vec::new(),
+                wrapped: false,
+                errors,
+            }
         }
     }
 }
@@ -138,7 +172,10 @@ impl Comp<'_> {
             return Ok((Vec::new(), false));
         };
         let words: Vec<Value> = match definition {
-            Value::String(s) => py::split_whitespace(s).into_iter().map(|w| Value::String(w.to_string())).collect(),
+            Value::String(s) => py::split_whitespace(s)
+                .into_iter()
+                .map(|w| Value::String(w.to_string()))
+                .collect(),
             Value::Array(items) => items.clone(),
             other => {
                 self.errors.push(MatchError::logged(
@@ -171,7 +208,10 @@ impl Comp<'_> {
             if self.produced > MAX_EXPANSION || ret.len() > MAX_EXPANSION {
                 return Err(MatchError::logged(
                     MatchErrorKind::InvalidNodegroup,
-                    format!("nodegroup {} expands to more than {MAX_EXPANSION} words", quote(name)),
+                    format!(
+                        "nodegroup {} expands to more than {MAX_EXPANSION} words",
+                        quote(name)
+                    ),
                 ));
             }
         }
@@ -199,15 +239,29 @@ impl Comp<'_> {
 
     /// `_nodegroup_regex`: a group without operators, `*` or `X@` words becomes one
     /// `E@w1,w2` word (if any word looks like a regex) or one `L@w1,w2` word.
-    fn nodegroup_regex(&self, name: &str, words: &[Value]) -> Result<Option<Vec<Value>>, MatchError> {
+    fn nodegroup_regex(
+        &self,
+        name: &str,
+        words: &[Value],
+    ) -> Result<Option<Vec<Value>>, MatchError> {
         // `set(words)` raises for a list or dict among them.
-        if let Some(bad) = words.iter().find(|w| matches!(w, Value::Array(_) | Value::Object(_))) {
+        if let Some(bad) = words
+            .iter()
+            .find(|w| matches!(w, Value::Array(_) | Value::Object(_)))
+        {
             return Err(MatchError::raised(
                 MatchErrorKind::InvalidNodegroup,
-                format!("nodegroup {} contains {}, which is unhashable (Salt raises TypeError)", quote(name), py::repr(bad)),
+                format!(
+                    "nodegroup {} contains {}, which is unhashable (Salt raises TypeError)",
+                    quote(name),
+                    py::repr(bad)
+                ),
             ));
         }
-        if words.iter().any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s))) {
+        if words
+            .iter()
+            .any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s)))
+        {
             return Ok(None);
         }
         let mut strs = Vec::with_capacity(words.len());
@@ -217,7 +271,11 @@ impl Comp<'_> {
                 None => {
                     return Err(MatchError::raised(
                         MatchErrorKind::InvalidNodegroup,
-                        format!("nodegroup {} contains {}, which is not a string (Salt raises TypeError)", quote(name), py::repr(w)),
+                        format!(
+                        "nodegroup {} contains {}, which is not a string (Salt raises TypeError)",
+                        quote(name),
+                        py::repr(w)
+                    ),
                     ))
                 }
             }
@@ -229,7 +287,9 @@ impl Comp<'_> {
         if strs.iter().any(|s| s.contains('*') || typed(s)) {
             return Ok(None);
         }
-        let regexy = strs.iter().any(|s| s.contains(['(', '[', '{', '\\', '?', '}', ']', ')']));
+        let regexy = strs
+            .iter()
+            .any(|s| s.contains(['(', '[', '{', '\\', '?', '}', ']', ')']));
         let joined = format!("{}@{}", if regexy { "E" } else { "L" }, strs.join(","));
         Ok(Some(vec![Value::String(joined)]))
     }
@@ -261,16 +321,31 @@ mod tests {
         });
         assert_eq!(words(&nodegroup_comp("g9", &ng)), ["web*", "or", "db*"]);
         assert!(!nodegroup_comp("g9", &ng).wrapped);
-        assert_eq!(words(&nodegroup_comp("g10", &ng)), ["(", "(", "web*", "or", "db*", ")", ")"]);
+        assert_eq!(
+            words(&nodegroup_comp("g10", &ng)),
+            ["(", "(", "web*", "or", "db*", ")", ")"]
+        );
         assert_eq!(words(&nodegroup_comp("q", &ng)), ["E@web0?"]);
-        assert_eq!(words(&nodegroup_comp("l", &ng)), ["L@web01.example.com,web02"]);
-        assert_eq!(words(&nodegroup_comp("mixed", &ng)), ["web01.example.com", "db*"]);
+        assert_eq!(
+            words(&nodegroup_comp("l", &ng)),
+            ["L@web01.example.com,web02"]
+        );
+        assert_eq!(
+            words(&nodegroup_comp("mixed", &ng)),
+            ["web01.example.com", "db*"]
+        );
         assert_eq!(words(&nodegroup_comp("empty", &ng)), ["L@"]);
         let e = nodegroup_comp("loop_a", &ng);
         assert_eq!(words(&e), ["(", "or", "x", ")"]);
-        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        assert!(e
+            .errors
+            .iter()
+            .any(|x| x.kind == MatchErrorKind::NodegroupLoop));
         let e = nodegroup_comp("self", &ng);
-        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        assert!(e
+            .errors
+            .iter()
+            .any(|x| x.kind == MatchErrorKind::NodegroupLoop));
         let e = nodegroup_comp("bad", &ng);
         assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::InvalidNodegroup);
         let e = nodegroup_comp("nosuch", &ng);

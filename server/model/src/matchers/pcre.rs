@@ -20,7 +20,10 @@ pub fn matches_value(ctx: &MatchContext, target: &Value) -> MatchOutcome {
             py::str_of(other),
             MatchError::raised(
                 MatchErrorKind::InvalidTarget,
-                format!("pcre target {} is not a string (Salt raises TypeError)", py::repr(other)),
+                format!(
+                    "pcre target {} is not a string (Salt raises TypeError)",
+                    py::repr(other)
+                ),
             ),
         ),
     }
@@ -49,8 +52,14 @@ pub(crate) fn regex_on_id(matcher: &str, id: &str, pattern: &str) -> MatchOutcom
             format!("minion id {} matches regex {}", quote(id), quote(pattern)),
         ),
         Ok(false) => {
-            let mut s = format!("minion id {} does not match regex {}", quote(id), quote(pattern));
-            if PyRegex::compile(&format!(".*(?:{pattern})")).is_ok_and(|r| r.re_match(id) == Ok(true)) {
+            let mut s = format!(
+                "minion id {} does not match regex {}",
+                quote(id),
+                quote(pattern)
+            );
+            if PyRegex::compile(&format!(".*(?:{pattern})"))
+                .is_ok_and(|r| r.re_match(id) == Ok(true))
+            {
                 s.push_str(" (re.match is anchored at the start of the id)");
             }
             MatchOutcome::new(matcher, pattern, false, s)
@@ -58,7 +67,10 @@ pub(crate) fn regex_on_id(matcher: &str, id: &str, pattern: &str) -> MatchOutcom
         Err(e) => MatchOutcome::failed(
             matcher,
             pattern,
-            MatchError::raised(MatchErrorKind::InvalidRegex, format!("regex {}: {e}", quote(pattern))),
+            MatchError::raised(
+                MatchErrorKind::InvalidRegex,
+                format!("regex {}: {e}", quote(pattern)),
+            ),
         ),
     }
 }

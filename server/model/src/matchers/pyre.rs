@@ -27,7 +27,9 @@ impl PyRegex {
     /// Python's `bool(re.match(pattern, subject))`: anchored at the start, not at the end.
     /// An error means the backtracking limit was hit, where Python would just be slow.
     pub(crate) fn re_match(&self, subject: &str) -> Result<bool, String> {
-        self.re.is_match(subject).map_err(|e| format!("regex evaluation failed: {e}"))
+        self.re
+            .is_match(subject)
+            .map_err(|e| format!("regex evaluation failed: {e}"))
     }
 }
 
@@ -50,6 +52,10 @@ const TYPE_FLAGS: u32 = FLAG_A | FLAG_L | FLAG_U;
 const GLOBAL_FLAGS: u32 = FLAG_T;
 const MAXREPEAT: u64 = 4_294_967_295;
 const MAXGROUPS: usize = 1_073_741_823;
+/// CPython's recursive parser runs out of stack (`RecursionError`) a little below 500 nested
+/// groups. We stop much earlier, at a depth no real pattern reaches, so that parsing fits
+/// in a small thread stack even in a debug build.
+const MAX_NESTING: usize = 100;
 
 fn flag_of(c: char) -> Option<u32> {
     Some(match c {
@@ -103,15 +109,36 @@ enum RepeatKind {
 enum Node {
     Literal(char),
     Any,
-    In { negate: bool, items: Vec<SetItem> },
+    In {
+        negate: bool,
+        items: Vec<SetItem>,
+    },
     At(At),
     Branch(Vec<Vec<Node>>),
-    Repeat { kind: RepeatKind, min: u64, max: u64, item: Vec<Node> },
-    Subpattern { group: Option<usize>, add: u32, del: u32, body: Vec<Node> },
+    Repeat {
+        kind: RepeatKind,
+        min: u64,
+        max: u64,
+        item: Vec<Node>,
+    },
+    Subpattern {
+        group: Option<usize>,
+        add: u32,
+        del: u32,
+        body: Vec<Node>,
+    },
     Atomic(Vec<Node>),
-    Assert { behind: bool, negate: bool, body: Vec<Node> },
+    Assert {
+        behind: bool,
+        negate: bool,
+        body: Vec<Node>,
+    },
     GroupRef(usize),
-    GroupRefExists { group: usize, yes: Vec<Node>, no: Option<Vec<Node>> },
+    GroupRefExists {
+        group: usize,
+        yes: Vec<Node>,
+        no: Option<Vec<Node>>,
+    },
 }
 
 /// One tokenizer token: a character, or a backslash with the character after it.
@@ -153,10 +180,18 @@ impl Parser {
                 if i + 1 >= chars.len() {
                     return Err(format!("bad escape (end of pattern) at position {i}"));
                 }
-                toks.push(Tok { c: chars[i + 1], esc: true, pos: i });
+                toks.push(Tok {
+                    c: chars[i + 1],
+                    esc: true,
+                    pos: i,
+                });
                 i += 2;
             } else {
-                toks.push(Tok { c: chars[i], esc: false, pos: i });
+                toks.push(Tok {
+                    c: chars[i],
+                    esc: false,
+                    pos: i,
+                });
                 i += 1;
             }
         }
@@ -187,7 +222,10 @@ impl Parser {
             }
         }
         check_lookbehinds(&nodes, &p.groupwidths)?;
-        Ok(Parsed { nodes, flags: p.flags })
+        Ok(Parsed {
+            nodes,
+            flags: p.flags,
+        })
     }
 
     fn peek(&self) -> Option<Tok> {
@@ -269,9 +307,9 @@ impl Parser {
                 return Err(self.error("cannot refer to an open group"));
             }
             if gid >= lb {
-                return Err(self.error(
-                    "cannot refer to group defined in the same lookbehind subpattern",
-                ));
+                return Err(
+                    self.error("cannot refer to group defined in the same lookbehind subpattern")
+                );
             }
         }
         Ok(())
@@ -297,6 +335,10 @@ impl Parser {
     }
 
     fn parse_seq(&mut self, verbose: bool, nested: usize, first: bool) -> PResult<Vec<Node>> {
+        // `nested` grows by two per group level (`_parse_sub` and `_parse`).
+        if nested / 2 > MAX_NESTING {
+            return Err("maximum recursion depth exceeded (groups nested too deeply)".into());
+        }
         let mut sub: Vec<Node> = Vec::new();
         let mut verbose = verbose;
         while let Some(this) = self.peek() {
@@ -371,11 +413,18 @@ impl Parser {
                     };
                     match &last {
                         Node::At(_) => return Err(format!("nothing to repeat at position {at}")),
-                        Node::Repeat { .. } => return Err(format!("multiple repeat at position {at}")),
+                        Node::Repeat { .. } => {
+                            return Err(format!("multiple repeat at position {at}"))
+                        }
                         _ => {}
                     }
                     let item = match last {
-                        Node::Subpattern { group: None, add: 0, del: 0, body } => body,
+                        Node::Subpattern {
+                            group: None,
+                            add: 0,
+                            del: 0,
+                            body,
+                        } => body,
                         other => vec![other],
                     };
                     let kind = if self.matches('?') {
@@ -385,7 +434,12 @@ impl Parser {
                     } else {
                         RepeatKind::Greedy
                     };
-                    sub.push(Node::Repeat { kind, min, max, item });
+                    sub.push(Node::Repeat {
+                        kind,
+                        min,
+                        max,
+                        item,
+                    });
                 }
                 '.' => sub.push(Node::Any),
                 '(' => {
@@ -405,7 +459,12 @@ impl Parser {
         let mut out = Vec::with_capacity(sub.len());
         for node in sub {
             match node {
-                Node::Subpattern { group: None, add: 0, del: 0, body } => out.extend(body),
+                Node::Subpattern {
+                    group: None,
+                    add: 0,
+                    del: 0,
+                    body,
+                } => out.extend(body),
                 other => out.push(other),
             }
         }
@@ -489,22 +548,31 @@ impl Parser {
                     self.lookbehindgroups = None;
                 }
                 if !self.matches(')') {
-                    return Err(format!("missing ), unterminated subpattern at position {start}"));
+                    return Err(format!(
+                        "missing ), unterminated subpattern at position {start}"
+                    ));
                 }
-                return Ok(Some(Node::Assert { behind, negate: c == '!', body }));
+                return Ok(Some(Node::Assert {
+                    behind,
+                    negate: c == '!',
+                    body,
+                }));
             } else if c == '(' {
                 let condname = self.getuntil(')', "group name")?;
-                let condgroup;
-                if is_identifier(&condname) {
+                let condgroup = if is_identifier(&condname) {
                     let Some(&g) = self.groupdict.get(&condname) else {
                         return Err(self.error(&format!("unknown group name '{condname}'")));
                     };
-                    condgroup = g;
+                    g
                 } else {
-                    let Some(g) = condname.parse::<usize>().ok().filter(|_| {
-                        condname.chars().all(|c| c.is_ascii_digit() || c == '_' || c == '+')
-                    }) else {
-                        return Err(self.error(&format!("bad character in group name '{condname}'")));
+                    // Python's `int(condname)`, which must not be negative.
+                    let Some(g) = super::py::parse_int(&condname)
+                        .filter(|g| *g >= 0)
+                        .map(|g| usize::try_from(g).unwrap_or(usize::MAX))
+                    else {
+                        return Err(
+                            self.error(&format!("bad character in group name '{condname}'"))
+                        );
                     };
                     if g == 0 {
                         return Err(self.error("bad group number"));
@@ -515,8 +583,8 @@ impl Parser {
                     if !self.grouprefpos.iter().any(|(x, _)| *x == g) {
                         self.grouprefpos.push((g, self.tell()));
                     }
-                    condgroup = g;
-                }
+                    g
+                };
                 self.checklookbehindgroup(condgroup)?;
                 let yes = self.parse_seq(verbose, nested + 1, false)?;
                 let no = if self.matches('|') {
@@ -529,9 +597,15 @@ impl Parser {
                     None
                 };
                 if !self.matches(')') {
-                    return Err(format!("missing ), unterminated subpattern at position {start}"));
+                    return Err(format!(
+                        "missing ), unterminated subpattern at position {start}"
+                    ));
                 }
-                return Ok(Some(Node::GroupRefExists { group: condgroup, yes, no }));
+                return Ok(Some(Node::GroupRefExists {
+                    group: condgroup,
+                    yes,
+                    no,
+                }));
             } else if c == '>' {
                 capture = false;
                 atomic = true;
@@ -539,7 +613,9 @@ impl Parser {
                 match self.parse_flags(c)? {
                     None => {
                         if !first || !sub.is_empty() {
-                            return Err(self.error("global flags not at the start of the expression"));
+                            return Err(
+                                self.error("global flags not at the start of the expression")
+                            );
                         }
                         return Ok(None);
                     }
@@ -575,7 +651,9 @@ impl Parser {
         let sub_verbose = (verbose || add_flags & FLAG_X != 0) && del_flags & FLAG_X == 0;
         let body = self.parse_sub(sub_verbose, nested + 1)?;
         if !self.matches(')') {
-            return Err(format!("missing ), unterminated subpattern at position {start}"));
+            return Err(format!(
+                "missing ), unterminated subpattern at position {start}"
+            ));
         }
         if let Some(gid) = group {
             let w = width(&body, &self.groupwidths);
@@ -586,7 +664,12 @@ impl Parser {
         if atomic {
             return Ok(Some(Node::Atomic(body)));
         }
-        Ok(Some(Node::Subpattern { group, add: add_flags, del: del_flags, body }))
+        Ok(Some(Node::Subpattern {
+            group,
+            add: add_flags,
+            del: del_flags,
+            body,
+        }))
     }
 
     /// `_parse_flags`: `None` for global flags `(?i)`, else the scoped `(?i-m:` flags.
@@ -598,11 +681,15 @@ impl Parser {
             loop {
                 let flag = flag_of(c).unwrap_or(0);
                 if c == 'L' {
-                    return Err(self.error("bad inline flags: cannot use 'L' flag with a str pattern"));
+                    return Err(
+                        self.error("bad inline flags: cannot use 'L' flag with a str pattern")
+                    );
                 }
                 add |= flag;
                 if flag & TYPE_FLAGS != 0 && add & TYPE_FLAGS != flag {
-                    return Err(self.error("bad inline flags: flags 'a', 'u' and 'L' are incompatible"));
+                    return Err(
+                        self.error("bad inline flags: flags 'a', 'u' and 'L' are incompatible")
+                    );
                 }
                 let Some(t) = self.get() else {
                     return Err(self.error("missing -, : or )"));
@@ -615,7 +702,11 @@ impl Parser {
                     break;
                 }
                 if flag_of(c).is_none() {
-                    return Err(self.error(if c.is_alphabetic() { "unknown flag" } else { "missing -, : or )" }));
+                    return Err(self.error(if c.is_alphabetic() {
+                        "unknown flag"
+                    } else {
+                        "missing -, : or )"
+                    }));
                 }
             }
         }
@@ -632,12 +723,18 @@ impl Parser {
             };
             c = t.c;
             if t.esc || flag_of(c).is_none() {
-                return Err(self.error(if c.is_alphabetic() && !t.esc { "unknown flag" } else { "missing flag" }));
+                return Err(self.error(if c.is_alphabetic() && !t.esc {
+                    "unknown flag"
+                } else {
+                    "missing flag"
+                }));
             }
             loop {
                 let flag = flag_of(c).unwrap_or(0);
                 if flag & TYPE_FLAGS != 0 {
-                    return Err(self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'"));
+                    return Err(
+                        self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'")
+                    );
                 }
                 del |= flag;
                 let Some(t) = self.get() else {
@@ -648,7 +745,11 @@ impl Parser {
                     break;
                 }
                 if t.esc || flag_of(c).is_none() {
-                    return Err(self.error(if c.is_alphabetic() && !t.esc { "unknown flag" } else { "missing :" }));
+                    return Err(self.error(if c.is_alphabetic() && !t.esc {
+                        "unknown flag"
+                    } else {
+                        "missing :"
+                    }));
                 }
             }
         }
@@ -671,7 +772,11 @@ impl Parser {
             if !this.esc && this.c == ']' && !items.is_empty() {
                 break;
             }
-            let code1 = if this.esc { self.class_escape(this)? } else { SetItem::Literal(this.c) };
+            let code1 = if this.esc {
+                self.class_escape(this)?
+            } else {
+                SetItem::Literal(this.c)
+            };
             if self.matches('-') {
                 let Some(that) = self.get() else {
                     return Err(format!("unterminated character set at position {here}"));
@@ -681,7 +786,11 @@ impl Parser {
                     items.push(SetItem::Literal('-'));
                     break;
                 }
-                let code2 = if that.esc { self.class_escape(that)? } else { SetItem::Literal(that.c) };
+                let code2 = if that.esc {
+                    self.class_escape(that)?
+                } else {
+                    SetItem::Literal(that.c)
+                };
                 let (SetItem::Literal(lo), SetItem::Literal(hi)) = (&code1, &code2) else {
                     return Err(self.error(&format!(
                         "bad character range {}-{}",
@@ -725,7 +834,10 @@ impl Parser {
             _ => {}
         }
         if let Some(cat) = category(t.c) {
-            return Ok(Node::In { negate: false, items: vec![SetItem::Category(cat)] });
+            return Ok(Node::In {
+                negate: false,
+                items: vec![SetItem::Category(cat)],
+            });
         }
         if let Some(c) = simple_escape(t.c) {
             return Ok(Node::Literal(c));
@@ -746,7 +858,9 @@ impl Parser {
                             "octal escape value \\{digits} outside of range 0-0o377"
                         )));
                     }
-                    return char::from_u32(v).map(Node::Literal).ok_or_else(|| self.error("bad escape"));
+                    return char::from_u32(v)
+                        .map(Node::Literal)
+                        .ok_or_else(|| self.error("bad escape"));
                 }
             }
             let group: usize = digits.parse().unwrap_or(usize::MAX);
@@ -860,7 +974,11 @@ fn width(nodes: &[Node], groupwidths: &[Option<(u64, u64)>]) -> (u64, u64) {
             Node::Repeat { min, max, item, .. } => {
                 let (i, j) = width(item, groupwidths);
                 let lo_part = i.saturating_mul(*min);
-                let hi_part = if *max == MAXREPEAT && j > 0 { MAXWIDTH } else { j.saturating_mul(*max) };
+                let hi_part = if *max == MAXREPEAT && j > 0 {
+                    MAXWIDTH
+                } else {
+                    j.saturating_mul(*max)
+                };
                 (lo_part, hi_part)
             }
             Node::Literal(_) | Node::Any | Node::In { .. } => (1, 1),
@@ -901,9 +1019,9 @@ fn check_lookbehinds(nodes: &[Node], gw: &[Option<(u64, u64)>]) -> PResult<()> {
                     check_lookbehinds(alt, gw)?;
                 }
             }
-            Node::Atomic(body) | Node::Subpattern { body, .. } | Node::Repeat { item: body, .. } => {
-                check_lookbehinds(body, gw)?
-            }
+            Node::Atomic(body)
+            | Node::Subpattern { body, .. }
+            | Node::Repeat { item: body, .. } => check_lookbehinds(body, gw)?,
             Node::GroupRefExists { yes, no, .. } => {
                 check_lookbehinds(yes, gw)?;
                 if let Some(no) = no {
@@ -918,7 +1036,9 @@ fn check_lookbehinds(nodes: &[Node], gw: &[Option<(u64, u64)>]) -> PResult<()> {
 
 /// Whether a sequence is empty or made only of anchors and look-arounds.
 fn only_assertions(nodes: &[Node]) -> bool {
-    nodes.iter().all(|n| matches!(n, Node::At(_) | Node::Assert { .. }))
+    nodes
+        .iter()
+        .all(|n| matches!(n, Node::At(_) | Node::Assert { .. }))
 }
 
 /// Writes the fancy-regex equivalent of a parsed pattern. Anchors, `.` and character
@@ -965,7 +1085,11 @@ impl Emitter<'_> {
                 self.out.push(')');
             }
             Node::Any => {
-                self.out.push_str(if flags & FLAG_S != 0 { "(?s:.)" } else { "(?-s:.)" });
+                self.out.push_str(if flags & FLAG_S != 0 {
+                    "(?s:.)"
+                } else {
+                    "(?-s:.)"
+                });
             }
             Node::In { negate, items } => {
                 self.casei_open(flags);
@@ -997,7 +1121,9 @@ impl Emitter<'_> {
                     At::Boundary => format!("(?:(?<=[{w}])(?![{w}])|(?<![{w}])(?=[{w}]))"),
                     // SRE never finds a non-boundary in an empty string.
                     At::NonBoundary => {
-                        format!("(?:(?<=(?s:.))|(?=(?s:.)))(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))")
+                        format!(
+                            "(?:(?<=(?s:.))|(?=(?s:.)))(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))"
+                        )
                     }
                 };
                 self.out.push_str(&s);
@@ -1012,10 +1138,19 @@ impl Emitter<'_> {
                 }
                 self.out.push(')');
             }
-            Node::Repeat { kind, min, max, item } if only_assertions(item) => {
+            Node::Repeat {
+                kind,
+                min,
+                max,
+                item,
+            } if only_assertions(item) => {
                 // fancy-regex refuses to repeat an assertion or nothing. Repeating a
                 // zero-width item changes nothing but whether it is tried at all.
-                self.out.push_str(if *kind == RepeatKind::Possessive { "(?>" } else { "(?:" });
+                self.out.push_str(if *kind == RepeatKind::Possessive {
+                    "(?>"
+                } else {
+                    "(?:"
+                });
                 match (*min, kind) {
                     (0, RepeatKind::Lazy) => {
                         self.out.push('|');
@@ -1029,7 +1164,12 @@ impl Emitter<'_> {
                 }
                 self.out.push(')');
             }
-            Node::Repeat { kind, min, max, item } => {
+            Node::Repeat {
+                kind,
+                min,
+                max,
+                item,
+            } => {
                 self.out.push_str("(?:");
                 self.seq(item, flags);
                 self.out.push(')');
@@ -1044,7 +1184,12 @@ impl Emitter<'_> {
                     RepeatKind::Possessive => self.out.push('+'),
                 }
             }
-            Node::Subpattern { group, add, del, body } => {
+            Node::Subpattern {
+                group,
+                add,
+                del,
+                body,
+            } => {
                 let inner = (flags | add) & !del;
                 self.out.push_str(if group.is_some() { "(" } else { "(?:" });
                 self.seq(body, inner);
@@ -1055,7 +1200,11 @@ impl Emitter<'_> {
                 self.seq(body, flags);
                 self.out.push(')');
             }
-            Node::Assert { behind, negate, body } => {
+            Node::Assert {
+                behind,
+                negate,
+                body,
+            } => {
                 self.out.push_str(match (behind, negate) {
                     (false, false) => "(?=",
                     (false, true) => "(?!",
@@ -1178,7 +1327,11 @@ mod tests {
         for (p, s, want) in rows {
             let got = m(p, s);
             match want {
-                Some(w) => assert_eq!(got.as_ref().ok(), Some(w), "re.match({p:?}, {s:?}) = {got:?}"),
+                Some(w) => assert_eq!(
+                    got.as_ref().ok(),
+                    Some(w),
+                    "re.match({p:?}, {s:?}) = {got:?}"
+                ),
                 None => assert!(got.is_err(), "re.compile({p:?}) should fail, got {got:?}"),
             }
         }
@@ -1186,8 +1339,51 @@ mod tests {
 
     #[test]
     fn error_messages_follow_python() {
-        assert_eq!(m("(", "").unwrap_err(), "missing ), unterminated subpattern at position 0");
+        assert_eq!(
+            m("(", "").unwrap_err(),
+            "missing ), unterminated subpattern at position 0"
+        );
         assert_eq!(m("a**", "").unwrap_err(), "multiple repeat at position 2");
-        assert_eq!(m("[a", "").unwrap_err(), "unterminated character set at position 0");
+        assert_eq!(
+            m("[a", "").unwrap_err(),
+            "unterminated character set at position 0"
+        );
+    }
+}
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+
+    // Huge or nested repetitions must fail fast (or match) rather than hang, panic or
+    // overflow a 2 MiB thread stack.
+    #[test]
+    fn hostile_patterns_do_not_hang() {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(hostile_patterns)
+            .map(|h| h.join().is_ok())
+            .map(|ok| assert!(ok, "a hostile pattern panicked"))
+            .unwrap_or_default();
+    }
+
+    fn hostile_patterns() {
+        let start = std::time::Instant::now();
+        for p in [
+            "a{4294967294}",
+            "a{4294967295}",
+            "(a{1000}){1000}",
+            "(?:(?:(?:a*)*)*)*b",
+            &"(".repeat(5000),
+            &format!("{}a{}", "(".repeat(100), ")".repeat(100)),
+            &format!("{}a{}", "(?:".repeat(100), ")".repeat(100)),
+            &format!("{}a{}", "(?=".repeat(100), ")".repeat(100)),
+            &format!("{}a{}", "(?(1)".repeat(300), ")".repeat(300)),
+            &"(?:a)".repeat(20000),
+            "(a|aa)*c",
+        ] {
+            let _ = re_match(p, &"a".repeat(40));
+        }
+        assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
     }
 }

@@ -81,7 +81,10 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
         return MatchOutcome::failed(
             name,
             tgt,
-            MatchError::raised(MatchErrorKind::InvalidTarget, "empty delimiter (Salt raises ValueError)"),
+            MatchError::raised(
+                MatchErrorKind::InvalidTarget,
+                "empty delimiter (Salt raises ValueError)",
+            ),
         );
     }
     if !tgt.contains(delim) {
@@ -91,7 +94,11 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
             quote(tgt),
             quote(delim)
         );
-        return MatchOutcome::failed(name, tgt, MatchError::logged(MatchErrorKind::MissingDelimiter, msg));
+        return MatchOutcome::failed(
+            name,
+            tgt,
+            MatchError::logged(MatchErrorKind::MissingDelimiter, msg),
+        );
     }
     let data = match kind {
         Kind::Grain | Kind::GrainPcre => ctx.grains,
@@ -101,7 +108,10 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
     let (matched, explanation) = engine.explain(data, tgt, delim, kind.source());
     let mut out = MatchOutcome::new(name, tgt, matched, explanation);
     for (pattern, err) in engine.bad_regexes {
-        out.explanation.push_str(&format!(" (regex {} is invalid, so it never matches)", quote(&pattern)));
+        out.explanation.push_str(&format!(
+            " (regex {} is invalid, so it never matches)",
+            quote(&pattern)
+        ));
         out.errors.push(MatchError::logged(
             MatchErrorKind::InvalidRegex,
             format!("invalid regex {}: {err}", quote(&pattern)),
@@ -110,7 +120,7 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
     if engine.exhausted {
         out.errors.push(MatchError::logged(
             MatchErrorKind::InvalidTarget,
-            "the target has too many delimiters to evaluate; treated as not matching",
+            "the target is too deep or has too many delimiters to evaluate; treated as not matching",
         ));
     }
     if kind.mode() == Mode::Regex {
@@ -128,7 +138,12 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
 /// [`matches`] for any target value. Salt raises for a number or `None` (`in` needs a
 /// container) and for a list or dict that contains the delimiter (`split` needs a string);
 /// another list or dict is logged as lacking the delimiter.
-pub fn matches_value(ctx: &MatchContext, kind: Kind, target: &Value, delimiter: Option<&str>) -> MatchOutcome {
+pub fn matches_value(
+    ctx: &MatchContext,
+    kind: Kind,
+    target: &Value,
+    delimiter: Option<&str>,
+) -> MatchOutcome {
     let delim = delimiter.unwrap_or(DEFAULT_DELIMITER);
     let name = kind.matcher();
     let has_delim = match target {
@@ -141,7 +156,10 @@ pub fn matches_value(ctx: &MatchContext, kind: Kind, target: &Value, delimiter: 
                 py::str_of(other),
                 MatchError::raised(
                     MatchErrorKind::InvalidTarget,
-                    format!("{name} target {} is not a string (Salt raises TypeError)", py::repr(other)),
+                    format!(
+                        "{name} target {} is not a string (Salt raises TypeError)",
+                        py::repr(other)
+                    ),
                 ),
             )
         }
@@ -153,7 +171,10 @@ pub fn matches_value(ctx: &MatchContext, kind: Kind, target: &Value, delimiter: 
             shown.clone(),
             MatchError::raised(
                 MatchErrorKind::InvalidTarget,
-                format!("{name} target {} is not a string (Salt raises AttributeError)", quote(&shown)),
+                format!(
+                    "{name} target {} is not a string (Salt raises AttributeError)",
+                    quote(&shown)
+                ),
             ),
         )
     } else {
@@ -162,7 +183,11 @@ pub fn matches_value(ctx: &MatchContext, kind: Kind, target: &Value, delimiter: 
             shown.clone(),
             MatchError::logged(
                 MatchErrorKind::MissingDelimiter,
-                format!("{name} target {} is not a string with a {} delimiter", quote(&shown), quote(delim)),
+                format!(
+                    "{name} target {} is not a string with a {} delimiter",
+                    quote(&shown),
+                    quote(delim)
+                ),
             ),
         )
     }
@@ -181,8 +206,16 @@ pub fn subdict_match(data: &Value, expr: &str, delimiter: &str, mode: Mode) -> b
 /// Salt returns the default. In a list, a numeric part is an index (negative counts from the
 /// end) and any other part looks into the first embedded dict that has it; a dict key that
 /// is missing is retried as YAML would load it (`'a'` is `a`).
-pub fn traverse_dict_and_list<'v>(data: &'v Value, key: &str, delimiter: &str) -> Option<&'v Value> {
-    let parts: Vec<&str> = if delimiter.is_empty() { vec![key] } else { key.split(delimiter).collect() };
+pub fn traverse_dict_and_list<'v>(
+    data: &'v Value,
+    key: &str,
+    delimiter: &str,
+) -> Option<&'v Value> {
+    let parts: Vec<&str> = if delimiter.is_empty() {
+        vec![key]
+    } else {
+        key.split(delimiter).collect()
+    };
     walk(data, &parts)
 }
 
@@ -215,7 +248,10 @@ fn walk<'v>(data: &'v Value, parts: &[&str]) -> Option<&'v Value> {
                     }
                     items.get(i as usize)?
                 }
-                None => items.iter().filter_map(Value::as_object).find_map(|m| m.get(each))?,
+                None => items
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .find_map(|m| m.get(each))?,
             },
             Value::Object(map) => dict_get(map, each)?,
             // Indexing a string, number or None raises TypeError, which yields the default.
@@ -287,14 +323,26 @@ struct Engine {
     regexes: HashMap<String, Option<PyRegex>>,
     bad_regexes: Vec<(String, String)>,
     steps: usize,
+    depth: usize,
     exhausted: bool,
 }
 
 const STEP_BUDGET: usize = 2_000_000;
 
+/// How deeply `subdict_match` may recurse (a `*:*:*:…` target recurses once per `*:`).
+/// Python gives up with RecursionError a few hundred levels down; we stop earlier.
+const MAX_DEPTH: usize = 64;
+
 impl Engine {
     fn new(mode: Mode) -> Engine {
-        Engine { mode, regexes: HashMap::new(), bad_regexes: Vec::new(), steps: 0, exhausted: false }
+        Engine {
+            mode,
+            regexes: HashMap::new(),
+            bad_regexes: Vec::new(),
+            steps: 0,
+            depth: 0,
+            exhausted: false,
+        }
     }
 
     fn tick(&mut self) -> bool {
@@ -338,11 +386,22 @@ impl Engine {
         }
     }
 
-    /// `_dict_match(target, pattern)`.
+    /// `_dict_match(target, pattern)`, with the recursion depth kept in check.
     fn dict_match(&mut self, target: &Map<String, Value>, pattern: &str) -> bool {
         if !self.tick() {
             return false;
         }
+        if self.depth >= MAX_DEPTH {
+            self.exhausted = true;
+            return false;
+        }
+        self.depth += 1;
+        let matched = self.dict_match_inner(target, pattern);
+        self.depth -= 1;
+        matched
+    }
+
+    fn dict_match_inner(&mut self, target: &Map<String, Value>, pattern: &str) -> bool {
         let (wildcard, pattern) = match pattern.strip_prefix("*:") {
             Some(rest) => (true, rest),
             None => (false, pattern),
@@ -383,7 +442,11 @@ impl Engine {
 
     /// The split points of `expr`, deepest first: the key path, the pattern and the value
     /// found (`None` where Salt skips the split point because the lookup gave `{}`).
-    fn splits<'v>(data: Root<'v>, expr: &str, delim: &str) -> Vec<(String, String, Option<Found<'v>>)> {
+    fn splits<'v>(
+        data: Root<'v>,
+        expr: &str,
+        delim: &str,
+    ) -> Vec<(String, String, Option<Found<'v>>)> {
         let parts: Vec<&str> = expr.split(delim).collect();
         let mut out = Vec::new();
         for idx in (1..parts.len()).rev() {
@@ -462,7 +525,10 @@ impl Engine {
             let Some(found) = *found else { continue };
             if let Some(how) = self.check(found, pattern) {
                 let text = if key == "*" {
-                    format!("a {source} matches {} (the `*:` wildcard looks one level deep)", quote(pattern))
+                    format!(
+                        "a {source} matches {} (the `*:` wildcard looks one level deep)",
+                        quote(pattern)
+                    )
                 } else {
                     match how {
                         How::Scalar => format!(
@@ -490,7 +556,10 @@ impl Engine {
         // No split point matched: describe the deepest one that found a value.
         let text = match splits.iter().find(|(_, _, f)| f.is_some()) {
             Some((key, _, _)) if key == "*" => {
-                format!("no {source} matches {} (the `*:` wildcard looks one level deep)", quote(expr))
+                format!(
+                    "no {source} matches {} (the `*:` wildcard looks one level deep)",
+                    quote(expr)
+                )
             }
             Some((key, pattern, Some(found))) => {
                 let what = if found.is_list() {
@@ -511,7 +580,10 @@ impl Engine {
                 let first = expr.split(delim).next().unwrap_or_default();
                 match traverse_dict_and_list(data, first, delim) {
                     Some(Value::Object(m)) if m.is_empty() => {
-                        format!("{source} {} is an empty dict, which Salt treats as missing", quote(first))
+                        format!(
+                            "{source} {} is an empty dict, which Salt treats as missing",
+                            quote(first)
+                        )
                     }
                     _ => format!("{source} {} is missing from the profile", quote(first)),
                 }
@@ -594,7 +666,10 @@ mod tests {
         // `\Z` lowercases to `\z`, which Python rejects: logged, never matches.
         let out = run(Kind::GrainPcre, r"os:ubuntu\Z", None);
         assert!(!out.matched);
-        assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::InvalidRegex && !e.fatal));
+        assert!(out
+            .errors
+            .iter()
+            .any(|e| e.kind == MatchErrorKind::InvalidRegex && !e.fatal));
         let out = run(Kind::GrainPcre, r"os:\S+", None);
         assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
     }
@@ -609,22 +684,73 @@ mod tests {
             "q": {"a b": "c"},
         });
         assert_eq!(traverse_dict_and_list(&data, "l:0", ":"), Some(&json!("a")));
-        assert_eq!(traverse_dict_and_list(&data, "l:-1", ":"), Some(&json!({"k": "w"})));
+        assert_eq!(
+            traverse_dict_and_list(&data, "l:-1", ":"),
+            Some(&json!({"k": "w"}))
+        );
         assert_eq!(traverse_dict_and_list(&data, "l:9", ":"), None);
         assert_eq!(traverse_dict_and_list(&data, "l:k", ":"), Some(&json!("v")));
-        assert_eq!(traverse_dict_and_list(&data, "q:'a b'", ":"), Some(&json!("c")));
+        assert_eq!(
+            traverse_dict_and_list(&data, "q:'a b'", ":"),
+            Some(&json!("c"))
+        );
         assert_eq!(traverse_dict_and_list(&data, "l:0:x", ":"), None);
         assert!(subdict_match(&data, "l:1:b", ":", Mode::Glob));
         assert!(subdict_match(&data, "l:k:v", ":", Mode::Glob));
         assert!(!subdict_match(&data, "e:*", ":", Mode::Glob));
         // The wildcard looks only one level deep, but does look into list values (✔run).
         assert!(subdict_match(&json!({"a": "c"}), "*:c", ":", Mode::Glob));
-        assert!(subdict_match(&json!({"a": ["x", "c"]}), "*:c", ":", Mode::Glob));
-        assert!(!subdict_match(&json!({"a": {"b": "c"}}), "*:c", ":", Mode::Glob));
-        assert!(!subdict_match(&json!({"a": {"b": {"c": "d"}}}), "*:d", ":", Mode::Glob));
+        assert!(subdict_match(
+            &json!({"a": ["x", "c"]}),
+            "*:c",
+            ":",
+            Mode::Glob
+        ));
+        assert!(!subdict_match(
+            &json!({"a": {"b": "c"}}),
+            "*:c",
+            ":",
+            Mode::Glob
+        ));
+        assert!(!subdict_match(
+            &json!({"a": {"b": {"c": "d"}}}),
+            "*:d",
+            ":",
+            Mode::Glob
+        ));
         // The nested `subdict_match` inside `_dict_match` always splits on `:`.
-        assert!(subdict_match(&json!({"a": {"b": {"c": "d"}}}), "a|b:c:d", "|", Mode::Glob));
-        assert!(subdict_match(&json!({"a": [{"b": {"c": "d"}}]}), "a|b:c:d", "|", Mode::Glob));
+        assert!(subdict_match(
+            &json!({"a": {"b": {"c": "d"}}}),
+            "a|b:c:d",
+            "|",
+            Mode::Glob
+        ));
+        assert!(subdict_match(
+            &json!({"a": [{"b": {"c": "d"}}]}),
+            "a|b:c:d",
+            "|",
+            Mode::Glob
+        ));
+    }
+
+    // Targets with thousands of delimiters, or `*:` repeated, end quickly and on a small stack.
+    #[test]
+    fn hostile_targets() {
+        let run = || {
+            let g = json!({"a": {"a": {"a": "b"}}});
+            let ctx = MatchContext::new("m", &g, &g);
+            let long = format!("{}b", "a:".repeat(3000));
+            assert!(!matches(&ctx, Kind::Grain, &long, None).matched);
+            let stars = format!("{}b", "*:".repeat(3000));
+            let out = matches(&ctx, Kind::Grain, &stars, None);
+            assert!(!out.matched);
+            assert!(matches(&ctx, Kind::Grain, "a:a:a:b", None).matched);
+        };
+        let joined = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(run)
+            .map(|h| h.join());
+        assert!(matches!(joined, Ok(Ok(()))));
     }
 
     #[test]
@@ -641,7 +767,8 @@ mod tests {
     fn explanations() {
         expect!["grain `os` is `Ubuntu`, pattern `db` does not match (glob, case-insensitive)"]
             .assert_eq(&run(Kind::Grain, "os:db", None).explanation);
-        expect!["grain `role` is missing from the profile"].assert_eq(&run(Kind::Grain, "role:web", None).explanation);
+        expect!["grain `role` is missing from the profile"]
+            .assert_eq(&run(Kind::Grain, "role:web", None).explanation);
         expect!["grain `roles` contains `web`, which matches `w*` (glob, case-insensitive)"]
             .assert_eq(&run(Kind::Grain, "roles:w*", None).explanation);
         expect!["grain target `roles` has no `:` delimiter, so it never matches"]

@@ -1,0 +1,272 @@
+//! Rendering the Jinja layer of SLS and top files as Salt's `jinja` renderer does, sandboxed:
+//! grains, pillar and opts from the minion profile, `salt['pillar.get']`-style lookups answered
+//! from that data, every other `salt[...]` function an inert empty value plus a hint (we never
+//! execute a Salt module), imports resolved through the file roots, and a fuel limit.
+
+use std::sync::{Arc, Mutex};
+
+use minijinja::value::{Object, Value as JValue};
+use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
+
+/// What a template sees.
+#[derive(Clone)]
+pub struct JinjaContext {
+    pub grains: serde_json::Value,
+    pub pillar: serde_json::Value,
+    pub opts: serde_json::Value,
+    pub saltenv: String,
+    /// The SLS name (`web.tls`), empty for top files.
+    pub sls: String,
+    /// The file's path relative to its root (`web/tls.sls`).
+    pub tplfile: String,
+    /// Reads `salt://` relative paths for `import`/`include`/`from`.
+    pub loader: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+}
+
+/// What every template of one compilation shares: the minion's data and a way to read
+/// `salt://` files of an environment (`(env, relative path)`), for imports.
+#[derive(Clone)]
+pub struct JinjaSetup {
+    pub grains: serde_json::Value,
+    pub pillar: serde_json::Value,
+    pub opts: serde_json::Value,
+    pub read: Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>,
+}
+
+impl JinjaSetup {
+    /// The context for one file: `rel` is its path under the root, `sls` its SLS name.
+    pub fn context(&self, saltenv: &str, sls: &str, rel: &str) -> JinjaContext {
+        let read = self.read.clone();
+        let env = saltenv.to_string();
+        JinjaContext {
+            grains: self.grains.clone(),
+            pillar: self.pillar.clone(),
+            opts: self.opts.clone(),
+            saltenv: saltenv.to_string(),
+            sls: sls.to_string(),
+            tplfile: rel.to_string(),
+            loader: Arc::new(move |name| read(&env, name)),
+        }
+    }
+
+    /// A setup reading the real disk through the given roots.
+    pub fn on_disk(minion: &crate::minion::Minion, opts: &crate::config::Opts, roots: &crate::roots::FileRoots) -> JinjaSetup {
+        let roots = roots.clone();
+        JinjaSetup {
+            grains: minion.grains.clone(),
+            pillar: minion.pillar.clone(),
+            opts: opts.raw.clone(),
+            read: Arc::new(move |env, rel| {
+                let path = roots.find_file(env, rel)?;
+                crate::vfs::Vfs::read(&crate::vfs::RealFs, &path).ok()
+            }),
+        }
+    }
+}
+
+/// A rendered template and what it could not do for real.
+pub struct Rendered {
+    pub text: String,
+    /// Salt functions that were called but not executed.
+    pub hints: Vec<String>,
+}
+
+/// Render `source` (a template) for `ctx`. Errors use Jinja's wording with the line.
+pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, String> {
+    let hints = Arc::new(Mutex::new(Vec::new()));
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    env.set_keep_trailing_newline(true);
+    // Bounds a runaway loop in a user's template instead of hanging the server.
+    env.set_fuel(Some(5_000_000));
+    let loader = ctx.loader.clone();
+    env.set_loader(move |name| Ok(loader(name.trim_start_matches("salt://"))));
+    env.add_filter("json", |v: JValue| to_json(&v));
+    env.add_filter("yaml", |v: JValue| to_json(&v));
+    env.add_filter("yaml_encode", |v: JValue| to_json(&v));
+    env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
+    env.add_filter("load_json", |s: String| parse_data(&s));
+    env.add_filter("load_yaml", |s: String| parse_data(&s));
+    env.add_filter("to_bool", |v: JValue| v.is_true());
+    let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
+    env.add_global("salt", JValue::from_dyn_object(salt.clone()));
+    env.add_global("__salt__", JValue::from_dyn_object(salt));
+    env.add_global("grains", JValue::from_serialize(&ctx.grains));
+    env.add_global("__grains__", JValue::from_serialize(&ctx.grains));
+    env.add_global("pillar", JValue::from_serialize(&ctx.pillar));
+    env.add_global("__pillar__", JValue::from_serialize(&ctx.pillar));
+    env.add_global("opts", JValue::from_serialize(&ctx.opts));
+    env.add_global("__opts__", JValue::from_serialize(&ctx.opts));
+    env.add_global("saltenv", ctx.saltenv.clone());
+    env.add_global("env", ctx.saltenv.clone());
+    for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
+        env.add_global(k, v);
+    }
+    let tmpl = env.template_from_str(source).map_err(describe)?;
+    let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
+    let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
+    Ok(Rendered { text, hints })
+}
+
+/// `salt.utils.templates.generate_sls_context`.
+fn sls_context(sls: &str, tplfile: &str) -> Vec<(&'static str, String)> {
+    let tpldir = tplfile.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
+    let slspath = if tplfile == "init.sls" {
+        String::new()
+    } else if tplfile.ends_with("/init.sls") {
+        sls.replace('.', "/")
+    } else {
+        sls.rsplit_once('.').map(|(d, _)| d.replace('.', "/")).unwrap_or_default()
+    };
+    vec![
+        ("sls", sls.to_string()),
+        ("tplfile", tplfile.to_string()),
+        ("tplpath", tplfile.to_string()),
+        ("tpldir", if tpldir.is_empty() { ".".into() } else { tpldir.clone() }),
+        ("tpldot", tpldir.replace('/', ".")),
+        ("slspath", slspath.clone()),
+        ("slsdotpath", slspath.replace('/', ".")),
+        ("slscolonpath", slspath.replace('/', ":")),
+        ("sls_path", slspath.replace('/', "_")),
+    ]
+}
+
+fn describe(e: Error) -> String {
+    let mut msg = match e.kind() {
+        ErrorKind::UndefinedError => format!("Jinja variable {}", e.detail().unwrap_or("is undefined")),
+        _ => e.to_string(),
+    };
+    if let Some(line) = e.line() {
+        msg = format!("{msg}; line {line}");
+    }
+    msg
+}
+
+fn to_json(v: &JValue) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
+}
+
+fn parse_data(s: &str) -> Result<JValue, Error> {
+    let node = syntax::yaml::load(s).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.message))?;
+    Ok(JValue::from_serialize(crate::value::Val::from_node(&node, 0).to_json()))
+}
+
+/// `traverse_dict_and_list(data, "a:b:0", default, delimiter)`.
+pub fn traverse(data: &serde_json::Value, key: &str, delimiter: &str) -> Option<serde_json::Value> {
+    let mut cur = data;
+    for part in key.split(delimiter) {
+        cur = match cur {
+            serde_json::Value::Object(m) => m.get(part)?,
+            serde_json::Value::Array(l) => l.get(part.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(cur.clone())
+}
+
+/// The `salt` object: `salt['mod.fun'](...)` and `salt.mod.fun(...)`.
+#[derive(Debug)]
+struct SaltFunctions {
+    ctx: JinjaContext,
+    hints: Arc<Mutex<Vec<String>>>,
+}
+
+impl std::fmt::Debug for JinjaContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("JinjaContext").field("saltenv", &self.saltenv).field("sls", &self.sls).finish()
+    }
+}
+
+impl Object for SaltFunctions {
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        let name = key.as_str()?.to_string();
+        if name.contains('.') {
+            return Some(function(self.clone(), name));
+        }
+        // `salt.pillar` then `.get`: a namespace object.
+        Some(JValue::from_object(Namespace { salt: self.clone(), module: name }))
+    }
+}
+
+#[derive(Debug)]
+struct Namespace {
+    salt: Arc<SaltFunctions>,
+    module: String,
+}
+
+impl Object for Namespace {
+    fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
+        Some(function(self.salt.clone(), format!("{}.{}", self.module, key.as_str()?)))
+    }
+}
+
+fn function(salt: Arc<SaltFunctions>, name: String) -> JValue {
+    JValue::from_function(move |args: &[JValue]| -> Result<JValue, Error> { Ok(salt.invoke(&name, args)) })
+}
+
+impl SaltFunctions {
+    fn invoke(&self, name: &str, args: &[JValue]) -> JValue {
+        let arg = |i: usize| args.get(i).cloned();
+        let key = arg(0).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let default = arg(1).unwrap_or_else(|| JValue::from(""));
+        let delim = arg(2).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| ":".into());
+        let lookup = |data: &serde_json::Value| traverse(data, &key, &delim).map(|v| JValue::from_serialize(v)).unwrap_or(default.clone());
+        match name {
+            "pillar.get" => lookup(&self.ctx.pillar),
+            "grains.get" => lookup(&self.ctx.grains),
+            "config.get" | "config.option" => traverse(&self.ctx.opts, &key, &delim)
+                .or_else(|| traverse(&self.ctx.grains, &key, &delim))
+                .or_else(|| traverse(&self.ctx.pillar, &key, &delim))
+                .map(|v| JValue::from_serialize(v))
+                .unwrap_or(default),
+            "pillar.items" | "pillar.raw" => JValue::from_serialize(&self.ctx.pillar),
+            "grains.items" => JValue::from_serialize(&self.ctx.grains),
+            "grains.item" | "pillar.item" => {
+                let data = if name.starts_with("grains") { &self.ctx.grains } else { &self.ctx.pillar };
+                let mut m = serde_json::Map::new();
+                for a in args {
+                    if let Some(k) = a.as_str() {
+                        m.insert(k.into(), traverse(data, k, ":").unwrap_or(serde_json::Value::String(String::new())));
+                    }
+                }
+                JValue::from_serialize(serde_json::Value::Object(m))
+            }
+            _ => {
+                if let Ok(mut h) = self.hints.lock() {
+                    h.push(format!("`salt['{name}']` is not executed during analysis; it rendered as an empty value"));
+                }
+                JValue::from("")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ctx() -> JinjaContext {
+        JinjaContext {
+            grains: serde_json::json!({"os": "Debian", "roles": ["web"]}),
+            pillar: serde_json::json!({"db": {"port": 6432}}),
+            opts: serde_json::json!({}),
+            saltenv: "base".into(),
+            sls: "web.tls".into(),
+            tplfile: "web/tls.sls".into(),
+            loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
+        }
+    }
+
+    #[test]
+    fn renders_like_salt() {
+        let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
+        let r = render(src, &ctx()).unwrap();
+        assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
+        assert_eq!(sls_context("init", "init.sls")[5].1, "");
+        assert_eq!(r.hints.len(), 1);
+        let e = render("{{ nope }}", &ctx()).err().unwrap();
+        assert!(e.contains("undefined"), "{e}");
+        let e = render("{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}", &ctx()).err().unwrap();
+        assert!(e.contains("fuel"), "{e}");
+    }
+}

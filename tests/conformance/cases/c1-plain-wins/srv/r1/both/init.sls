@@ -1,0 +1,2 @@
+init_loses:
+  test.nop: []

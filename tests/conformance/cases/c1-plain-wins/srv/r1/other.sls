@@ -1,0 +1,5 @@
+include:
+  - both
+  - shadow
+other:
+  test.nop: []

@@ -1,0 +1,2 @@
+first_root_wins:
+  test.nop: []

@@ -1,0 +1,2 @@
+plain_wins:
+  test.nop: []

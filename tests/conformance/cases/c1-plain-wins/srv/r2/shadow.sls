@@ -1,0 +1,2 @@
+second_root_loses:
+  test.nop: []

@@ -1,0 +1,2 @@
+bar_id:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - ..bar
+foo_id:
+  test.nop: []

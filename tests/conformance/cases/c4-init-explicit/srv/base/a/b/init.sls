@@ -1,0 +1,4 @@
+include:
+  - .x
+ab_id:
+  test.nop: []

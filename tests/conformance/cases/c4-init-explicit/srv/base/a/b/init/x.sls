@@ -1,0 +1,2 @@
+quirk_x_id:
+  test.nop: []

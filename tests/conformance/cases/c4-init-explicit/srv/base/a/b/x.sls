@@ -1,0 +1,2 @@
+plain_x_id:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - .
+virtual_id:
+  test.nop: []

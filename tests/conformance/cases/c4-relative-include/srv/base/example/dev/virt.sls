@@ -1,0 +1,2 @@
+virt_id:
+  test.nop: []

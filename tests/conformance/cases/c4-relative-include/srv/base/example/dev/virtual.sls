@@ -1,0 +1,5 @@
+include:
+  - .virt
+  - ..http
+virtual_id:
+  test.nop: []

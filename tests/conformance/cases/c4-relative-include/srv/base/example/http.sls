@@ -1,0 +1,2 @@
+http_id:
+  test.nop: []

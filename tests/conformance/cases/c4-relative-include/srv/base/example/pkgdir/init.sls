@@ -1,0 +1,5 @@
+include:
+  - .sub
+  - ..sibling
+pkgdir_id:
+  test.nop: []

@@ -1,0 +1,2 @@
+pkgdir_sub_id:
+  test.nop: []

@@ -1,0 +1,2 @@
+sibling_id:
+  test.nop: []

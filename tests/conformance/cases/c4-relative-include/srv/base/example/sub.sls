@@ -1,0 +1,2 @@
+wrong_sub_id:
+  test.nop: []

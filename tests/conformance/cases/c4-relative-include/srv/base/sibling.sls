@@ -1,0 +1,2 @@
+wrong_sibling_id:
+  test.nop: []

@@ -1,0 +1,6 @@
+include:
+  - dev: devonly
+  - dev: shared
+  - glob.*
+a:
+  test.nop: []

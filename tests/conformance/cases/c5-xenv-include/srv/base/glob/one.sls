@@ -1,0 +1,2 @@
+glob_one:
+  test.nop: []

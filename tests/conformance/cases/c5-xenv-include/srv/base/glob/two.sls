@@ -1,0 +1,2 @@
+glob_two:
+  test.nop: []

@@ -1,0 +1,2 @@
+devonly:
+  test.nop: []

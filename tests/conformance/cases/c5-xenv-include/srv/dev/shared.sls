@@ -1,0 +1,2 @@
+shared_dev:
+  test.nop: []

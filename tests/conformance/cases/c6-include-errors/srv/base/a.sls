@@ -1,0 +1,6 @@
+include:
+  - missing.inc
+  - dev: devmissing
+  - nosuchenv: foo
+a:
+  test.nop: []

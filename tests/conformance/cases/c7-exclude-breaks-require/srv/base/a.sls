@@ -1,0 +1,8 @@
+include:
+  - b
+exclude:
+  - b
+a:
+  test.nop:
+    - require:
+      - test: bstate

@@ -1,0 +1,2 @@
+bstate:
+  test.nop: []

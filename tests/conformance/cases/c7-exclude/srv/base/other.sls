@@ -1,0 +1,4 @@
+other1:
+  test.nop: []
+other2:
+  test.nop: []

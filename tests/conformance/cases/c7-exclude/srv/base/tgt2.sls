@@ -1,0 +1,2 @@
+tgt2_id:
+  test.nop: []

@@ -1,0 +1,5 @@
+include:
+  - b
+  - c
+a:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - d
+b:
+  test.nop: []

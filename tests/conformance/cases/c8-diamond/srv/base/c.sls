@@ -1,0 +1,5 @@
+include:
+  - d
+  - a
+c:
+  test.nop: []

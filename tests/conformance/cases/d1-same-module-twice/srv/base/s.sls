@@ -1,0 +1,4 @@
+twice:
+  test:
+    - nop
+  test.succeed_with_changes: []

@@ -1,0 +1,4 @@
+include:
+  - d2
+dup_id:
+  test.nop: []

@@ -1,0 +1,3 @@
+dup_id:
+  test.nop:
+    - foo: 1

@@ -1,0 +1,4 @@
+include:
+  - inc
+ok:
+  test.nop: []

@@ -1,0 +1,4 @@
+4242:
+  test.nop: []
+ok:
+  test.nop: []

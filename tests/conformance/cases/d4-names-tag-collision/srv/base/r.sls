@@ -1,0 +1,7 @@
+n:
+  test.nop:
+    - names:
+      - x
+      - x:
+        - foo: 1
+      - y

@@ -1,0 +1,6 @@
+extend:
+  nothere:
+    test:
+      - foo: 1
+a:
+  test.nop: []

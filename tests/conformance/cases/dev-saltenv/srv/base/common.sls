@@ -1,0 +1,2 @@
+common_from_base:
+  test.nop: []

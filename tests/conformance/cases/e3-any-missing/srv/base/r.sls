@@ -1,0 +1,7 @@
+a:
+  test.nop:
+    - require_any:
+      - test: b
+      - test: nothere
+b:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - deeper.d1
+other_id:
+  test.nop: []

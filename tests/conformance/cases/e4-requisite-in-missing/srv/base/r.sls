@@ -1,0 +1,4 @@
+a:
+  test.nop:
+    - require_in:
+      - test: nonexistent_typed

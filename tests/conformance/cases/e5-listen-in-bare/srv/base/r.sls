@@ -1,0 +1,6 @@
+a:
+  test.succeed_with_changes:
+    - listen_in:
+      - b
+b:
+  test.nop: []

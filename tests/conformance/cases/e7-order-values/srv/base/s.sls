@@ -1,0 +1,4 @@
+include:
+  - r
+s_plain:
+  test.nop: []

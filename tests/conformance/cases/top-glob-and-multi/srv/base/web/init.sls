@@ -1,0 +1,2 @@
+web_root:
+  test.nop: []

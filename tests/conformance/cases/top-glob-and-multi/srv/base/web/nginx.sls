@@ -1,0 +1,2 @@
+web_nginx:
+  test.nop: []

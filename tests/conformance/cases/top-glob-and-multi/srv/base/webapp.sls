@@ -1,0 +1,2 @@
+webapp:
+  test.nop: []

@@ -1,0 +1,4 @@
+ℝeal:
+  test.succeed_without_changes:
+    - require_in:
+      - test: "ünï_id"

@@ -1,0 +1,6 @@
+include:
+  - .größe
+"ünï_id":
+  test.nop:
+    - name: "ñame ✓"
+    - msg: "日本語 💣"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Conformance suite: `salt-analyzer lowstate` must equal real Salt's
+# state.show_low_sls (and refuse what state.sls test=True refuses).
+#
+# Usage: tests/conformance/run.sh PYTHON BIN
+#   PYTHON  a Python with Salt 3008 installed (e.g. /tmp/saltvenv/bin/python)
+#   BIN     the salt-analyzer binary (e.g. target/debug/salt-analyzer)
+#
+# Environment (all optional):
+#   CONFORMANCE_SEED=1  CONFORMANCE_COUNT=240  JOBS=2
+#   CONFORMANCE_WORK=tests/.work/conformance
+#   UPDATE_SALT_JSON=1  copy freshly computed salt.json back into cases/
+#   CHECK_DRIVER=1      also prove the driver against real salt-call (~1.5 min)
+set -euo pipefail
+
+PY=${1:?usage: tests/conformance/run.sh PYTHON BIN}
+BIN=${2:?usage: tests/conformance/run.sh PYTHON BIN}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=${CONFORMANCE_WORK:-$ROOT/tests/.work/conformance}
+SEED=${CONFORMANCE_SEED:-1}
+COUNT=${CONFORMANCE_COUNT:-240}
+JOBS=${JOBS:-2}
+
+case "$BIN" in
+  /*) ;;
+  *) BIN="$PWD/$BIN" ;;
+esac
+[ -x "$BIN" ] || { echo "run.sh: $BIN is not an executable" >&2; exit 2; }
+"$PY" -c 'import salt.version' 2>/dev/null || { echo "run.sh: $PY cannot import salt" >&2; exit 2; }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+start=$(date +%s)
+
+"$PY" "$HERE/gen_trees.py" --seed "$SEED" --count "$COUNT" --out "$WORK/generated"
+"$PY" "$HERE/gen_trees.py" --materialize "$HERE/cases" --out "$WORK/cases"
+"$PY" -W ignore "$HERE/salt_driver.py" --jobs "$JOBS" --quiet "$WORK/generated" "$WORK/cases"
+
+# The committed salt.json of the hand-written cases must still be what Salt says.
+"$PY" - "$HERE/cases" "$WORK/cases" "${UPDATE_SALT_JSON:-}" <<'PYEOF'
+import json, os, shutil, sys
+src, work, update = sys.argv[1], sys.argv[2], sys.argv[3]
+for name in sorted(os.listdir(work)):
+    fresh = os.path.join(work, name, "salt.json")
+    kept = os.path.join(src, name, "salt.json")
+    if not os.path.isfile(fresh):
+        continue
+    same = os.path.isfile(kept) and json.load(open(kept, encoding="utf-8")) == json.load(open(fresh, encoding="utf-8"))
+    if update and not same:
+        shutil.copyfile(fresh, kept)
+        print(f"updated {kept}")
+    elif not same:
+        print(f"warning: {kept} differs from what this Salt says (UPDATE_SALT_JSON=1 to refresh)", file=sys.stderr)
+PYEOF
+
+if [ -n "${CHECK_DRIVER:-}" ]; then
+  "$PY" -W ignore "$HERE/check_driver.py" --jobs "$JOBS" "$WORK/generated" "$WORK/cases"
+fi
+
+status=0
+"$PY" "$HERE/compare_lowstate.py" --bin "$BIN" --jobs "$JOBS" "$WORK/generated" "$WORK/cases" || status=$?
+echo "conformance: $(( $(date +%s) - start ))s total" >&2
+exit $status
