@@ -1,0 +1,165 @@
+--- The server's commands over workspace/executeCommand: listMinions,
+--- selectMinion and topExplain, and the UI around them (vim.ui.select, a
+--- scratch buffer). Works with Neovim 0.10 (client.request) and 0.11+ (client:request).
+local settings = require('salt-analyzer.settings')
+
+local M = {}
+
+M.list_minions = 'salt-analyzer.listMinions'
+M.select_minion = 'salt-analyzer.selectMinion'
+M.top_explain = 'salt-analyzer.topExplain'
+
+local function notify(msg, level)
+  vim.notify('salt-analyzer: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- The salt_analyzer client for `bufnr`, else any running one.
+---@param bufnr integer|nil
+function M.client(bufnr)
+  local get = vim.lsp.get_clients or vim.lsp.get_active_clients
+  local clients = get({ name = settings.name, bufnr = bufnr })
+  if #clients == 0 then
+    clients = get({ name = settings.name })
+  end
+  return clients[1]
+end
+
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+local function request(client, method, params, handler, bufnr)
+  if has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function request_sync(client, method, params, timeout, bufnr)
+  if has_011 then
+    return client:request_sync(method, params, timeout, bufnr)
+  end
+  return client.request_sync(method, params, timeout, bufnr)
+end
+
+--- Runs a server command; `on_result(result)` is called on the main loop.
+---@param command string
+---@param arguments table
+---@param on_result fun(result: any)
+function M.execute(command, arguments, on_result)
+  local bufnr = vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    notify('no running salt-analyzer client (open an .sls file first)', vim.log.levels.WARN)
+    return
+  end
+  local params = { command = command, arguments = arguments }
+  request(client, 'workspace/executeCommand', params, function(err, result)
+    vim.schedule(function()
+      if err then
+        notify(command .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        return
+      end
+      on_result(result)
+    end)
+  end, bufnr)
+end
+
+--- Keeps only well-formed `{ id = string, selected = boolean }` entries.
+---@param result any
+---@return { id: string, selected: boolean }[]
+function M.parse_minions(result)
+  local out = {}
+  if type(result) ~= 'table' then
+    return out
+  end
+  for _, item in ipairs(result) do
+    if type(item) == 'table' and type(item.id) == 'string' and item.id ~= '' then
+      table.insert(out, { id = item.id, selected = item.selected == true })
+    end
+  end
+  return out
+end
+
+--- Minion ids for command-line completion (a short synchronous request).
+---@return string[]
+function M.complete_minions(arglead)
+  local client = M.client(vim.api.nvim_get_current_buf())
+  if not client then
+    return {}
+  end
+  local response = request_sync(client, 'workspace/executeCommand', { command = M.list_minions, arguments = {} }, 1000)
+  local ids = {}
+  for _, m in ipairs(M.parse_minions(response and response.result)) do
+    if vim.startswith(m.id, arglead or '') then
+      table.insert(ids, m.id)
+    end
+  end
+  return ids
+end
+
+--- Selects `id` directly.
+---@param id string
+function M.select(id)
+  M.execute(M.select_minion, { id }, function()
+    notify('minion ' .. id .. ' selected')
+  end)
+end
+
+--- Lists the profiles and lets the user pick one with vim.ui.select.
+function M.pick()
+  M.execute(M.list_minions, {}, function(result)
+    local minions = M.parse_minions(result)
+    if #minions == 0 then
+      notify('no minion profiles: add them under `minions:` in salt-analyzer.yaml', vim.log.levels.WARN)
+      return
+    end
+    vim.ui.select(minions, {
+      prompt = 'Salt minion:',
+      format_item = function(m)
+        return m.selected and (m.id .. '  (selected)') or m.id
+      end,
+    }, function(choice)
+      if choice then
+        M.select(choice.id)
+      end
+    end)
+  end)
+end
+
+--- Opens the `topExplain` text for `id` (or the selected minion) in a scratch buffer.
+---@param id string|nil
+function M.explain(id)
+  local args = (id and id ~= '') and { id } or {}
+  M.execute(M.top_explain, args, function(result)
+    local text = type(result) == 'string' and result or vim.inspect(result)
+    M.show_scratch('salt-analyzer://top-explain/' .. (args[1] or 'selected'), text)
+  end)
+end
+
+--- A read-only scratch buffer in a new split, reused when it is already open.
+---@param name string
+---@param text string
+---@return integer bufnr
+function M.show_scratch(name, text)
+  local bufnr = vim.fn.bufnr('^' .. vim.pesc(name) .. '$')
+  if bufnr == -1 then
+    bufnr = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(bufnr, name)
+  end
+  local win = vim.fn.bufwinid(bufnr)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, bufnr)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.bo[bufnr].buftype = 'nofile'
+  vim.bo[bufnr].bufhidden = 'wipe'
+  vim.bo[bufnr].swapfile = false
+  vim.bo[bufnr].modifiable = true
+  vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  vim.bo[bufnr].modifiable = false
+  vim.bo[bufnr].modified = false
+  return bufnr
+end
+
+return M

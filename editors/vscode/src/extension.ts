@@ -1,0 +1,279 @@
+//! VS Code glue: starts salt-analyzer, keeps its settings in sync, and offers the
+//! minion status-bar item, the top-explanation document and a restart command.
+//! Decisions that need no VS Code API live in discovery.ts, settings.ts and minions.ts.
+
+import * as os from 'os';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  State,
+} from 'vscode-languageclient/node';
+
+import { findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
+import { COMMANDS, parseMinions, pickItems, selectedMinion, statusText, topExplainArguments, topExplainText } from './minions';
+import { didChangeConfigurationParams, SECTION, ServerSettings, toServerSettings } from './settings';
+
+const LANGUAGE_ID = 'sls';
+const TOP_SCHEME = 'salt-analyzer';
+
+let current: SaltExtension | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const ext = new SaltExtension();
+  context.subscriptions.push(ext);
+  await ext.start();
+}
+
+export function deactivate(): Thenable<void> | undefined {
+  return current?.stop();
+}
+
+class SaltExtension implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private readonly output = vscode.window.createOutputChannel('Salt Analyzer');
+  private readonly status = vscode.window.createStatusBarItem('salt-analyzer.minion', vscode.StatusBarAlignment.Left, 10);
+  private readonly topDocs = new TopExplanationProvider((minion) => this.topExplain(minion));
+  private readonly disposables: vscode.Disposable[] = [];
+  private selected: string | undefined;
+
+  constructor() {
+    current = this;
+    this.status.name = 'Salt Minion';
+    this.status.command = 'salt-analyzer.pickMinion';
+    this.disposables.push(
+      this.output,
+      this.status,
+      vscode.workspace.registerTextDocumentContentProvider(TOP_SCHEME, this.topDocs),
+      vscode.commands.registerCommand('salt-analyzer.pickMinion', () => this.guard('Select Minion', () => this.pickMinion())),
+      vscode.commands.registerCommand('salt-analyzer.showTopExplanation', (minion?: unknown) =>
+        this.guard('Show Top Explanation', () => this.showTopExplanation(typeof minion === 'string' ? minion : undefined)),
+      ),
+      vscode.commands.registerCommand('salt-analyzer.restartServer', () => this.guard('Restart Server', () => this.restart())),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      vscode.window.onDidChangeActiveTextEditor(() => this.updateStatusVisibility()),
+    );
+  }
+
+  async start(): Promise<void> {
+    this.setStatus({ kind: 'starting' });
+    const config = vscode.workspace.getConfiguration(SECTION);
+    const discovery = findServer(config.get('server.path'), {
+      platform: process.platform,
+      env: process.env,
+      workspaceFolder: workspaceFolder(),
+      home: os.homedir(),
+      isExecutable: (file) => isExecutableFile(file),
+    });
+    if (!discovery.found) {
+      const message = notFoundMessage(discovery);
+      this.output.appendLine(`${message}\nLooked at:\n  ${discovery.searched.join('\n  ') || '(nothing: PATH is empty)'}`);
+      this.setStatus({ kind: 'stopped', reason: message });
+      void vscode.window.showErrorMessage(message, 'Open Install Instructions', 'Open Settings').then((choice) => {
+        if (choice === 'Open Install Instructions') void vscode.env.openExternal(vscode.Uri.parse(INSTALL_URL));
+        if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'salt-analyzer.server.path');
+      });
+      return;
+    }
+    this.output.appendLine(`Starting ${discovery.path} (found via ${discovery.source})`);
+
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [
+        { scheme: 'file', language: LANGUAGE_ID },
+        { scheme: 'untitled', language: LANGUAGE_ID },
+      ],
+      initializationOptions: this.serverSettings(),
+      outputChannel: this.output,
+      middleware: {
+        workspace: {
+          // Answer workspace/configuration for our section with the same shape as
+          // initializationOptions rather than VS Code's raw settings tree.
+          configuration: async (params, token, next) => {
+            const result = await next(params, token);
+            if (!Array.isArray(result)) return result;
+            return params.items.map((item, i) =>
+              item.section === SECTION ? this.serverSettings(item.scopeUri) : result[i],
+            );
+          },
+        },
+      },
+    };
+    const client = new LanguageClient(
+      SECTION, // also makes the client honour `salt-analyzer.trace.server`
+      'Salt Analyzer',
+      serverExecutable(discovery.path, workspaceFolder()),
+      clientOptions,
+    );
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Stopped) this.setStatus({ kind: 'stopped', reason: 'salt-analyzer stopped. Run "Salt: Restart Server".' });
+    });
+    this.client = client;
+    try {
+      await client.start();
+    } catch (err) {
+      this.setStatus({ kind: 'stopped', reason: `salt-analyzer failed to start: ${errorText(err)}` });
+      void vscode.window.showErrorMessage(`salt-analyzer failed to start: ${errorText(err)}`, 'Show Log').then((c) => {
+        if (c === 'Show Log') this.output.show();
+      });
+      return;
+    }
+    await this.refreshMinion();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client === undefined) return;
+    try {
+      await client.stop();
+    } catch (err) {
+      this.output.appendLine(`Stopping the server failed: ${errorText(err)}`);
+    }
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+    this.topDocs.refreshAll();
+  }
+
+  dispose(): void {
+    void this.stop();
+    for (const d of this.disposables) d.dispose();
+    if (current === this) current = undefined;
+  }
+
+  private serverSettings(scopeUri?: string): ServerSettings {
+    const scope = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
+    const config = vscode.workspace.getConfiguration(SECTION, scope);
+    return toServerSettings(
+      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), trace: config.get('trace') },
+      { platform: process.platform, env: process.env, workspaceFolder: workspaceFolder(scope), home: os.homedir() },
+    );
+  }
+
+  private async onConfigurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
+    if (!e.affectsConfiguration(SECTION)) return;
+    if (e.affectsConfiguration(`${SECTION}.server.path`)) {
+      await this.restart();
+      return;
+    }
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) return;
+    await client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(this.serverSettings()));
+    await this.refreshMinion();
+    this.topDocs.refreshAll();
+  }
+
+  private async pickMinion(): Promise<void> {
+    const minions = parseMinions(await this.execute(COMMANDS.listMinions, []));
+    if (minions.length === 0) {
+      void vscode.window.showInformationMessage('salt-analyzer knows no minion profiles. Add them under `minions:` in salt-analyzer.yaml.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(pickItems(minions), {
+      title: 'Salt: Select Minion',
+      placeHolder: 'Minion profile whose grains and pillar drive the analysis',
+      matchOnDescription: true,
+    });
+    if (picked === undefined) return;
+    await this.execute(COMMANDS.selectMinion, [picked.id]);
+    this.selected = picked.id;
+    this.setStatus({ kind: 'running', minion: picked.id });
+    this.topDocs.refreshAll();
+  }
+
+  private async showTopExplanation(minion: string | undefined): Promise<void> {
+    const uri = TopExplanationProvider.uriFor(minion ?? this.selected);
+    this.topDocs.refresh(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.window.showTextDocument(doc, { preview: false });
+  }
+
+  private async topExplain(minion: string | undefined): Promise<string> {
+    return topExplainText(await this.execute(COMMANDS.topExplain, topExplainArguments(minion)));
+  }
+
+  private async refreshMinion(): Promise<void> {
+    try {
+      this.selected = selectedMinion(parseMinions(await this.execute(COMMANDS.listMinions, [])));
+      this.setStatus({ kind: 'running', minion: this.selected });
+    } catch (err) {
+      this.output.appendLine(`${COMMANDS.listMinions} failed: ${errorText(err)}`);
+      this.setStatus({ kind: 'running', minion: undefined });
+    }
+  }
+
+  /** Runs a server command with a direct request, so it works whether or not the server advertises it. */
+  private async execute(command: string, args: unknown[]): Promise<unknown> {
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      throw new Error('salt-analyzer is not running. Run "Salt: Restart Server".');
+    }
+    return client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+  }
+
+  private setStatus(state: Parameters<typeof statusText>[0]): void {
+    const { text, tooltip } = statusText(state);
+    this.status.text = text;
+    this.status.tooltip = tooltip;
+    this.updateStatusVisibility();
+  }
+
+  private updateStatusVisibility(): void {
+    if (vscode.window.activeTextEditor?.document.languageId === LANGUAGE_ID) this.status.show();
+    else this.status.hide();
+  }
+
+  private async guard(what: string, f: () => Promise<void>): Promise<void> {
+    try {
+      await f();
+    } catch (err) {
+      this.output.appendLine(`Salt: ${what} failed: ${errorText(err)}`);
+      void vscode.window.showErrorMessage(`Salt: ${what} failed: ${errorText(err)}`);
+    }
+  }
+}
+
+/** Read-only documents `salt-analyzer:/Top Explanation (ID)` holding `topExplain` output. */
+class TopExplanationProvider implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  private readonly open = new Map<string, vscode.Uri>();
+
+  constructor(private readonly fetch: (minion: string | undefined) => Promise<string>) {}
+
+  static uriFor(minion: string | undefined): vscode.Uri {
+    const label = minion ?? 'selected minion';
+    return vscode.Uri.from({ scheme: TOP_SCHEME, path: `/Top Explanation (${label})`, query: minion ?? '' });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    this.open.set(uri.toString(), uri);
+    try {
+      return await this.fetch(uri.query === '' ? undefined : uri.query);
+    } catch (err) {
+      return `salt-analyzer.topExplain failed: ${errorText(err)}\n`;
+    }
+  }
+
+  refresh(uri: vscode.Uri): void {
+    if (this.open.has(uri.toString())) this.changed.fire(uri);
+  }
+
+  refreshAll(): void {
+    for (const uri of this.open.values()) this.changed.fire(uri);
+  }
+}
+
+function workspaceFolder(scope?: vscode.Uri): string | undefined {
+  const folder = scope ? vscode.workspace.getWorkspaceFolder(scope) : undefined;
+  const first = folder ?? vscode.workspace.workspaceFolders?.[0];
+  return first?.uri.scheme === 'file' ? first.uri.fsPath : undefined;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,61 @@
+//! The `salt-analyzer` settings as the server reads them: initializationOptions,
+//! workspace/configuration answers and didChangeConfiguration all use this shape.
+
+import { resolvePathSetting, DiscoveryContext } from './discovery';
+
+export const SECTION = 'salt-analyzer';
+
+export type TraceLevel = 'off' | 'messages' | 'verbose';
+
+/** The server's contract: `{ minion, saltConfig, trace: { server } }`. */
+export interface ServerSettings {
+  minion: string | null;
+  saltConfig: string | null;
+  trace: { server: TraceLevel };
+}
+
+/**
+ * Editor settings as read back from the configuration. Values are `unknown`
+ * because users edit settings.json by hand and anything may be there.
+ */
+export interface RawSettings {
+  minion?: unknown;
+  saltConfig?: unknown;
+  trace?: unknown;
+}
+
+export type PathContext = Pick<DiscoveryContext, 'platform' | 'env' | 'workspaceFolder' | 'home'>;
+
+/**
+ * Maps editor settings to server settings: blank strings become null (the
+ * server then uses salt-analyzer.yaml or its defaults), the Salt config
+ * directory becomes absolute, and an unknown trace level becomes "off".
+ * `server.path` is the editor's business and is not sent.
+ */
+export function toServerSettings(raw: RawSettings, ctx: PathContext): ServerSettings {
+  const minion = nonEmpty(raw.minion);
+  const saltConfig = nonEmpty(raw.saltConfig);
+  return {
+    minion,
+    saltConfig: saltConfig === null ? null : resolvePathSetting(saltConfig, ctx),
+    trace: { server: traceLevel(raw.trace) },
+  };
+}
+
+/** The notification body for workspace/didChangeConfiguration. */
+export function didChangeConfigurationParams(settings: ServerSettings): { settings: { [SECTION]: ServerSettings } } {
+  return { settings: { [SECTION]: settings } };
+}
+
+/** Reads `trace.server` from either `{ server: "..." }` or a bare string. */
+export function traceLevel(trace: unknown): TraceLevel {
+  const value = typeof trace === 'object' && trace !== null ? (trace as { server?: unknown }).server : trace;
+  return value === 'messages' || value === 'verbose' ? value : 'off';
+}
+
+function nonEmpty(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+

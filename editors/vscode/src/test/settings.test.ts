@@ -1,0 +1,51 @@
+//! Unit tests for the settings -> initializationOptions / configuration mapping.
+
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+
+import { didChangeConfigurationParams, toServerSettings, traceLevel } from '../settings';
+
+const ctx = { platform: 'linux' as const, env: {}, workspaceFolder: '/ws', home: '/home/ada' };
+
+test('defaults: nulls and trace off', () => {
+  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, trace: { server: 'off' } });
+  assert.deepEqual(toServerSettings({ minion: null, saltConfig: null, trace: { server: 'off' } }, ctx), {
+    minion: null,
+    saltConfig: null,
+    trace: { server: 'off' },
+  });
+});
+
+test('values are passed through, trimmed; blank means null', () => {
+  assert.deepEqual(toServerSettings({ minion: ' web01 ', saltConfig: '/etc/salt', trace: { server: 'verbose' } }, ctx), {
+    minion: 'web01',
+    saltConfig: '/etc/salt',
+    trace: { server: 'verbose' },
+  });
+  assert.equal(toServerSettings({ minion: '   ' }, ctx).minion, null);
+  assert.equal(toServerSettings({ minion: 7 }, ctx).minion, null);
+});
+
+test('saltConfig is made absolute against the workspace folder, ~ expanded', () => {
+  assert.equal(toServerSettings({ saltConfig: 'etc/salt' }, ctx).saltConfig, '/ws/etc/salt');
+  assert.equal(toServerSettings({ saltConfig: '~/salt' }, ctx).saltConfig, '/home/ada/salt');
+  assert.equal(toServerSettings({ saltConfig: '${workspaceFolder}/etc' }, ctx).saltConfig, '/ws/etc');
+});
+
+test('trace level: only off, messages, verbose', () => {
+  assert.equal(traceLevel({ server: 'messages' }), 'messages');
+  assert.equal(traceLevel('verbose'), 'verbose');
+  assert.equal(traceLevel({ server: 'loud' }), 'off');
+  assert.equal(traceLevel(undefined), 'off');
+  assert.equal(traceLevel(null), 'off');
+});
+
+test('server.path is not part of what the server receives', () => {
+  const raw = { minion: 'a', saltConfig: null, trace: { server: 'off' }, server: { path: '/x' } };
+  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['minion', 'saltConfig', 'trace']);
+});
+
+test('didChangeConfiguration carries the salt-analyzer section', () => {
+  const s = toServerSettings({ minion: 'web01' }, ctx);
+  assert.deepEqual(didChangeConfigurationParams(s), { settings: { 'salt-analyzer': s } });
+});
