@@ -88,8 +88,33 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
+/// The workspace root: the nearest directory at or above `start` (the first path given, else
+/// the current directory) that has a `salt-analyzer.yaml`; else `start` itself.
+fn find_root(start: Option<&Path>) -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let start = match start {
+        Some(p) => {
+            let p = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
+            if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(cwd.clone()) }
+        }
+        None => cwd,
+    };
+    let mut dir = Some(start.as_path());
+    while let Some(d) = dir {
+        if d.join(model::workspace::WORKSPACE_FILE).is_file() {
+            return d.to_path_buf();
+        }
+        dir = d.parent();
+    }
+    start
+}
+
 fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
-    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    load_workspace_at(common, None)
+}
+
+fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
+    let root = find_root(start);
     Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
@@ -234,7 +259,7 @@ fn rel(p: &Path) -> String {
 }
 
 pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
+    let ws = match load_workspace_at(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
     };

