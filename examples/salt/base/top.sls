@@ -5,6 +5,8 @@ base:
     - web
   'db*':
     - db
+  'G@roles:monitoring':
+    - monitoring             # mistake: no environment has this SLS
 dev:
   'web*':
     - tools

@@ -145,6 +145,7 @@ pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
     for (env, rel, path) in ctx.root_files() {
         out.extend(ctx.check_root(fs, ws, &mut files, &env, &rel, &path).diagnostics);
     }
+    crate::top_check::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
     normalize(&mut out);
     CheckResult { diagnostics: out, files }
 }

@@ -16,6 +16,16 @@ pub enum Code {
     YamlSyntax,
     RenderError,
     UnreadableFile,
+    /// A top-file entry naming an SLS that no environment has.
+    MissingSls,
+    /// A top-file section or cross-env item for an environment `file_roots` does not define.
+    UnknownEnvironment,
+    /// A target Salt cannot evaluate: unknown matcher, bad regex or CIDR, undefined nodegroup.
+    InvalidTarget,
+    /// A top-file section the merging strategy never uses (a warning).
+    UnusedSection,
+    /// A top file `verify_tops` rejects (the `'*': name` shorthand, empty entries).
+    MalformedTop,
 }
 
 impl Code {
@@ -31,6 +41,11 @@ impl Code {
             Code::YamlSyntax => "yaml-syntax",
             Code::RenderError => "render-error",
             Code::UnreadableFile => "unreadable-file",
+            Code::MissingSls => "missing-sls",
+            Code::UnknownEnvironment => "unknown-environment",
+            Code::InvalidTarget => "invalid-target",
+            Code::UnusedSection => "unused-section",
+            Code::MalformedTop => "malformed-top",
         }
     }
 }
