@@ -109,6 +109,13 @@ fn find_root(start: Option<&Path>) -> PathBuf {
     start
 }
 
+fn select_minion(ws: &Workspace, common: &Common) -> Result<model::minion::Minion, ExitCode> {
+    model::minion::select(&RealFs, ws, common.minion.as_deref()).map_err(|e| {
+        eprintln!("salt-analyzer: error: {e}");
+        ExitCode::from(2)
+    })
+}
+
 fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
     load_workspace_at(common, None)
 }
@@ -150,12 +157,9 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
     let mut files = FileTable::default();
     let low = if sls.is_empty() {
-        let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+        let minion = match select_minion(&ws, common) {
             Ok(m) => m,
-            Err(e) => {
-                eprintln!("salt-analyzer: error: {e}");
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         let mut opts = ws.opts.clone();
         if saltenv.is_some() {
@@ -164,12 +168,9 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
         model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
     } else {
-        let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+        let minion = match select_minion(&ws, common) {
             Ok(m) => m,
-            Err(e) => {
-                eprintln!("salt-analyzer: error: {e}");
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
         let jinja = JinjaSetup::on_disk(&minion, &ws.opts, &roots);
         let matches = Matches::from([(env, sls.to_vec())]);
@@ -208,12 +209,9 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let minion = match model::minion::select(&RealFs, &ws, common.minion.as_deref()) {
+    let minion = match select_minion(&ws, common) {
         Ok(m) => m,
-        Err(e) => {
-            eprintln!("salt-analyzer: error: {e}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     let mut opts = ws.opts.clone();
     if saltenv.is_some() {
