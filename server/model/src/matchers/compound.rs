@@ -69,13 +69,6 @@ pub fn parse_target(word: &str) -> TargetInfo<'_> {
     }
 }
 
-/// Python's `(.+)$` at the end of `TARGET_REX`: one or more characters other than a newline,
-/// where `$` may also match just before a final newline (which is then not captured).
-fn dot_plus_dollar(s: &str) -> Option<&str> {
-    let body = s.strip_suffix('\n').unwrap_or(s);
-    (!body.is_empty() && !body.contains('\n')).then_some(body)
-}
-
 /// The matcher an engine letter selects. `N` is expanded in place rather than matched, and
 /// `R` needs `seco.range`, which Salt does not ship.
 pub fn engine_matcher(letter: char) -> Option<&'static str> {
@@ -124,6 +117,13 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
 /// [`matches`] for a string.
 pub fn matches_str(ctx: &MatchContext, tgt: &str) -> MatchOutcome {
     matches(ctx, &Value::String(tgt.to_string()))
+}
+
+/// Python's `(.+)$` at the end of `TARGET_REX`: one or more characters other than a newline,
+/// where `$` may also match just before a final newline (which is then not captured).
+fn dot_plus_dollar(s: &str) -> Option<&str> {
+    let body = s.strip_suffix('\n').unwrap_or(s);
+    (!body.is_empty() && !body.contains('\n')).then_some(body)
 }
 
 /// One token of the expression Salt evaluates.
@@ -695,6 +695,37 @@ mod tests {
         };
         assert_eq!(python_eval(&deep(200)), Ok(true));
         assert!(python_eval(&deep(201)).is_err());
+    }
+
+    // SALT-SEMANTICS.md B.7: a failing ipcidr pastes `[]`, which is falsy; there is no
+    // engine letter for pillar_exact, so `X@`-style unknown letters are globbed.
+    #[test]
+    fn ipcidr_empty_list_in_expressions() {
+        let out = run("S@garbage or web*");
+        assert!(out.matched);
+        expect!["compound: `S@garbage or web*` -> [] or True"].assert_eq(&out.explanation);
+        assert!(run("not S@garbage").matched);
+        assert!(!run("S@garbage").matched);
+        assert!(!run("S@10.1.2.3/16 and web*").matched);
+        assert_eq!(engine_matcher('G'), Some("grain"));
+        assert_eq!(engine_matcher('R'), None);
+        assert_eq!(engine_matcher('N'), None);
+    }
+
+    // Python allows 200 nested brackets; deeper is a SyntaxError. Both fit a small stack.
+    #[test]
+    fn deep_parentheses() {
+        let run = || {
+            let deep = |n: usize| format!("{} web* {}", "( ".repeat(n), " )".repeat(n));
+            assert!(super::tests::run(&deep(200)).matched);
+            assert!(!super::tests::run(&deep(201)).matched);
+            assert!(!super::tests::run(&deep(100_000)).matched);
+        };
+        let joined = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(run)
+            .map(|h| h.join());
+        assert!(matches!(joined, Ok(Ok(()))));
     }
 
     #[test]

@@ -237,7 +237,12 @@ impl MatchOutcome {
         }
         out.push_str(&self.explanation);
         out.push('\n');
-        for e in &self.errors {
+        // Errors of the parts are printed with the parts, and an error that is the
+        // explanation itself is not repeated.
+        let own = self.errors.iter().filter(|e| {
+            e.message != self.explanation && !self.parts.iter().any(|p| p.has_error(e))
+        });
+        for e in own {
             for _ in 0..=depth {
                 out.push_str("  ");
             }
@@ -251,6 +256,12 @@ impl MatchOutcome {
         for p in &self.parts {
             p.render_into(out, depth + 1);
         }
+    }
+}
+
+impl MatchOutcome {
+    fn has_error(&self, e: &MatchError) -> bool {
+        self.errors.contains(e) || self.parts.iter().any(|p| p.has_error(e))
     }
 }
 

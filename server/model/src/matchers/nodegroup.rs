@@ -12,6 +12,9 @@ use super::{compound, py, quote, MatchContext, MatchError, MatchErrorKind, Match
 /// diamond can double the word count at every level.
 pub const MAX_EXPANSION: usize = 100_000;
 
+/// How deeply groups may nest. Python raises RecursionError somewhere below 1000 levels.
+const MAX_DEPTH: usize = 300;
+
 /// The result of `nodegroup_comp(name, nodegroups)`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expansion {
@@ -189,6 +192,15 @@ impl Comp<'_> {
                 return Ok((Vec::new(), false));
             }
         };
+        if chain.len() >= MAX_DEPTH {
+            return Err(MatchError::raised(
+                MatchErrorKind::InvalidNodegroup,
+                format!(
+                    "nodegroups nest more than {MAX_DEPTH} levels deep at {} (Salt raises RecursionError)",
+                    quote(name)
+                ),
+            ));
+        }
         skip.insert(name.to_string());
         chain.push(name.to_string());
         let mut ret: Vec<Value> = Vec::new();
@@ -318,7 +330,10 @@ mod tests {
             "self": "N@self and web*",
             "bad": 5,
             "empty": "",
+            "short": "N@ or web*",
         });
+        // A word must be at least three characters long to be a nested `N@` reference.
+        assert_eq!(words(&nodegroup_comp("short", &ng)), ["N@", "or", "web*"]);
         assert_eq!(words(&nodegroup_comp("g9", &ng)), ["web*", "or", "db*"]);
         assert!(!nodegroup_comp("g9", &ng).wrapped);
         assert_eq!(
@@ -350,6 +365,28 @@ mod tests {
         assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::InvalidNodegroup);
         let e = nodegroup_comp("nosuch", &ng);
         assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::UndefinedNodegroup);
+    }
+
+    #[test]
+    fn deep_chains_stop_on_a_small_stack() {
+        let run = || {
+            let mut ng = Map::new();
+            for i in 0..2000 {
+                ng.insert(
+                    format!("g{i}"),
+                    Value::String(format!("N@g{} or web*", i + 1)),
+                );
+            }
+            let ng = Value::Object(ng);
+            let e = nodegroup_comp("g0", &ng);
+            assert!(e.words.is_empty());
+            assert!(e.errors.iter().any(|x| x.fatal));
+        };
+        let joined = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(run)
+            .map(|h| h.join());
+        assert!(matches!(joined, Ok(Ok(()))));
     }
 
     // SALT-SEMANTICS.md B.8 ✔run: the splice-without-parentheses quirk and the joined forms.

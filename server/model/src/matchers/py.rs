@@ -237,6 +237,16 @@ pub(crate) fn yamlify_to_other_string(arg: &str) -> Option<String> {
     if arg == "None" {
         return None;
     }
+    // A plain scalar without surrounding spaces loads as itself or as a non-string; only
+    // quoting, tags, anchors, block indicators and the like can give a different string.
+    let plain_start = arg
+        .chars()
+        .next()
+        .is_some_and(|c| !c.is_whitespace() && !"-?:,[]{}#&*!|>'\"%@`".contains(c));
+    let plain_end = arg.chars().last().is_some_and(|c| !c.is_whitespace());
+    if plain_start && plain_end {
+        return None;
+    }
     let node = syntax::yaml::load(arg).ok()?;
     match node.value {
         syntax::yaml::Value::Str(s) => {
