@@ -46,6 +46,7 @@ say "matcher cases from real Salt"
   || { tail -20 "$LOGS/matcher_cases.log"; die "matchers_cases.py failed"; }
 export SALT_MATCHER_CASES=$WORK/matcher_cases.jsonl
 export SALT_ANALYZER_NVIM=$VENV/bin/nvim
+export SALT_ANALYZER_BIN=$BIN
 
 # name|command, run two at a time; each writes its log and its exit status.
 suites=(

@@ -156,5 +156,14 @@ if check "neovim: build tree-sitter parsers ($TS_YAML_NPM, $TS_JINJA_PYPI)" buil
     -l "$ROOT/tests/editors/neovim/checks.lua" "$TS"
 fi
 
+# The real server in a real Neovim, on a copy of examples/ (needs the built binary).
+BIN=${SALT_ANALYZER_BIN:-$ROOT/target/debug/salt-analyzer}
+if [ -x "$BIN" ]; then
+  tally 'neovim e2e' timeout 300 "$NVIM" --headless -u NONE --cmd "set rtp^=$NVIM_PLUGIN" \
+    -l "$ROOT/tests/editors/neovim/e2e.lua" "$BIN" "$ROOT/examples"
+else
+  fail "neovim e2e: no salt-analyzer binary at $BIN (cargo build -p salt-analyzer, or set SALT_ANALYZER_BIN)"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

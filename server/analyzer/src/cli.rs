@@ -78,10 +78,7 @@ pub enum Command {
 
 pub fn run(args: Args) -> ExitCode {
     match args.command {
-        None | Some(Command::Lsp) => {
-            eprintln!("salt-analyzer: the language server is not available in this build yet");
-            ExitCode::from(2)
-        }
+        None | Some(Command::Lsp) => salt_analyzer::lsp::run_stdio(),
         Some(Command::Check { paths, common }) => crate::cli::check(&paths, &common),
         Some(Command::Lowstate { sls, saltenv, common }) => lowstate(&sls, saltenv.as_deref(), &common),
         Some(Command::Top { explain, saltenv, common }) => top(explain, saltenv.as_deref(), &common),

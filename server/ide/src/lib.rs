@@ -1,1 +1,31 @@
-//! placeholder
+//! The editor API: an [`AnalysisHost`] that owns open documents layered over the disk and
+//! hands out cheap read-only [`Analysis`] snapshots, whose queries return plain data with
+//! byte ranges (no protocol types). See DESIGN.md, "Layers".
+
+mod analysis;
+#[cfg(test)]
+mod fixture;
+#[cfg(test)]
+mod tests;
+mod code_actions;
+mod diagnostics;
+mod document;
+mod files;
+mod host;
+mod hover;
+mod memory;
+mod navigation;
+mod resolve;
+mod semantic;
+mod summaries;
+mod symbols;
+mod top;
+mod types;
+mod world;
+
+
+pub use analysis::Analysis;
+pub use diagnostics::shift_diagnostics;
+pub use host::AnalysisHost;
+pub use memory::MemoryDisk;
+pub use types::*;

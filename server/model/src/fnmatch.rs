@@ -191,6 +191,27 @@ pub fn filter<'a, I: IntoIterator<Item = &'a str>>(names: I, pat: &str) -> Vec<&
     names.into_iter().filter(|n| p.matches(n)).collect()
 }
 
+/// [`filter`] over a sorted, deduplicated list (such as `list_states`): a pattern without
+/// magic can only match itself, found by binary search instead of a scan.
+pub fn filter_sorted<'a>(names: &'a [String], pat: &str) -> Vec<&'a str> {
+    if !pat.contains(['*', '?', '[']) {
+        return match names.binary_search_by(|n| n.as_str().cmp(pat)) {
+            Ok(i) => vec![names[i].as_str()],
+            Err(_) => Vec::new(),
+        };
+    }
+    filter(names.iter().map(String::as_str), pat)
+}
+
+/// Whether any name of a sorted, deduplicated list matches `pat`.
+pub fn any_sorted(names: &[String], pat: &str) -> bool {
+    if !pat.contains(['*', '?', '[']) {
+        return names.binary_search_by(|n| n.as_str().cmp(pat)).is_ok();
+    }
+    let p = Pattern::new(pat);
+    names.iter().any(|n| p.matches(n))
+}
+
 /// Whether a string contains glob magic, as `DependencyGraph` tests it (`* ? [ ]`).
 pub fn has_magic(s: &str) -> bool {
     s.contains(['*', '?', '[', ']'])

@@ -104,8 +104,9 @@ pub struct Builder<'a> {
     pub roots: &'a FileRoots,
     pub opts: &'a Opts,
     pub files: &'a mut FileTable,
-    /// `avail`: available SLS names per environment (always has `base`).
-    pub avail: IndexMap<String, Vec<String>>,
+    /// `avail`: available SLS names per environment (always has `base`), shared with the
+    /// roots' cache rather than copied for every compilation.
+    pub avail: IndexMap<String, Arc<Vec<String>>>,
     iorder: i64,
     rendered: Vec<Rendered>,
     /// Static analysis: render templates through the Jinja mask instead of refusing them.
@@ -118,9 +119,9 @@ impl<'a> Builder<'a> {
     pub fn new(fs: &'a dyn Vfs, roots: &'a FileRoots, opts: &'a Opts, files: &'a mut FileTable) -> Builder<'a> {
         let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
         let mut avail = IndexMap::new();
-        avail.insert("base".to_string(), roots.list_states("base"));
+        avail.insert("base".to_string(), roots.list_states_shared("base"));
         for env in get_envs(opts, &client_envs) {
-            let states = roots.list_states(&env);
+            let states = roots.list_states_shared(&env);
             avail.insert(env, states);
         }
         Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), static_mode: false, jinja: None }
@@ -135,7 +136,7 @@ impl<'a> Builder<'a> {
             for sls_match in states {
                 let mut statefiles: Vec<String> = Vec::new();
                 if let Some(avail) = self.avail.get(saltenv) {
-                    statefiles = fnmatch::filter(avail.iter().map(String::as_str), sls_match)
+                    statefiles = fnmatch::filter_sorted(avail, sls_match)
                         .into_iter()
                         .map(str::to_string)
                         .collect();
@@ -291,7 +292,7 @@ impl<'a> Builder<'a> {
                 let in_avail = self
                     .avail
                     .get(&env_key)
-                    .is_some_and(|a| a.iter().any(|n| fnmatch::fnmatch(n, &inc_name)));
+                    .is_some_and(|a| fnmatch::any_sorted(a, &inc_name));
                 if matches.contains_key(&env_key) || in_avail {
                     vec![env_key.clone()]
                 } else {
@@ -300,14 +301,14 @@ impl<'a> Builder<'a> {
             } else {
                 matches
                     .keys()
-                    .filter(|e| self.avail.get(*e).is_some_and(|a| a.iter().any(|n| fnmatch::fnmatch(n, &inc_name))))
+                    .filter(|e| self.avail.get(*e).is_some_and(|a| fnmatch::any_sorted(a, &inc_name)))
                     .cloned()
                     .collect()
             };
             if resolved_envs.len() == 1 || resolved_envs.iter().any(|e| e == saltenv) {
                 let cur_avail = self.avail.get(saltenv).cloned().unwrap_or_default();
                 let mut targets: Vec<String> =
-                    fnmatch::filter(cur_avail.iter().map(String::as_str), &inc_name).into_iter().map(str::to_string).collect();
+                    fnmatch::filter_sorted(&cur_avail, &inc_name).into_iter().map(str::to_string).collect();
                 if targets.is_empty() {
                     targets.push(inc_name.clone());
                 }

@@ -40,6 +40,28 @@ fn read_data(fs: &dyn Vfs, path: &std::path::Path) -> Result<serde_json::Value, 
     Ok(unwrap_local(crate::value::Val::from_node(&node, 0).to_json()))
 }
 
+/// What Salt 3008's `pillar.items` prints for every truthy value unless `unmask=True`.
+const MASK: &str = "**********";
+
+/// Whether `pillar` is masked `pillar.items` output: it has a truthy leaf, and every truthy
+/// leaf is the mask (masking keeps falsy values such as `0`, `false` and `""`).
+fn is_masked(pillar: &serde_json::Value) -> bool {
+    fn walk(v: &serde_json::Value, masked: &mut usize, plain: &mut usize) {
+        match v {
+            serde_json::Value::Object(m) => m.values().for_each(|x| walk(x, masked, plain)),
+            serde_json::Value::Array(l) => l.iter().for_each(|x| walk(x, masked, plain)),
+            serde_json::Value::String(s) if s == MASK => *masked += 1,
+            serde_json::Value::String(s) if s.is_empty() => {}
+            serde_json::Value::Bool(false) | serde_json::Value::Null => {}
+            serde_json::Value::Number(n) if n.as_f64() == Some(0.0) => {}
+            _ => *plain += 1,
+        }
+    }
+    let (mut masked, mut plain) = (0, 0);
+    walk(pillar, &mut masked, &mut plain);
+    masked > 0 && plain == 0
+}
+
 /// Merge `over` into `base` recursively (profile grains over file grains).
 fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
     match (base, over) {
@@ -80,7 +102,20 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
             }
         }
         let mut pillar = match &p.pillar_file {
-            Some(f) => read_data(fs, f)?,
+            Some(f) => {
+                let data = read_data(fs, f)?;
+                if is_masked(&data) {
+                    return Err(ConfigError {
+                        path: f.clone(),
+                        line: 0,
+                        message: format!(
+                            "every pillar value is `{MASK}`: Salt 3008's pillar.items masks values unless asked not to; \
+                             write the file with `salt-call --local pillar.items unmask=True --out=json`"
+                        ),
+                    });
+                }
+                data
+            }
             None => serde_json::Value::Object(Default::default()),
         };
         merge_json(&mut pillar, &p.pillar);
@@ -92,4 +127,47 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
         m.entry("id").or_insert(ws.opts.id.clone().into());
     }
     Ok(Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups, source: "the Salt configuration".into() })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::vfs::MemFs;
+
+    fn load(fixture: &str) -> Result<Minion, ConfigError> {
+        let fs = MemFs::from_fixture(fixture);
+        let ws = Workspace::load(&fs, Path::new("/ws"), None).expect("workspace");
+        select(&fs, &ws, None)
+    }
+
+    #[test]
+    fn profile_files_are_read_with_or_without_the_local_wrapper() {
+        let m = load(
+            "#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json, pillar_file: p.json, grains: {extra: 1}}}\ndefault_minion: web01\n\
+             #- g.json\n{\"local\": {\"id\": \"web01\", \"roles\": [\"web\"]}}\n#- p.json\n{\"app\": {\"color\": \"Blue\", \"off\": false}}\n",
+        )
+        .expect("minion");
+        assert_eq!(m.id, "web01");
+        assert_eq!(m.grains, json!({"id": "web01", "roles": ["web"], "extra": 1}));
+        assert_eq!(m.pillar, json!({"app": {"color": "Blue", "off": false}}));
+    }
+
+    #[test]
+    fn a_masked_pillar_dump_is_refused_with_the_command_that_works() {
+        // `salt-call --local pillar.items --out=json` in 3008: truthy leaves masked, falsy kept.
+        let err = load(
+            "#- salt-analyzer.yaml\nminions: {web01: {pillar_file: p.json}}\ndefault_minion: web01\n\
+             #- p.json\n{\"local\": {\"app\": {\"color\": \"**********\", \"list\": [\"**********\"], \"off\": false, \"n\": 0}}}\n",
+        )
+        .expect_err("masked");
+        assert!(err.message.contains("unmask=True"), "{}", err.message);
+        // One real value is enough to show the file is not masked output.
+        assert!(is_masked(&json!({"a": "**********"})));
+        assert!(!is_masked(&json!({"a": "**********", "b": "x"})));
+        assert!(!is_masked(&json!({"a": false})));
+    }
 }

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
@@ -35,6 +36,10 @@ impl StateFile {
 #[derive(Debug, Clone, Default)]
 pub struct FileRoots {
     pub envs: IndexMap<String, EnvRoots>,
+    /// `list_states` of every environment, computed on first use: every include and every
+    /// per-root check asks for it, and recomputing it costs O(files) each time. Whoever
+    /// changes `envs` after that must build a new `FileRoots` (as [`FileRoots::scan`] does).
+    states: OnceLock<IndexMap<String, Arc<Vec<String>>>>,
 }
 
 impl FileRoots {
@@ -46,7 +51,7 @@ impl FileRoots {
                 (env.clone(), EnvRoots { roots: roots.clone(), files })
             })
             .collect();
-        FileRoots { envs }
+        FileRoots { envs, states: OnceLock::new() }
     }
 
     pub fn env_names(&self) -> impl Iterator<Item = &str> {
@@ -55,16 +60,28 @@ impl FileRoots {
 
     /// `Client.list_states(env)`: every `.sls` file as an SLS name, sorted.
     pub fn list_states(&self, env: &str) -> Vec<String> {
-        let Some(e) = self.envs.get(env) else { return Vec::new() };
-        let mut names = BTreeSet::new();
-        for files in &e.files {
-            for f in files {
-                if let Some(name) = sls_name_of(f) {
-                    names.insert(name);
-                }
-            }
-        }
-        names.into_iter().collect()
+        self.list_states_shared(env).as_ref().clone()
+    }
+
+    /// [`FileRoots::list_states`] without copying: computed once per `FileRoots`.
+    pub fn list_states_shared(&self, env: &str) -> Arc<Vec<String>> {
+        let all = self.states.get_or_init(|| {
+            self.envs
+                .iter()
+                .map(|(name, e)| {
+                    let mut names = BTreeSet::new();
+                    for files in &e.files {
+                        for f in files {
+                            if let Some(name) = sls_name_of(f) {
+                                names.insert(name);
+                            }
+                        }
+                    }
+                    (name.clone(), Arc::new(names.into_iter().collect::<Vec<_>>()))
+                })
+                .collect()
+        });
+        all.get(env).cloned().unwrap_or_default()
     }
 
     /// Find a relative path in an environment: the first root that has it.

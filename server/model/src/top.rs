@@ -33,7 +33,17 @@ pub struct TopDoc {
 pub struct Tops {
     pub envs: IndexMap<String, Vec<TopDoc>>,
     /// Render failures (a top file that is not YAML, or uses Jinja we do not render yet).
+    /// Salt raises `SaltRenderError` for the first one, which `get_top` catches: the whole
+    /// top is then `{}` and nothing matches.
     pub errors: Vec<SaltError>,
+    /// Problems Salt raises on that `get_top` does not catch, so `state.show_top`,
+    /// `state.show_lowstate` and `state.apply` fail: a top file that renders to a list or a
+    /// scalar (merging calls `.items()` on it), an `include:` that cannot be iterated.
+    pub raised: Vec<SaltError>,
+    /// Environments outside `_get_envs` whose SLS list `get_tops` asked `LazyAvailStates`
+    /// for while globbing `include:` (a `saltenv` or `state_top_saltenv` top with includes).
+    /// Asking adds them to `avail`, so later they count as available environments.
+    pub listed_envs: Vec<String>,
 }
 
 /// A target in the merged top, with the file it came from.
@@ -79,19 +89,26 @@ pub struct TargetDecision {
 #[derive(Debug, Clone, Default)]
 pub struct TopResult {
     pub matches: Matches,
-    /// `verify_tops` errors: `state.show_top` and `state.apply` return these and stop.
+    /// What `state.show_top` answers instead of the matches: `verify_tops` errors (which
+    /// `state.apply` also returns and stops on), or, when there are none and Salt raises while
+    /// merging or matching, the reason it raises ([`TopResult::raised`]).
     pub verify_errors: Vec<SaltError>,
-    /// Rendering and merging problems (Salt logs them and uses an empty top).
+    /// Salt raises instead of answering (a merge `No targets found`, a top file that renders to
+    /// a list, a bad `pcre` regex, an unknown matcher): `state.show_top` (unless `verify_tops`
+    /// failed first), `state.show_lowstate` and `state.apply` all fail with a traceback.
+    pub raised: Option<SaltError>,
+    /// The environments Salt's `avail` holds after `get_tops`: `base`, `_get_envs()`, and any
+    /// env whose top `include:` list made Salt list its SLS files. Cross-env items naming
+    /// other envs are dropped, and `render_highstate` reports them unavailable.
+    pub avail_envs: Vec<String>,
+    /// Rendering problems: Salt logs `Unable to render top file: ...` and uses an empty top,
+    /// so nothing matches.
     pub render_errors: Vec<SaltError>,
     pub sections: Vec<SectionDecision>,
     pub targets: Vec<TargetDecision>,
     pub merged: MergedTop,
     pub strategy: String,
     pub env_order: Vec<String>,
-}
-
-fn str_of(v: &Val) -> String {
-    v.py_str()
 }
 
 /// `get_tops`.
@@ -113,43 +130,84 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     } else {
         get_envs(opts, &client_envs)
     };
+    let avail_envs = get_envs(opts, &client_envs);
     for env in envs {
         let doc = match roots.find_file(&env, &top_rel) {
-            Some(path) => render_top(fs, &path, &env, files, &mut tops.errors, None, jinja, &top_rel),
+            Some(path) => render_top(fs, &path, &env, files, &mut tops, None, jinja, &top_rel),
             None => TopDoc { env: env.clone(), path: None, data: Dict::new(), included_as: None },
         };
         tops.envs.entry(env).or_default().push(doc);
     }
+    // Salt stops at the first render error; get_top then answers `{}`.
+    if !tops.errors.is_empty() {
+        return Ok(tops);
+    }
     // One level of `include:`: globs over the same env's available names, each once.
-    let mut include: IndexMap<String, Vec<String>> = IndexMap::new();
+    let mut include: IndexMap<String, Vec<Val>> = IndexMap::new();
     for (env, docs) in tops.envs.iter_mut() {
         for doc in docs.iter_mut() {
             if let Some((_, inc)) = doc.data.remove("include") {
-                let items: Vec<String> = match &inc.v {
-                    V::List(l) => l.iter().map(str_of).collect(),
-                    V::Str(s) => s.chars().map(|c| c.to_string()).collect(),
-                    V::Dict(d) => d.keys().map(str_of).collect(),
-                    _ => Vec::new(),
+                let items: Vec<Val> = match &inc.v {
+                    V::List(l) => l.clone(),
+                    V::Str(s) => s.chars().map(|c| Val { v: V::Str(c.to_string()), at: inc.at.clone() }).collect(),
+                    V::Dict(d) => d.keys().cloned().collect(),
+                    _ => {
+                        tops.raised.push(
+                            SaltError::new(
+                                Code::MalformedTop,
+                                format!(
+                                    "`include:` in {env}'s top file is {}, which Salt cannot iterate (TypeError: '{}' object is not iterable)",
+                                    inc.py_repr(),
+                                    inc.py_type()
+                                ),
+                            )
+                            .at(inc.at.clone()),
+                        );
+                        return Ok(tops);
+                    }
                 };
                 include.entry(env.clone()).or_default().extend(items);
             }
         }
     }
     for (env, states) in include {
+        if !states.is_empty() && env != "base" && !avail_envs.contains(&env) && !tops.listed_envs.contains(&env) {
+            tops.listed_envs.push(env.clone());
+        }
         let avail = roots.list_states(&env);
         let mut done: Vec<String> = Vec::new();
-        for sls_match in states {
-            for sls in fnmatch::filter(avail.iter().map(String::as_str), &sls_match) {
+        for item in states {
+            // `fnmatch.filter(avail, item)` starts with `os.path.normcase(item)`, which raises
+            // TypeError for anything but a string (an SLS-style `- dev: name` included). Salt
+            // gets there only after rendering the tops the earlier items matched.
+            let Some(sls_match) = item.as_str() else {
+                tops.raised.push(
+                    SaltError::new(
+                        Code::MalformedTop,
+                        format!(
+                            "`include:` item {} in {env}'s top file is not a string; Salt raises globbing it (TypeError: expected str, not {})",
+                            item.py_repr(),
+                            item.py_type()
+                        ),
+                    )
+                    .at(item.at.clone()),
+                );
+                return Ok(tops);
+            };
+            for sls in fnmatch::filter(avail.iter().map(String::as_str), sls_match) {
                 if done.iter().any(|d| d == sls) {
                     continue;
                 }
                 let doc = match roots.get_state(&env, sls) {
                     Some(f) => {
                         let rel = f.source.trim_start_matches("salt://").to_string();
-                        render_top(fs, &f.path, &env, files, &mut tops.errors, Some(sls.to_string()), jinja, &rel)
+                        render_top(fs, &f.path, &env, files, &mut tops, Some(sls.to_string()), jinja, &rel)
                     }
                     None => TopDoc { env: env.clone(), path: None, data: Dict::new(), included_as: Some(sls.to_string()) },
                 };
+                if !tops.errors.is_empty() {
+                    return Ok(tops);
+                }
                 tops.envs.entry(env.clone()).or_default().push(doc);
                 done.push(sls.to_string());
             }
@@ -164,7 +222,7 @@ fn render_top(
     path: &PathBuf,
     env: &str,
     files: &mut FileTable,
-    errors: &mut Vec<SaltError>,
+    tops: &mut Tops,
     included_as: Option<String>,
     jinja: Option<&JinjaSetup>,
     rel: &str,
@@ -173,22 +231,37 @@ fn render_top(
     let text = match fs.read(path) {
         Ok(t) => t,
         Err(e) => {
-            errors.push(SaltError::new(Code::UnreadableFile, format!("Unable to read top file {}: {e}", path.display())));
+            tops.errors.push(SaltError::new(Code::UnreadableFile, format!("Unable to read top file {}: {e}", path.display())));
             return doc;
         }
     };
     let id = files.add(path.clone(), text.clone().into());
+    // compile_template answers `{}` for an empty or whitespace-only file without rendering it.
+    if text.trim().is_empty() {
+        return doc;
+    }
     let ctx = jinja.map(|j| j.context(env, "", rel));
     match crate::render::render_with(&text, id, ctx.as_ref()) {
         Ok(v) => match v.v {
             V::Dict(d) => doc.data = d,
-            _ => errors.push(
-                SaltError::new(Code::MalformedState, "Top data was not formed as a dict").at(v.at),
+            // The YAML renderer turns any falsy document (`~`, `[]`, `''`, `0`) into `{}`.
+            _ if !v.truthy() => {}
+            _ => tops.raised.push(
+                SaltError::new(
+                    Code::MalformedTop,
+                    format!(
+                        "Top data was not formed as a dict: {} renders to a {}, and Salt raises merging it (AttributeError: '{}' object has no attribute 'items')",
+                        path.display(),
+                        v.py_type(),
+                        v.py_type()
+                    ),
+                )
+                .at(v.at),
             ),
         },
         Err(mut e) => {
             e.message = format!("Unable to render top file: {}", e.message);
-            errors.push(e);
+            tops.errors.push(e);
         }
     }
     doc
@@ -256,9 +329,12 @@ fn copy_targets(top: &mut MergedTop, section: &str, targets: &Val, source: &Opti
             }
             Ok(())
         }
-        // Iterating a list or string yields keys that `ctop[env][tgt]` cannot index.
-        V::List(_) | V::Str(_) => Err(no_targets()),
-        _ => Err(no_targets()),
+        // `for tgt in targets` over an empty list or string does nothing at all.
+        V::List(l) if l.is_empty() => Ok(()),
+        V::Str(s) if s.is_empty() => Ok(()),
+        // Iterating a list or string yields keys that `ctop[env][tgt]` cannot index, and
+        // `None` or a number cannot be iterated: TypeError, which Salt re-raises.
+        _ => Err(no_targets().at(targets.at.clone())),
     }
 }
 
@@ -329,11 +405,9 @@ fn merge_same(opts: &Opts, tops: &Tops, out: &mut Vec<SectionDecision>) -> Resul
                     if section.py_str() != *cenv {
                         continue;
                     }
-                    if let V::Dict(d) = &targets.v {
-                        for (t, b) in &d.0 {
-                            set_target(&mut top, cenv, t, b, &doc.path);
-                        }
-                    }
+                    // No try/except here in Salt: a section that is not a mapping raises
+                    // TypeError (the same failure as `No targets found` elsewhere).
+                    copy_targets(&mut top, cenv, targets, &doc.path)?;
                     decide(
                         out,
                         doc,
@@ -364,17 +438,26 @@ fn merge_same(opts: &Opts, tops: &Tops, out: &mut Vec<SectionDecision>) -> Resul
     Ok(top)
 }
 
-fn read_tgt(body: &Val) -> (Option<Val>, Vec<Val>) {
+/// `_read_tgt`: the last dict item (the "match type") and the string items, in order.
+/// Iterating a string visits its characters and a dict its keys; anything else raises.
+fn read_tgt(body: &Val) -> Result<(Option<Val>, Vec<Val>), SaltError> {
     let mut match_type = None;
     let mut states = Vec::new();
-    for item in body.as_list().into_iter().flatten() {
-        match &item.v {
-            V::Dict(_) => match_type = Some(item.clone()),
-            V::Str(_) => states.push(item.clone()),
-            _ => {}
+    match &body.v {
+        V::List(items) => {
+            for item in items {
+                match &item.v {
+                    V::Dict(_) => match_type = Some(item.clone()),
+                    V::Str(_) => states.push(item.clone()),
+                    _ => {}
+                }
+            }
         }
+        V::Str(s) => states.extend(s.chars().map(|c| Val { v: V::Str(c.to_string()), at: body.at.clone() })),
+        V::Dict(d) => states.extend(d.keys().filter(|k| matches!(k.v, V::Str(_))).cloned()),
+        _ => return Err(no_targets().at(body.at.clone())),
     }
-    (match_type, states)
+    Ok((match_type, states))
 }
 
 fn merge_all(tops: &Tops, out: &mut Vec<SectionDecision>) -> Result<MergedTop, SaltError> {
@@ -386,24 +469,29 @@ fn merge_all(tops: &Tops, out: &mut Vec<SectionDecision>) -> Result<MergedTop, S
                 if name == "include" {
                     continue;
                 }
-                let V::Dict(d) = &targets.v else { return Err(no_targets()) };
+                let d = match &targets.v {
+                    V::Dict(d) => d,
+                    V::List(l) if l.is_empty() => continue,
+                    V::Str(s) if s.is_empty() => continue,
+                    _ => return Err(no_targets().at(targets.at.clone())),
+                };
                 for (t, b) in &d.0 {
                     let list = top.entry(name.clone()).or_default();
                     match list.iter_mut().find(|x| x.target == *t) {
                         None => list.push(TopTarget { target: t.clone(), body: b.clone(), source: doc.path.clone() }),
                         Some(existing) => {
-                            let (m1, s1) = read_tgt(&existing.body);
-                            let (m2, s2) = read_tgt(b);
+                            let (m1, s1) = read_tgt(&existing.body)?;
+                            let (m2, s2) = read_tgt(b)?;
                             let mut merged: Vec<Val> = Vec::new();
                             if let Some(m) = m2.or(m1) {
                                 merged.push(m);
                             }
                             merged.extend(s1);
-                            for x in s2 {
-                                if !merged.contains(&x) {
-                                    merged.push(x);
-                                }
-                            }
+                            // `merged.extend([x for x in m_states2 if x not in merged])`: the
+                            // list is built before it is added, so repeats within the new body
+                            // stay (only names already merged are dropped).
+                            let new: Vec<Val> = s2.into_iter().filter(|x| !merged.contains(x)).collect();
+                            merged.extend(new);
                             existing.body = Val::list(merged);
                         }
                     }
@@ -417,10 +505,19 @@ fn merge_all(tops: &Tops, out: &mut Vec<SectionDecision>) -> Result<MergedTop, S
 
 /// `verify_tops` (A.5).
 pub fn verify_tops(top: &MergedTop) -> Vec<SaltError> {
+    verify_tops_keyed(top, &[])
+}
+
+/// [`verify_tops`], told which merged sections came from keys YAML did not load as strings
+/// (`1:`, `true:`): Salt's merged top keeps the key's type, and rejects it.
+fn verify_tops_keyed(top: &MergedTop, non_string: &[(String, Option<Loc>)]) -> Vec<SaltError> {
     let mut errors = Vec::new();
     for (env, targets) in top {
         if env == "include" {
             continue;
+        }
+        if let Some((_, at)) = non_string.iter().find(|(n, _)| n == env) {
+            errors.push(SaltError::new(Code::MalformedState, format!("Environment {env} in top file is not formed as a string")).at(at.clone()));
         }
         if env.is_empty() {
             errors.push(SaltError::new(Code::MalformedState, "Empty saltenv statement in top file"));
@@ -474,8 +571,25 @@ pub fn verify_tops(top: &MergedTop) -> Vec<SaltError> {
 
 /// `top_matches` (A.6): the per-env SLS lists for the minion, with a decision per target.
 pub fn top_matches(opts: &Opts, avail_envs: &[String], ctx: &MatchContext, top: &MergedTop) -> (Matches, Vec<TargetDecision>) {
-    let mut matches = Matches::new();
-    let mut decisions = Vec::new();
+    let m = top_matches_checked(opts, avail_envs, ctx, top);
+    (m.matches, m.decisions)
+}
+
+/// What [`top_matches_checked`] found.
+#[derive(Debug, Clone, Default)]
+pub struct TopMatches {
+    pub matches: Matches,
+    pub decisions: Vec<TargetDecision>,
+    /// The first problem Salt raises on while matching (a bad regex in a `pcre` target, an
+    /// unknown matcher, a body item it cannot handle): `state.show_top`, `state.show_lowstate`
+    /// and `state.apply` then fail with a traceback instead of answering.
+    pub raised: Option<SaltError>,
+}
+
+/// [`top_matches`], also saying whether Salt would raise. Every target is still evaluated (and
+/// explained) after the first raise, although Salt stops there.
+pub fn top_matches_checked(opts: &Opts, avail_envs: &[String], ctx: &MatchContext, top: &MergedTop) -> TopMatches {
+    let mut out = TopMatches::default();
     for (env, targets) in top {
         if let Some(s) = &opts.saltenv {
             if s != env {
@@ -483,52 +597,121 @@ pub fn top_matches(opts: &Opts, avail_envs: &[String], ctx: &MatchContext, top: 
             }
         }
         for t in targets {
-            let body = match &t.body.v {
-                V::Str(_) => Val::list(vec![t.body.clone()]),
-                // Iterating a dict body visits its keys.
-                V::Dict(d) => Val::list(d.keys().cloned().collect()),
-                _ => t.body.clone(),
-            };
-            let outcome = matchers::confirm_top_value(ctx, &t.target.to_json(), &body.to_json(), matchers::TOP_DEFAULT_MATCHER);
-            let mut decision = TargetDecision {
-                section: env.clone(),
-                target: t.target.py_str(),
-                source: t.source.clone(),
-                loc: t.target.at.clone(),
-                matcher: outcome.matcher.clone(),
-                matched: outcome.matched,
-                explanation: outcome.explanation.clone(),
-                errors: outcome.errors.iter().map(|e| e.message.clone()).collect(),
-                contributes: Vec::new(),
-            };
-            if outcome.matched {
-                if !matches.contains_key(env) {
-                    matches.insert(env.clone(), Vec::new());
-                }
-                for item in body.as_list().into_iter().flatten() {
-                    match &item.v {
-                        V::Str(s) => {
-                            matches.get_mut(env).map(|l| l.push(s.clone()));
-                            decision.contributes.push((env.clone(), s.clone()));
-                        }
-                        V::Dict(d) => {
-                            let Some((k, v)) = d.0.last() else { continue };
-                            let key = k.py_str();
-                            if key != "base" && !avail_envs.contains(&key) {
-                                continue;
-                            }
-                            let sls = v.py_str();
-                            matches.entry(key.clone()).or_default().push(sls.clone());
-                            decision.contributes.push((key, sls));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            decisions.push(decision);
+            filter_matches(ctx, avail_envs, env, &t.target, &t.body, &t.source, &mut out);
         }
     }
-    (matches, decisions)
+    out
+}
+
+fn raise(out: &mut TopMatches, at: &Option<Loc>, message: String) {
+    if out.raised.is_none() {
+        out.raised = Some(SaltError::new(Code::InvalidTarget, message).at(at.clone()));
+    }
+}
+
+/// `_filter_matches(match, data)` for one target of section `env`.
+fn filter_matches(
+    ctx: &MatchContext,
+    avail_envs: &[String],
+    env: &str,
+    target: &Val,
+    body: &Val,
+    source: &Option<PathBuf>,
+    out: &mut TopMatches,
+) {
+    let items: Vec<Val> = match &body.v {
+        V::Str(_) => vec![body.clone()],
+        // Iterating a dict body visits its keys.
+        V::Dict(d) => d.keys().cloned().collect(),
+        V::List(l) => l.clone(),
+        _ => Vec::new(),
+    };
+    let probe = match &body.v {
+        V::Str(_) | V::Dict(_) => Val::list(items.clone()),
+        _ => body.clone(),
+    };
+    let outcome = matchers::confirm_top_value(ctx, &target.to_json(), &probe.to_json(), matchers::TOP_DEFAULT_MATCHER);
+    let mut decision = TargetDecision {
+        section: env.to_string(),
+        target: target.py_str(),
+        source: source.clone(),
+        loc: target.at.clone(),
+        matcher: outcome.matcher.clone(),
+        matched: outcome.matched,
+        explanation: outcome.explanation.clone(),
+        errors: outcome.errors.iter().map(|e| e.message.clone()).collect(),
+        contributes: Vec::new(),
+    };
+    if outcome.is_fatal() {
+        let why = outcome.errors.iter().find(|e| e.fatal).map(|e| e.message.clone()).unwrap_or_default();
+        raise(out, &target.at, format!("Salt raises matching target {} in saltenv {}: {why}", target.py_repr(), crate::value::py_str_repr(env)));
+    }
+    let index = out.decisions.len();
+    out.decisions.push(decision.clone());
+    if !outcome.matched {
+        return;
+    }
+    if !out.matches.contains_key(env) {
+        out.matches.insert(env.to_string(), Vec::new());
+    }
+    for item in &items {
+        // `"subfilter" in item`: a substring test for strings, a membership test for lists
+        // and dicts, and a TypeError for anything else.
+        match &item.v {
+            V::Str(s) if s.contains("subfilter") => {
+                raise(out, &item.at, format!("SLS name {} contains `subfilter`, so Salt calls `.pop` on a string (AttributeError)", item.py_repr()));
+                continue;
+            }
+            V::List(l) if l.iter().any(|x| x.as_str() == Some("subfilter")) => {
+                raise(out, &item.at, format!("item {} holds `subfilter`, so Salt calls `list.pop('subfilter')` (TypeError)", item.py_repr()));
+                continue;
+            }
+            V::None | V::Bool(_) | V::Int(_) | V::Float(_) => {
+                raise(
+                    out,
+                    &item.at,
+                    format!("item {} under a matching target is not a string or a dict (TypeError: argument of type '{}' is not iterable)", item.py_repr(), item.py_type()),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        match &item.v {
+            V::Str(s) => {
+                if let Some(l) = out.matches.get_mut(env) {
+                    l.push(s.clone());
+                }
+                decision.contributes.push((env.to_string(), s.clone()));
+            }
+            V::Dict(d) => {
+                let mut d = d.clone();
+                if let Some((_, sub)) = d.remove("subfilter") {
+                    match &sub.v {
+                        V::Dict(subs) => {
+                            for (m, b) in &subs.0 {
+                                filter_matches(ctx, avail_envs, env, m, b, source, out);
+                            }
+                        }
+                        _ => raise(out, &sub.at, format!("`subfilter` is {}, not a mapping (AttributeError: no attribute 'items')", sub.py_repr())),
+                    }
+                }
+                // `item.popitem()`: the last pair; an empty dict raises KeyError.
+                let Some((k, v)) = d.0.last() else {
+                    raise(out, &item.at, "an empty dict under a matching target makes Salt's `popitem()` raise KeyError".to_string());
+                    continue;
+                };
+                let key = k.py_str();
+                if key != "base" && !avail_envs.contains(&key) {
+                    continue;
+                }
+                let sls = v.py_str();
+                out.matches.entry(key.clone()).or_default().push(sls.clone());
+                decision.contributes.push((key, sls));
+            }
+            _ => {}
+        }
+    }
+    out.decisions[index] = decision;
 }
 
 /// The whole top compilation for one minion.
@@ -543,29 +726,66 @@ pub fn compile_top(
     let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
     let env_order = get_envs(opts, &client_envs);
     let mut result = TopResult { env_order: env_order.clone(), ..Default::default() };
+    result.strategy = opts.top_file_merging_strategy.clone();
     let tops = match get_tops(fs, opts, roots, files, jinja) {
         Ok(t) => t,
         Err(e) => {
+            // Raised inside get_tops, caught by get_top: the top is `{}`.
             result.render_errors.push(e);
-            result.strategy = opts.top_file_merging_strategy.clone();
             return result;
         }
     };
-    result.render_errors.extend(tops.errors.clone());
+    let mut avail = vec!["base".to_string()];
+    avail.extend(env_order.iter().filter(|e| *e != "base").cloned());
+    avail.extend(tops.listed_envs.iter().cloned());
+    result.avail_envs = avail.clone();
+    if !tops.errors.is_empty() {
+        // get_top catches the SaltRenderError and answers `{}`: nothing matches.
+        result.render_errors.extend(tops.errors.clone());
+        return result;
+    }
+    if let Some(e) = tops.raised.first() {
+        result.raised = Some(e.clone());
+        result.verify_errors = vec![e.clone()];
+        return result;
+    }
     let (merged, sections, strategy) = merge_tops(opts, &tops);
     result.sections = sections;
     result.strategy = strategy;
     let merged = match merged {
         Ok(m) => m,
         Err(e) => {
-            result.render_errors.push(e);
+            // Raised by merge_tops, which get_top does not guard: Salt fails outright.
+            result.raised = Some(e.clone());
+            result.verify_errors = vec![e];
             return result;
         }
     };
-    result.verify_errors = verify_tops(&merged);
-    let (matches, targets) = top_matches(opts, &env_order, ctx, &merged);
-    result.matches = matches;
-    result.targets = targets;
+    // Sections whose key is not a string and that the strategy used.
+    let mut non_string: Vec<(String, Option<Loc>)> = Vec::new();
+    for doc in tops.envs.values().flatten() {
+        for (key, _) in &doc.data.0 {
+            let name = key.py_str();
+            if matches!(key.v, V::Str(_)) || non_string.iter().any(|(n, _)| *n == name) {
+                continue;
+            }
+            if result.sections.iter().any(|d| d.used && d.section == name && d.path == doc.path) {
+                non_string.push((name, key.at.clone()));
+            }
+        }
+    }
+    result.verify_errors = verify_tops_keyed(&merged, &non_string);
+    let m = top_matches_checked(opts, &avail, ctx, &merged);
+    result.matches = m.matches;
+    result.targets = m.decisions;
+    result.raised = m.raised.clone();
+    if result.verify_errors.is_empty() {
+        // state.show_top returns verify_tops' errors before matching; without them it gets
+        // as far as top_matches, and fails there.
+        if let Some(e) = m.raised {
+            result.verify_errors.push(e);
+        }
+    }
     result.merged = merged;
     result
 }
@@ -603,6 +823,9 @@ impl TopResult {
         for e in self.render_errors.iter().chain(&self.verify_errors) {
             out.push_str(&format!("error: {}\n", e.message));
         }
+        if let Some(e) = self.raised.as_ref().filter(|e| !self.verify_errors.contains(e)) {
+            out.push_str(&format!("error: state.show_lowstate and state.apply fail: {}\n", e.message));
+        }
         out.push_str("\nSections:\n");
         if self.sections.is_empty() {
             out.push_str("  (no top file defines any section)\n");
@@ -633,7 +856,9 @@ impl TopResult {
             }
         }
         out.push_str("\nResult:\n");
-        if self.matches.is_empty() {
+        if !self.render_errors.is_empty() {
+            out.push_str("  (a top file failed to render, so Salt uses an empty top: nothing matches)\n");
+        } else if self.matches.is_empty() {
             out.push_str("  (nothing matched: no states for this minion)\n");
         }
         for (env, list) in &self.matches {
@@ -665,6 +890,242 @@ impl TopResult {
                 "at": pos(&t.loc, &t.source),
             })).collect::<Vec<_>>(),
             "matches": self.show_top_json(),
+            "raised": self.raised.as_ref().map(|e| e.message.clone()),
+            "avail_envs": self.avail_envs,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use expect_test::{expect, Expect};
+    use serde_json::json;
+
+    use super::*;
+    use crate::vfs::MemFs;
+    use crate::workspace::Workspace;
+
+    /// Compile the top of a `#- path` fixture (rooted at `/ws`, options in its
+    /// `salt-analyzer.yaml`) for minion `web01` with grain `role: web`, and summarise what
+    /// `state.show_top` prints, whether Salt raises, and the render errors.
+    fn top(fixture: &str, saltenv: Option<&str>) -> TopResult {
+        let fs = MemFs::from_fixture(fixture);
+        let ws = Workspace::load(&fs, Path::new("/ws"), None).expect("workspace");
+        let mut opts = ws.opts.clone();
+        opts.saltenv = saltenv.map(str::to_string);
+        let roots = FileRoots::scan(&fs, &opts.file_roots);
+        let mut files = FileTable::default();
+        let grains = json!({"id": "web01", "role": "web"});
+        let pillar = json!({});
+        let ctx = MatchContext::new("web01", &grains, &pillar);
+        compile_top(&fs, &opts, &roots, &mut files, &ctx, None)
+    }
+
+    fn check(fixture: &str, saltenv: Option<&str>, expect: Expect) {
+        let r = top(fixture, saltenv);
+        let mut out = format!("show_top: {}\n", r.show_top_json());
+        if let Some(e) = &r.raised {
+            out.push_str(&format!("raised: {}\n", e.message.lines().next().unwrap_or("")));
+        }
+        for e in &r.render_errors {
+            out.push_str(&format!("render error: {}\n", e.message.lines().next().unwrap_or("")));
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn a_render_error_in_any_top_empties_the_whole_top() {
+        // get_top catches the SaltRenderError of the included top's duplicate key: `{}`.
+        check(
+            r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+#- base/top.sls
+base: {'*': [a]}
+#- dev/top.sls
+include: [tops.extra]
+dev: {'*': [d]}
+#- dev/tops/extra.sls
+dev:
+  '*': [x]
+  '*': [y]
+"#,
+            None,
+            expect![[r#"
+                show_top: {}
+                render error: Unable to render top file: while constructing a mapping: found conflicting ID '*'; line 3
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_top_that_renders_to_a_list_makes_salt_raise() {
+        let r = top("#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\n- a\n- b\n", None);
+        assert!(r.raised.as_ref().is_some_and(|e| e.message.starts_with("Top data was not formed as a dict")), "{:?}", r.raised);
+        assert_eq!(r.verify_errors.len(), 1);
+        // A falsy document is `{}` for the YAML renderer, not an error.
+        check("#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\n[]\n", None, expect![[r#"
+            show_top: {}
+        "#]]);
+    }
+
+    #[test]
+    fn empty_sections_and_sections_that_are_not_mappings() {
+        // Iterating `[]` or `''` does nothing; `~` or a non-empty list raises
+        // "No targets found", which merge_tops re-raises past get_top.
+        for strategy in ["merge", "merge_all", "same"] {
+            let fixture = format!(
+                "#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\ntop_file_merging_strategy: {strategy}\n#- base/top.sls\nnowhere: []\nbase: {{'*': [a]}}\nqa: ''\n"
+            );
+            let r = top(&fixture, None);
+            assert_eq!(r.show_top_json(), json!({"base": ["a"]}), "{strategy}");
+            assert!(r.raised.is_none(), "{strategy}");
+            let fixture = format!(
+                "#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\ntop_file_merging_strategy: {strategy}\n#- base/top.sls\nbase: ~\n"
+            );
+            let r = top(&fixture, None);
+            assert!(r.raised.as_ref().is_some_and(|e| e.message == "Unable to render top file. No targets found."), "{strategy}: {:?}", r.raised);
+            assert_eq!(r.show_top_json(), json!(["Unable to render top file. No targets found."]), "{strategy}");
+        }
+    }
+
+    #[test]
+    fn same_fallback_section_that_is_not_a_mapping_raises() {
+        check(
+            r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+top_file_merging_strategy: same
+default_top: base
+#- base/top.sls
+base: {'*': [a]}
+dev: [d]
+"#,
+            None,
+            expect![[r#"
+                show_top: ["Unable to render top file. No targets found."]
+                raised: Unable to render top file. No targets found.
+            "#]],
+        );
+    }
+
+    #[test]
+    fn merge_all_keeps_repeats_within_the_later_body() {
+        // `merged.extend([x for x in m_states2 if x not in merged])` filters against the
+        // names merged before, so `b, b` from the later top both stay and `a` is dropped.
+        check(
+            r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+top_file_merging_strategy: merge_all
+#- base/top.sls
+dev: {'*': [a, a]}
+#- dev/top.sls
+dev: {'*': [b, a, b]}
+"#,
+            None,
+            expect![[r#"
+                show_top: {"dev":["a","a","b","b"]}
+            "#]],
+        );
+    }
+
+    #[test]
+    fn a_target_salt_raises_on_fails_show_top_unless_verify_tops_failed_first() {
+        let fixture = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase:\n  '*': [a]\n  'web(': [{match: pcre}, b]\n";
+        let r = top(fixture, None);
+        assert!(r.raised.is_some());
+        assert_eq!(r.verify_errors.len(), 1, "{:?}", r.verify_errors);
+        assert!(r.verify_errors[0].message.contains("'web('"), "{}", r.verify_errors[0].message);
+        // verify_tops runs first: its errors are what show_top prints, and Salt does not
+        // get as far as the bad regex (state.show_lowstate, which skips verify_tops, does).
+        let fixture = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase:\n  '*': ['']\n  'web(': [{match: pcre}, b]\n";
+        let r = top(fixture, None);
+        assert!(r.raised.is_some());
+        assert_eq!(r.show_top_json(), json!(["Environment base contains an empty sls index"]));
+    }
+
+    #[test]
+    fn body_items_salt_cannot_handle_raise_only_when_the_target_matches() {
+        for item in ["{}", "1", "{subfilter: {'*': [x]}}", "has_subfilter_in_name"] {
+            let fixture = format!("#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\n#- base/top.sls\nbase:\n  '*': [a, {item}]\n  nomatch: [b, {item}]\n");
+            let r = top(&fixture, None);
+            assert!(r.raised.is_some(), "{item}");
+            let fixture = format!("#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\n#- base/top.sls\nbase:\n  nomatch: [b, {item}]\n");
+            assert!(top(&fixture, None).raised.is_none(), "{item}");
+        }
+        // `subfilter` targets add to the same section, then the emptied dict raises.
+        let fixture = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase:\n  '*': [a, {subfilter: {'G@role:web': [x], 'G@role:db': [y]}}]\n";
+        let r = top(fixture, None);
+        assert_eq!(r.matches, Matches::from([("base".to_string(), vec!["a".to_string(), "x".to_string()])]));
+        assert!(r.raised.as_ref().is_some_and(|e| e.message.contains("popitem")));
+    }
+
+    #[test]
+    fn a_non_iterable_top_include_raises() {
+        check(
+            "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\ninclude:\nbase: {'*': [a]}\n",
+            None,
+            expect![[r#"
+                show_top: ["`include:` in base's top file is None, which Salt cannot iterate (TypeError: 'NoneType' object is not iterable)"]
+                raised: `include:` in base's top file is None, which Salt cannot iterate (TypeError: 'NoneType' object is not iterable)
+            "#]],
+        );
+    }
+
+    #[test]
+    fn include_items_are_globbed_in_order_so_an_earlier_render_error_wins() {
+        // The dict item raises TypeError, but only after the first item's top was rendered,
+        // and that render failed: Salt's answer is `{}`.
+        let fixture = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\ninclude: [tops.bad, {base: tops.ok}]\nbase: {'*': [a]}\n#- base/tops/bad.sls\nbase:\n  x: [a]\n  x: [b]\n#- base/tops/ok.sls\nbase: {'*': [b]}\n";
+        let r = top(fixture, None);
+        assert!(r.raised.is_none() && r.render_errors.len() == 1, "{:?} {:?}", r.raised, r.render_errors);
+        assert_eq!(r.show_top_json(), json!({}));
+        let r = top(&fixture.replace("tops.bad, ", ""), None);
+        assert!(r.raised.as_ref().is_some_and(|e| e.message.contains("is not a string")), "{:?}", r.raised);
+    }
+
+    #[test]
+    fn a_section_key_that_is_not_a_string_fails_verify_tops() {
+        // ✔run: `1:` next to `base:` in base's top file.
+        check(
+            "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase: {'*': [a]}\n1: {'*': [a]}\n",
+            None,
+            expect![[r#"
+                show_top: ["Environment 1 in top file is not formed as a string"]
+            "#]],
+        );
+        // In dev's own top file, merge ignores it: it is not dev's section.
+        let r = top("#- salt-analyzer.yaml\nfile_roots: {base: [base], dev: [dev]}\n#- dev/top.sls\ndev: {'*': [d]}\n1: {'*': [a]}\n", None);
+        assert_eq!(r.show_top_json(), json!({"dev": ["d"]}));
+    }
+
+    #[test]
+    fn globbing_a_top_include_makes_its_env_available() {
+        // env_order drops dev, so a cross-env item for dev is ignored...
+        let base = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+env_order: [base]
+state_top_saltenv: dev
+#- dev/top.sls
+dev: {'*': [d, {dev: x}]}
+#- dev/x.sls
+x: test.nop
+"#;
+        let r = top(base, None);
+        assert_eq!(r.show_top_json(), json!({"dev": ["d"]}));
+        assert_eq!(r.avail_envs, vec!["base".to_string()]);
+        // ...unless dev's top has an `include:`, whose globbing asks LazyAvailStates for
+        // dev's SLS list and so adds dev to it (even when the glob matches nothing).
+        let with_include = base.replace("#- dev/top.sls\n", "#- dev/top.sls\ninclude: [nomatch]\n");
+        let r = top(&with_include, None);
+        assert_eq!(r.show_top_json(), json!({"dev": ["d", "x"]}));
+        assert_eq!(r.avail_envs, vec!["base".to_string(), "dev".to_string()]);
+        // An empty include list is never globbed.
+        let empty = base.replace("#- dev/top.sls\n", "#- dev/top.sls\ninclude: []\n");
+        assert_eq!(top(&empty, None).show_top_json(), json!({"dev": ["d"]}));
     }
 }

@@ -1,0 +1,122 @@
+//! The language server (`salt-analyzer` with no arguments, or `salt-analyzer lsp`): JSON-RPC
+//! over stdio with tower-lsp. Handlers convert (`proto`), call the `ide` snapshot, convert;
+//! diagnostics are published by a debounced background round (`publish`).
+
+mod proto;
+mod publish;
+mod server;
+
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+pub use server::Backend;
+
+/// The commands `workspace/executeCommand` accepts.
+pub const COMMANDS: &[&str] = &["salt-analyzer.listMinions", "salt-analyzer.selectMinion", "salt-analyzer.topExplain"];
+
+/// Serves the protocol on any byte streams (stdio in production, pipes or duplexes in tests)
+/// until the client sends `exit` or closes the input. Returns whether `shutdown` came first.
+pub async fn serve<I, O>(input: I, output: O) -> bool
+where
+    I: tokio::io::AsyncRead + Unpin,
+    O: tokio::io::AsyncWrite,
+{
+    let (service, socket) = tower_lsp::LspService::build(Backend::new)
+        .custom_method("salt-analyzer/debugText", Backend::debug_text)
+        .custom_method("salt-analyzer/debugPanic", Backend::debug_panic)
+        .finish();
+    let exit = Arc::new(tokio::sync::Notify::new());
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let service = WatchExit { inner: service, exit: exit.clone(), shutdown: shutdown.clone() };
+    tokio::select! {
+        _ = tower_lsp::Server::new(input, output, socket).serve(service) => {}
+        _ = exit.notified() => {}
+    }
+    shutdown.load(Ordering::SeqCst)
+}
+
+/// Passes every message to the server and notices `shutdown` and `exit`.
+struct WatchExit<S> {
+    inner: S,
+    exit: Arc<tokio::sync::Notify>,
+    shutdown: Arc<AtomicBool>,
+}
+
+impl<S> tower::Service<tower_lsp::jsonrpc::Request> for WatchExit<S>
+where
+    S: tower::Service<tower_lsp::jsonrpc::Request>,
+{
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: tower_lsp::jsonrpc::Request) -> Self::Future {
+        match req.method() {
+            "shutdown" => self.shutdown.store(true, Ordering::SeqCst),
+            "exit" => self.exit.notify_one(),
+            _ => {}
+        }
+        self.inner.call(req)
+    }
+}
+
+/// Runs the server on stdin/stdout until the client says `exit`. Nothing but the protocol is
+/// ever written to stdout; logs go to stderr or `window/logMessage`.
+pub fn run_stdio() -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("salt-analyzer: cannot start the async runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let clean = runtime.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Blocking tasks still computing diagnostics for a client that left are not waited for.
+    runtime.shutdown_background();
+    // The protocol: exit code 0 after `shutdown`, 1 when `exit` (or EOF) came without it.
+    if clean { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn frame(body: &str) -> Vec<u8> {
+        format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+    }
+
+    /// The same server over an in-memory duplex: initialize, shutdown, exit.
+    #[tokio::test]
+    async fn serves_over_an_in_memory_duplex() {
+        let (client, server) = tokio::io::duplex(1 << 16);
+        let (server_read, server_write) = tokio::io::split(server);
+        let task = tokio::spawn(super::serve(server_read, server_write));
+        let (mut read, mut write) = tokio::io::split(client);
+        let root = std::env::temp_dir().join(format!("salt-analyzer-duplex-{}", std::process::id()));
+        let _ = std::fs::create_dir_all(&root);
+        let init = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"rootUri":"file://{}","capabilities":{{"general":{{"positionEncodings":["utf-8"]}}}}}}}}"#,
+            root.display()
+        );
+        write.write_all(&frame(&init)).await.unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !String::from_utf8_lossy(&got).contains("\"id\":1") {
+            let n = read.read(&mut buf).await.unwrap();
+            assert!(n > 0, "the server closed the stream");
+            got.extend_from_slice(&buf[..n]);
+        }
+        let text = String::from_utf8_lossy(&got).to_string();
+        assert!(text.starts_with("Content-Length: "), "{text}");
+        assert!(text.contains(r#""positionEncoding":"utf-8""#), "{text}");
+        write.write_all(&frame(r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#)).await.unwrap();
+        write.write_all(&frame(r#"{"jsonrpc":"2.0","method":"exit"}"#)).await.unwrap();
+        assert!(task.await.unwrap(), "exit after shutdown is a clean exit");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

@@ -1,0 +1,343 @@
+//! Every conversion between lsp-types and the ide's plain types: `from_proto` turns URIs and
+//! positions into paths and byte offsets, `to_proto` turns ide results into protocol values,
+//! columns counted in the negotiated encoding.
+
+use syntax::line_index::{LineIndex, PositionEncoding, WideLineCol};
+use tower_lsp::lsp_types as lsp;
+
+/// What the client told us in `initialize` that changes how we answer.
+#[derive(Debug, Clone, Copy)]
+pub struct ClientFlags {
+    pub encoding: PositionEncoding,
+    pub work_done_progress: bool,
+    pub dynamic_watchers: bool,
+    pub resource_create: bool,
+    pub status_notification: bool,
+    pub pull_diagnostics: bool,
+    pub hierarchical_symbols: bool,
+}
+
+pub mod from_proto {
+    use std::ops::Range;
+    use std::path::PathBuf;
+
+    use super::*;
+
+    pub fn path(uri: &lsp::Url) -> Option<PathBuf> {
+        uri.to_file_path().ok()
+    }
+
+    /// The byte offset of a position; a line past the end is the end of the text.
+    pub fn offset(index: &LineIndex, enc: PositionEncoding, pos: lsp::Position) -> usize {
+        index
+            .offset_of_wide(enc, WideLineCol { line: pos.line, col: pos.character })
+            .unwrap_or_else(|| index.len())
+    }
+
+    pub fn range(index: &LineIndex, enc: PositionEncoding, range: lsp::Range) -> Range<usize> {
+        let start = offset(index, enc, range.start);
+        let end = offset(index, enc, range.end).max(start);
+        start..end
+    }
+
+    pub fn encoding(caps: &lsp::ClientCapabilities) -> PositionEncoding {
+        let offered = caps.general.as_ref().and_then(|g| g.position_encodings.as_ref());
+        if offered.is_some_and(|encs| encs.contains(&lsp::PositionEncodingKind::UTF8)) {
+            PositionEncoding::Utf8
+        } else {
+            PositionEncoding::Utf16
+        }
+    }
+
+    pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
+        let caps = &params.capabilities;
+        let opts = params.initialization_options.as_ref();
+        let opt_bool = |k: &str| opts.and_then(|o| o.get(k)).and_then(|v| v.as_bool()).unwrap_or(false);
+        ClientFlags {
+            encoding: encoding(caps),
+            work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+            dynamic_watchers: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false),
+            resource_create: caps
+                .workspace
+                .as_ref()
+                .and_then(|w| w.workspace_edit.as_ref())
+                .is_some_and(|e| {
+                    e.document_changes == Some(true)
+                        && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
+                }),
+            status_notification: opt_bool("statusNotification"),
+            pull_diagnostics: opt_bool("pullDiagnostics"),
+            hierarchical_symbols: caps
+                .text_document
+                .as_ref()
+                .and_then(|t| t.document_symbol.as_ref())
+                .and_then(|d| d.hierarchical_document_symbol_support)
+                .unwrap_or(false),
+        }
+    }
+
+    /// The workspace root: the first workspace folder, else `rootUri`, else `rootPath`.
+    pub fn root(params: &lsp::InitializeParams) -> Option<PathBuf> {
+        if let Some(f) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
+            return path(&f.uri);
+        }
+        if let Some(uri) = &params.root_uri {
+            return path(uri);
+        }
+        #[allow(deprecated)]
+        params.root_path.as_ref().map(PathBuf::from)
+    }
+
+    /// `{"minion": ..., "saltConfig": ...}` from initialization options or the
+    /// `salt-analyzer` configuration section.
+    pub fn settings(value: Option<&serde_json::Value>) -> Settings {
+        let section = value.and_then(|v| v.get("salt-analyzer")).or(value);
+        let s = |k: &str| section.and_then(|v| v.get(k)).and_then(|v| v.as_str()).filter(|v| !v.is_empty()).map(str::to_string);
+        Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from) }
+    }
+
+    #[derive(Debug, Clone, Default, PartialEq, Eq)]
+    pub struct Settings {
+        pub minion: Option<String>,
+        pub salt_config: Option<PathBuf>,
+    }
+}
+
+pub mod to_proto {
+    use std::ops::Range;
+    use std::path::Path;
+
+    use ide::{Analysis, CodeAction, CodeActionKind, Diagnostic, DocumentSymbol, FileRange, HoverResult, NavTarget, Severity, SymbolKind, WorkspaceSymbol};
+
+    use super::*;
+
+    pub fn url(path: &Path) -> lsp::Url {
+        lsp::Url::from_file_path(path).unwrap_or_else(|_| lsp::Url::parse("file:///").expect("a valid URL"))
+    }
+
+    pub fn position(index: &LineIndex, enc: PositionEncoding, offset: usize) -> lsp::Position {
+        let w = index.wide_line_col(enc, offset);
+        lsp::Position { line: w.line, character: w.col }
+    }
+
+    pub fn range(index: &LineIndex, enc: PositionEncoding, range: Range<usize>) -> lsp::Range {
+        lsp::Range { start: position(index, enc, range.start), end: position(index, enc, range.end) }
+    }
+
+    pub fn encoding(enc: PositionEncoding) -> lsp::PositionEncodingKind {
+        match enc {
+            PositionEncoding::Utf8 => lsp::PositionEncodingKind::UTF8,
+            PositionEncoding::Utf16 => lsp::PositionEncodingKind::UTF16,
+        }
+    }
+
+    /// A range in any file, converted with that file's current text.
+    pub fn location(analysis: &Analysis, enc: PositionEncoding, fr: &FileRange) -> lsp::Location {
+        let r = match analysis.line_index(&fr.path) {
+            Some(li) => range(&li, enc, fr.range.clone()),
+            None => lsp::Range::default(),
+        };
+        lsp::Location { uri: url(&fr.path), range: r }
+    }
+
+    pub fn diagnostic(analysis: &Analysis, enc: PositionEncoding, index: &LineIndex, d: &Diagnostic) -> lsp::Diagnostic {
+        let related = d
+            .related
+            .iter()
+            .map(|(fr, message)| lsp::DiagnosticRelatedInformation { location: location(analysis, enc, fr), message: message.clone() })
+            .collect::<Vec<_>>();
+        lsp::Diagnostic {
+            range: range(index, enc, d.range.clone()),
+            severity: Some(match d.severity {
+                Severity::Error => lsp::DiagnosticSeverity::ERROR,
+                Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            }),
+            code: Some(lsp::NumberOrString::String(d.code.clone())),
+            source: Some("salt-analyzer".to_string()),
+            message: d.message.clone(),
+            related_information: (!related.is_empty()).then_some(related),
+            ..Default::default()
+        }
+    }
+
+    pub fn diagnostics(analysis: &Analysis, enc: PositionEncoding, path: &Path, ds: &[Diagnostic]) -> Vec<lsp::Diagnostic> {
+        let Some(index) = analysis.line_index(path) else { return Vec::new() };
+        ds.iter().map(|d| diagnostic(analysis, enc, &index, d)).collect()
+    }
+
+    pub fn goto(analysis: &Analysis, enc: PositionEncoding, targets: Vec<NavTarget>) -> Option<lsp::GotoDefinitionResponse> {
+        if targets.is_empty() {
+            return None;
+        }
+        let locations = targets
+            .into_iter()
+            .map(|t| location(analysis, enc, &FileRange { path: t.path, range: t.focus_range }))
+            .collect();
+        Some(lsp::GotoDefinitionResponse::Array(locations))
+    }
+
+    fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
+        match kind {
+            SymbolKind::StateId => lsp::SymbolKind::STRUCT,
+            SymbolKind::Function => lsp::SymbolKind::METHOD,
+            SymbolKind::Section => lsp::SymbolKind::NAMESPACE,
+            SymbolKind::Sls => lsp::SymbolKind::MODULE,
+            SymbolKind::Environment => lsp::SymbolKind::PACKAGE,
+            SymbolKind::Target => lsp::SymbolKind::KEY,
+        }
+    }
+
+    #[allow(deprecated)]
+    fn document_symbol(index: &LineIndex, enc: PositionEncoding, s: DocumentSymbol) -> lsp::DocumentSymbol {
+        lsp::DocumentSymbol {
+            name: if s.name.is_empty() { " ".to_string() } else { s.name },
+            detail: s.detail,
+            kind: symbol_kind(s.kind),
+            tags: None,
+            deprecated: None,
+            range: range(index, enc, s.full_range.start.min(s.focus_range.start)..s.full_range.end.max(s.focus_range.end)),
+            selection_range: range(index, enc, s.focus_range),
+            children: Some(s.children.into_iter().map(|c| document_symbol(index, enc, c)).collect()),
+        }
+    }
+
+    #[allow(deprecated)]
+    pub fn document_symbols(analysis: &Analysis, flags: &ClientFlags, path: &Path, syms: Vec<DocumentSymbol>) -> lsp::DocumentSymbolResponse {
+        let Some(index) = analysis.line_index(path) else { return lsp::DocumentSymbolResponse::Nested(Vec::new()) };
+        let enc = flags.encoding;
+        if flags.hierarchical_symbols {
+            return lsp::DocumentSymbolResponse::Nested(syms.into_iter().map(|s| document_symbol(&index, enc, s)).collect());
+        }
+        // A client without nested symbols gets the tree flattened, with containers named.
+        let mut flat = Vec::new();
+        fn walk(index: &LineIndex, enc: PositionEncoding, path: &Path, syms: Vec<DocumentSymbol>, container: Option<&str>, out: &mut Vec<lsp::SymbolInformation>) {
+            for s in syms {
+                out.push(lsp::SymbolInformation {
+                    name: s.name.clone(),
+                    kind: symbol_kind(s.kind),
+                    tags: None,
+                    deprecated: None,
+                    location: lsp::Location { uri: url(path), range: range(index, enc, s.focus_range.clone()) },
+                    container_name: container.map(str::to_string),
+                });
+                walk(index, enc, path, s.children, Some(&s.name), out);
+            }
+        }
+        walk(&index, enc, path, syms, None, &mut flat);
+        lsp::DocumentSymbolResponse::Flat(flat)
+    }
+
+    #[allow(deprecated)]
+    pub fn workspace_symbols(analysis: &Analysis, enc: PositionEncoding, syms: Vec<WorkspaceSymbol>) -> Vec<lsp::SymbolInformation> {
+        syms.into_iter()
+            .map(|s| lsp::SymbolInformation {
+                name: s.name,
+                kind: symbol_kind(s.kind),
+                tags: None,
+                deprecated: None,
+                location: location(analysis, enc, &FileRange { path: s.path, range: s.range }),
+                container_name: Some(s.container),
+            })
+            .collect()
+    }
+
+    pub fn hover(index: &LineIndex, enc: PositionEncoding, h: HoverResult) -> lsp::Hover {
+        lsp::Hover {
+            contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.markdown }),
+            range: Some(range(index, enc, h.range)),
+        }
+    }
+
+    pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeAction>) -> Vec<lsp::CodeActionOrCommand> {
+        let enc = flags.encoding;
+        let mut out = Vec::new();
+        for a in actions {
+            if !a.edit.create_files.is_empty() && !flags.resource_create {
+                // The client cannot create files from an edit: offering the action would do nothing.
+                continue;
+            }
+            let mut ops: Vec<lsp::DocumentChangeOperation> = Vec::new();
+            for f in &a.edit.create_files {
+                ops.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
+                    uri: url(f),
+                    options: Some(lsp::CreateFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) }),
+                    annotation_id: None,
+                })));
+            }
+            let mut changes: std::collections::HashMap<lsp::Url, Vec<lsp::TextEdit>> = std::collections::HashMap::new();
+            for e in &a.edit.text_edits {
+                let r = analysis.line_index(&e.path).map(|li| range(&li, enc, e.range.clone())).unwrap_or_default();
+                let edit = lsp::TextEdit { range: r, new_text: e.new_text.clone() };
+                if flags.resource_create {
+                    ops.push(lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+                        text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri: url(&e.path), version: analysis.document_version(&e.path) },
+                        edits: vec![lsp::OneOf::Left(edit)],
+                    }));
+                } else {
+                    changes.entry(url(&e.path)).or_default().push(edit);
+                }
+            }
+            let edit = if flags.resource_create {
+                lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(ops)), ..Default::default() }
+            } else {
+                lsp::WorkspaceEdit { changes: Some(changes), ..Default::default() }
+            };
+            out.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: a.title,
+                kind: Some(match a.kind {
+                    CodeActionKind::QuickFix => lsp::CodeActionKind::QUICKFIX,
+                    CodeActionKind::RefactorRewrite => lsp::CodeActionKind::REFACTOR_REWRITE,
+                }),
+                edit: Some(edit),
+                ..Default::default()
+            }));
+        }
+        out
+    }
+
+    pub fn full_report(items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReportResult {
+        lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport { result_id: None, items },
+        }))
+    }
+
+    pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
+        lsp::ServerCapabilities {
+            position_encoding: Some(encoding(flags.encoding)),
+            text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
+                ..Default::default()
+            })),
+            definition_provider: Some(lsp::OneOf::Left(true)),
+            references_provider: Some(lsp::OneOf::Left(true)),
+            hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+            document_symbol_provider: Some(lsp::OneOf::Left(true)),
+            workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
+            code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::REFACTOR_REWRITE]),
+                ..Default::default()
+            })),
+            execute_command_provider: Some(lsp::ExecuteCommandOptions {
+                commands: crate::lsp::COMMANDS.iter().map(|c| c.to_string()).collect(),
+                ..Default::default()
+            }),
+            diagnostic_provider: flags.pull_diagnostics.then(|| {
+                lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
+                    identifier: Some("salt-analyzer".to_string()),
+                    inter_file_dependencies: true,
+                    workspace_diagnostics: false,
+                    ..Default::default()
+                })
+            }),
+            ..Default::default()
+        }
+    }
+}

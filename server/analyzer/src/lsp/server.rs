@@ -1,0 +1,377 @@
+//! The `LanguageServer` implementation: document sync and configuration notifications mutate
+//! the `AnalysisHost` before any `.await`; requests take a snapshot and run the ide query on
+//! the blocking pool, isolated from panics.
+
+use std::panic::AssertUnwindSafe;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ide::{Analysis, AnalysisHost, Cancelled};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::Notify;
+use tower_lsp::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp::lsp_types::*;
+use tower_lsp::{Client, LanguageServer};
+
+use super::proto::{from_proto, to_proto, ClientFlags};
+use super::publish;
+
+/// Mutable server state; the lock is never held across an `.await`.
+pub(crate) struct State {
+    pub(crate) host: Option<AnalysisHost>,
+    pub(crate) flags: ClientFlags,
+    /// The semantic diagnostics last published per file, in byte ranges of the text they were
+    /// computed for, moved along with every edit since (shown with fresh syntax errors until
+    /// the next round replaces them).
+    pub(crate) semantic: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
+    initial_settings: from_proto::Settings,
+}
+
+pub struct Backend {
+    pub(crate) client: Client,
+    pub(crate) state: Arc<Mutex<State>>,
+    /// Wakes the diagnostics round.
+    pub(crate) wake: Arc<Notify>,
+}
+
+/// The parameters of `salt-analyzer/debugText`.
+#[derive(Debug, Deserialize)]
+pub struct DebugTextParams {
+    pub uri: Url,
+}
+
+pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // A handler that panicked while holding the lock left the host as it was mid-change;
+    // serving from it beats refusing every later message.
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn content_modified() -> Error {
+    Error { code: ErrorCode::ServerError(-32801), message: "content modified".into(), data: None }
+}
+
+fn internal(message: String) -> Error {
+    Error { code: ErrorCode::InternalError, message: message.into(), data: None }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "a panic".into())
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        let flags = ClientFlags {
+            encoding: syntax::line_index::PositionEncoding::Utf16,
+            work_done_progress: false,
+            dynamic_watchers: false,
+            resource_create: false,
+            status_notification: false,
+            pull_diagnostics: false,
+            hierarchical_symbols: false,
+        };
+        let state = State { host: None, flags, semantic: Default::default(), initial_settings: Default::default() };
+        Backend { client, state: Arc::new(Mutex::new(state)), wake: Arc::new(Notify::new()) }
+    }
+
+    /// Runs an ide query on a snapshot, on the blocking pool, with panics turned into an
+    /// error reply and a stale snapshot into `ContentModified`.
+    async fn query<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Analysis, &ClientFlags) -> std::result::Result<T, Cancelled> + Send + 'static,
+    {
+        let (snap, flags) = {
+            let st = lock(&self.state);
+            let Some(host) = st.host.as_ref() else { return Err(Error::invalid_request()) };
+            (host.snapshot(), st.flags)
+        };
+        let res = tokio::task::spawn_blocking(move || std::panic::catch_unwind(AssertUnwindSafe(|| f(&snap, &flags)))).await;
+        match res {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(Cancelled))) => Err(content_modified()),
+            Ok(Err(p)) => {
+                let msg = format!("salt-analyzer: internal error: {}", panic_message(&*p));
+                self.client.log_message(MessageType::ERROR, &msg).await;
+                Err(internal(msg))
+            }
+            Err(e) => Err(internal(format!("salt-analyzer: internal error: {e}"))),
+        }
+    }
+
+    /// Mutates the host (synchronously, before any `.await`), isolated from panics.
+    fn mutate(&self, f: impl FnOnce(&mut State)) -> bool {
+        let mut st = lock(&self.state);
+        let ok = std::panic::catch_unwind(AssertUnwindSafe(|| f(&mut st))).is_ok();
+        drop(st);
+        self.wake.notify_one();
+        ok
+    }
+
+    /// `salt-analyzer/debugText`: the server's view of a document (tests compare it with theirs).
+    pub async fn debug_text(&self, params: DebugTextParams) -> Result<Value> {
+        let st = lock(&self.state);
+        let Some(host) = st.host.as_ref() else { return Err(Error::invalid_request()) };
+        let a = host.snapshot();
+        let path = from_proto::path(&params.uri).ok_or_else(Error::invalid_request)?;
+        Ok(json!({
+            "text": a.text(&path).map(|t| t.to_string()),
+            "version": a.document_version(&path),
+            "revision": a.revision(),
+        }))
+    }
+
+    /// `salt-analyzer/debugPanic`: panics inside the request isolation (tests check that the
+    /// server answers with an error and keeps serving).
+    pub async fn debug_panic(&self) -> Result<Value> {
+        self.query(|_, _| -> std::result::Result<Value, Cancelled> { panic!("debugPanic was asked to panic") }).await
+    }
+
+    fn path_of(uri: &Url) -> Option<PathBuf> {
+        from_proto::path(uri)
+    }
+
+    /// Publishes an open document's fresh syntax errors with its last semantic diagnostics.
+    async fn publish_syntax(&self, path: PathBuf) {
+        let msg = {
+            let st = lock(&self.state);
+            let Some(host) = st.host.as_ref() else { return };
+            let a = host.snapshot();
+            let mut ds = a.syntax_diagnostics(&path);
+            let has_syntax = !ds.is_empty();
+            let semantic = st.semantic.get(&path).cloned().unwrap_or_default();
+            ds.extend(semantic.into_iter().filter(|d| !(has_syntax && d.code == "yaml-syntax")));
+            let items = to_proto::diagnostics(&a, st.flags.encoding, &path, &ds);
+            (to_proto::url(&path), items, a.document_version(&path))
+        };
+        self.client.publish_diagnostics(msg.0, msg.1, msg.2).await;
+    }
+}
+
+#[tower_lsp::async_trait]
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let flags = from_proto::client_flags(&params);
+        let root = from_proto::root(&params).or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("/"));
+        let settings = from_proto::settings(params.initialization_options.as_ref());
+        {
+            let mut st = lock(&self.state);
+            let mut host = AnalysisHost::new(&root);
+            host.set_salt_config(settings.salt_config.clone());
+            host.set_minion(settings.minion.clone());
+            st.host = Some(host);
+            st.flags = flags;
+            st.initial_settings = settings;
+        }
+        Ok(InitializeResult {
+            capabilities: to_proto::server_capabilities(&flags),
+            server_info: Some(ServerInfo { name: "salt-analyzer".into(), version: Some(env!("CARGO_PKG_VERSION").into()) }),
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let flags = lock(&self.state).flags;
+        if flags.dynamic_watchers {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let watchers = ["**/*.sls", "**/salt-analyzer.yaml"]
+                    .iter()
+                    .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g.to_string()), kind: None })
+                    .collect();
+                let options = DidChangeWatchedFilesRegistrationOptions { watchers };
+                let registration = Registration {
+                    id: "salt-analyzer-watched-files".into(),
+                    method: "workspace/didChangeWatchedFiles".into(),
+                    register_options: serde_json::to_value(options).ok(),
+                };
+                if let Err(e) = client.register_capability(vec![registration]).await {
+                    client.log_message(MessageType::WARNING, format!("salt-analyzer: cannot watch files: {e}")).await;
+                }
+            });
+        }
+        publish::start(self.client.clone(), self.state.clone(), self.wake.clone(), flags);
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let Some(path) = Self::path_of(&params.text_document.uri) else { return };
+        let doc = params.text_document;
+        self.mutate(|st| {
+            if let Some(host) = st.host.as_mut() {
+                host.open(&path, &doc.text, doc.version);
+            }
+        });
+        self.publish_syntax(path).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let Some(path) = Self::path_of(&params.text_document.uri) else { return };
+        let version = params.text_document.version;
+        let changes = params.content_changes;
+        self.mutate(|st| {
+            let enc = st.flags.encoding;
+            let Some(host) = st.host.as_mut() else { return };
+            let mut edits = Vec::with_capacity(changes.len());
+            // Each change's range is in the text as the changes before it left it.
+            for c in changes {
+                let range = match (c.range, host.line_index(&path)) {
+                    (Some(r), Some(li)) => Some(from_proto::range(li, enc, r)),
+                    _ => None,
+                };
+                let edit = vec![(range.clone(), c.text.clone())];
+                host.change(&path, edit, version);
+                edits.push((range, c.text));
+            }
+            if let Some(ds) = st.semantic.get_mut(&path) {
+                ide::shift_diagnostics(ds, &edits);
+            }
+        });
+        self.publish_syntax(path).await;
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        let Some(path) = Self::path_of(&params.text_document.uri) else { return };
+        self.mutate(|st| {
+            if let Some(host) = st.host.as_mut() {
+                host.files_changed_on_disk(&[path]);
+            }
+        });
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let Some(path) = Self::path_of(&params.text_document.uri) else { return };
+        self.mutate(|st| {
+            if let Some(host) = st.host.as_mut() {
+                host.close(&path);
+            }
+        });
+        // Its syntax errors go; its semantic ones come back with the next round.
+        let items = {
+            let st = lock(&self.state);
+            match (st.host.as_ref(), st.semantic.get(&path)) {
+                (Some(host), Some(ds)) => to_proto::diagnostics(&host.snapshot(), st.flags.encoding, &path, ds),
+                _ => Vec::new(),
+            }
+        };
+        self.client.publish_diagnostics(to_proto::url(&path), items, None).await;
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let paths: Vec<PathBuf> = params.changes.iter().filter_map(|c| Self::path_of(&c.uri)).collect();
+        self.mutate(|st| {
+            if let Some(host) = st.host.as_mut() {
+                host.files_changed_on_disk(&paths);
+            }
+        });
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let settings = from_proto::settings(Some(&params.settings));
+        self.mutate(|st| {
+            if let Some(host) = st.host.as_mut() {
+                host.set_salt_config(settings.salt_config.clone());
+                host.set_minion(settings.minion.clone());
+            }
+        });
+    }
+
+    async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
+        let pos = params.text_document_position_params;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            Ok(to_proto::goto(a, fl.encoding, a.goto_definition(&path, offset)?))
+        })
+        .await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let pos = params.text_document_position;
+        let include = params.context.include_declaration;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let refs = a.references(&path, offset, include)?;
+            Ok(Some(refs.iter().map(|r| to_proto::location(a, fl.encoding, r)).collect()))
+        })
+        .await
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let pos = params.text_document_position_params;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            Ok(a.hover(&path, offset)?.map(|h| to_proto::hover(&li, fl.encoding, h)))
+        })
+        .await
+    }
+
+    async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            Ok(Some(to_proto::document_symbols(a, fl, &path, a.document_symbols(&path))))
+        })
+        .await
+    }
+
+    async fn symbol(&self, params: WorkspaceSymbolParams) -> Result<Option<Vec<SymbolInformation>>> {
+        self.query(move |a, fl| Ok(Some(to_proto::workspace_symbols(a, fl.encoding, a.workspace_symbols(&params.query))))).await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let range = from_proto::range(&li, fl.encoding, params.range);
+            Ok(Some(to_proto::code_actions(a, fl, a.code_actions(&path, range))))
+        })
+        .await
+    }
+
+    async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(to_proto::full_report(Vec::new())) };
+            let mut ds = a.syntax_diagnostics(&path);
+            ds.extend(a.diagnostics(&path)?);
+            Ok(to_proto::full_report(to_proto::diagnostics(a, fl.encoding, &path, &ds)))
+        })
+        .await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<Value>> {
+        let arg = params.arguments.first().and_then(|v| v.as_str()).map(str::to_string);
+        match params.command.as_str() {
+            "salt-analyzer.listMinions" => self.query(|a, _| Ok(Some(minions_json(a)))).await,
+            "salt-analyzer.selectMinion" => {
+                let Some(id) = arg else {
+                    return Err(Error::invalid_params("salt-analyzer.selectMinion takes the profile id as its argument"));
+                };
+                let known = self.query(|a, _| Ok(a.minions())).await?;
+                if !known.iter().any(|m| m.id == id) {
+                    let ids: Vec<String> = known.into_iter().map(|m| m.id).collect();
+                    return Err(Error::invalid_params(format!("no minion profile `{id}` (profiles: {})", ids.join(", "))));
+                }
+                self.mutate(|st| {
+                    if let Some(host) = st.host.as_mut() {
+                        host.set_minion(Some(id));
+                    }
+                });
+                self.query(|a, _| Ok(Some(minions_json(a)))).await
+            }
+            "salt-analyzer.topExplain" => self.query(move |a, _| Ok(Some(Value::String(a.top_explain(arg.as_deref()))))).await,
+            other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
+        }
+    }
+}
+
+fn minions_json(a: &Analysis) -> Value {
+    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected})).collect())
+}

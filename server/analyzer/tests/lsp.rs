@@ -1,0 +1,341 @@
+//! Scripted sessions with the real `salt-analyzer` binary over stdio (fixtures in
+//! `tests/lsp/`): diagnostics pushed and pulled, cross-file edits, navigation, symbols,
+//! hovers, code actions, profile switches, position encodings, and failure isolation.
+
+mod support;
+
+use expect_test::expect;
+use serde_json::{json, Value};
+use support::{position, ClientOptions, Lsp, TempTree};
+
+fn pos(lsp: &Lsp, rel: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": lsp.uri(rel)}, "position": {"line": line, "character": character}})
+}
+
+#[test]
+fn initial_diagnostics_navigation_symbols_and_hover() {
+    let tree = TempTree::new("nav", Some("web_db"));
+    tree.write("salt/broken.sls", "include:\n  - nowhere\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    assert_eq!(lsp.capabilities["positionEncoding"], json!("utf-16"));
+    lsp.sync();
+    // Indexing publishes every file with diagnostics, unopened ones too.
+    expect![[r#"
+        salt/broken.sls:
+          1:4-1:11 error missing-include: Specified SLS nowhere in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+
+    lsp.open_from_disk("salt/db/init.sls");
+    // Requisite `pkg: web_id` (line 5) -> the declaration in web/init.sls.
+    let def = lsp.request("textDocument/definition", pos(&lsp, "salt/db/init.sls", 5, 15)).unwrap();
+    expect![[r#"
+        salt/web/init.sls 0:0-0:6
+    "#]]
+    .assert_eq(&lsp.render_locations(&def));
+    // The include item -> the file (web/init.sls, since there is no web.sls).
+    let def = lsp.request("textDocument/definition", pos(&lsp, "salt/db/init.sls", 1, 5)).unwrap();
+    expect![[r#"
+        salt/web/init.sls 0:0-0:0
+    "#]]
+    .assert_eq(&lsp.render_locations(&def));
+    // `require: - pkg: nginx` in web/init.sls names web_id by its `name`.
+    lsp.open_from_disk("salt/web/init.sls");
+    let refs = lsp
+        .request("textDocument/references", json!({"textDocument": {"uri": lsp.uri("salt/web/init.sls")}, "position": {"line": 0, "character": 2}, "context": {"includeDeclaration": true}}))
+        .unwrap();
+    expect![[r#"
+        salt/db/init.sls 5:13-5:19
+        salt/web/init.sls 0:0-0:6
+        salt/web/init.sls 8:13-8:18
+    "#]]
+    .assert_eq(&lsp.render_locations(&refs));
+    // The `salt://` URL -> the file.
+    let def = lsp.request("textDocument/definition", pos(&lsp, "salt/web/init.sls", 6, 20)).unwrap();
+    expect![[r#"
+        salt/web/files/nginx.conf 0:0-0:0
+    "#]]
+    .assert_eq(&lsp.render_locations(&def));
+    // References of the SLS `web`: the include, the `sls:` requisite and the top entry.
+    let refs = lsp
+        .request("textDocument/references", json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}, "position": {"line": 1, "character": 4}, "context": {"includeDeclaration": false}}))
+        .unwrap();
+    expect![[r#"
+        salt/db/init.sls 1:4-1:7
+        salt/db/init.sls 6:13-6:16
+        salt/top.sls 2:6-2:9
+    "#]]
+    .assert_eq(&lsp.render_locations(&refs));
+
+    let syms = lsp.request("textDocument/documentSymbol", json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}})).unwrap();
+    let mut out = String::new();
+    fn walk(v: &Value, depth: usize, out: &mut String) {
+        for s in v.as_array().into_iter().flatten() {
+            out.push_str(&format!("{:indent$}{} (kind {}) {}\n", "", s["name"].as_str().unwrap_or(""), s["kind"], support::range(&s["selectionRange"]), indent = depth * 2));
+            walk(&s["children"], depth + 1, out);
+        }
+    }
+    walk(&syms, 0, &mut out);
+    expect![[r#"
+        include (kind 3) 1:4-1:7
+          web (kind 2) 1:4-1:7
+        db_id (kind 23) 2:0-2:5
+          test.nop (kind 6) 3:2-3:10
+    "#]]
+    .assert_eq(&out);
+
+    let syms = lsp.request("workspace/symbol", json!({"query": "web"})).unwrap();
+    let out: String = syms
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| format!("{} {} {}", s["name"].as_str().unwrap_or(""), s["containerName"].as_str().unwrap_or(""), lsp.render_locations(&s["location"])))
+        .collect();
+    expect![[r#"
+        web base salt/web/init.sls 0:0-0:0
+        web_conf base:web salt/web/init.sls 3:0-3:8
+        web_id base:web salt/web/init.sls 0:0-0:6
+    "#]]
+    .assert_eq(&out);
+
+    let hover = lsp.request("textDocument/hover", pos(&lsp, "salt/db/init.sls", 1, 5)).unwrap();
+    expect![[r#"
+        **include** `web`
+
+        SLS `web` in environment `base`
+
+        File: `salt/web/init.sls` (`salt://web/init.sls`)
+    "#]]
+    .assert_eq(hover["contents"]["value"].as_str().unwrap_or(""));
+    assert_eq!(support::range(&hover["range"]), "1:4-1:7");
+    let hover = lsp.request("textDocument/hover", pos(&lsp, "salt/web/init.sls", 0, 1)).unwrap();
+    expect![[r#"
+        **state ID** `web_id`
+
+        State functions: `pkg.installed`
+
+        Declared in SLS `web` (environment `base`), `salt/web/init.sls`
+
+        Pulled in by:
+        - include in `salt/db/init.sls`:2
+        - top file in `salt/top.sls`:3
+
+        In the highstate of minion `web01.example.com` through `base:web`
+    "#]]
+    .assert_eq(hover["contents"]["value"].as_str().unwrap_or(""));
+    lsp.finish();
+}
+
+#[test]
+fn cross_file_edits_follow_as_you_type() {
+    let tree = TempTree::new("edits", Some("web_db"));
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("salt/web/init.sls");
+    lsp.open_from_disk("salt/db/init.sls");
+    lsp.sync();
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+
+    // Deleting the ID `web_id` in web/init.sls (and its name, so `pkg: nginx` breaks too):
+    // db/init.sls, which requires it, gets the error.
+    lsp.change("salt/web/init.sls", 2, &[(Some([0, 0, 0, 6]), "gone"), (Some([2, 12, 2, 17]), "apache")]);
+    lsp.sync();
+    expect![[r#"
+        salt/db/init.sls:
+          5:8-5:19 error missing-requisite-target: Referenced state does not exist for requisite [require: (pkg: web_id)] in state [db_id] in SLS [db]
+        salt/web/init.sls:
+          8:8-8:18 error missing-requisite-target: Referenced state does not exist for requisite [require: (pkg: nginx)] in state [/etc/nginx/nginx.conf] in SLS [web]
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+    assert_eq!(lsp.published[&lsp.uri("salt/db/init.sls")].0, Some(1), "published with the document's version");
+    assert_eq!(lsp.published[&lsp.uri("salt/web/init.sls")].0, Some(2));
+
+    // Undo both in one batch.
+    lsp.change("salt/web/init.sls", 3, &[(Some([2, 12, 2, 18]), "nginx"), (Some([0, 0, 0, 4]), "web_id")]);
+    lsp.sync();
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+    let (text, version, _) = lsp.debug_text(&lsp.uri("salt/web/init.sls"));
+    assert_eq!(text.as_deref(), Some(tree.read("salt/web/init.sls").as_str()));
+    assert_eq!(version, Some(3));
+
+    // Duplicate IDs across the include: both files report; renaming one clears both.
+    lsp.change("salt/db/init.sls", 2, &[(Some([2, 0, 2, 5]), "web_conf")]);
+    lsp.sync();
+    expect![[r#"
+        salt/db/init.sls:
+          2:0-2:8 error duplicate-id: Detected conflicting IDs, SLS IDs need to be globally unique.
+        salt/web/init.sls:
+          3:0-3:8 error duplicate-id: Detected conflicting IDs, SLS IDs need to be globally unique.
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+    lsp.change("salt/web/init.sls", 4, &[(Some([3, 0, 3, 8]), "web_conf_ß")]);
+    lsp.sync();
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+
+    // A syntax error is published at once, before the semantic round.
+    let announced = lsp.status_revision;
+    lsp.change("salt/db/init.sls", 3, &[(Some([7, 0, 7, 0]), "bad: [1,\n")]);
+    let seen = lsp.wait_for_publish("salt/db/init.sls", |ds| ds.iter().any(|d| d["code"] == json!("syntax")));
+    assert_eq!(seen, announced, "the syntax error came before the next semantic round");
+    lsp.sync();
+    expect![[r#"
+        salt/db/init.sls:
+          7:0-7:8 error syntax: YAML syntax: unexpected end of file
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+    lsp.finish();
+}
+
+#[test]
+fn creating_the_missing_file_of_an_include_clears_it() {
+    let tree = TempTree::new("create", Some("web_db"));
+    tree.write("salt/db/init.sls", "include:\n  - web\n  - .replica\ndb_id: test.nop\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions { dynamic_watchers: true, ..Default::default() });
+    lsp.open_from_disk("salt/db/init.sls");
+    lsp.sync();
+    expect![[r#"
+        salt/db/init.sls:
+          2:4-2:12 error missing-include: Specified SLS db.replica in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+    let reg = lsp.server_requests.iter().find(|r| r["method"] == "client/registerCapability").expect("a watcher registration").clone();
+    assert_eq!(
+        reg["params"]["registrations"][0]["registerOptions"]["watchers"],
+        json!([{"globPattern": "**/*.sls"}, {"globPattern": "**/salt-analyzer.yaml"}])
+    );
+    // The quick fix creates the file where Salt looks first.
+    let actions = lsp
+        .request("textDocument/codeAction", json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}, "range": {"start": {"line": 2, "character": 6}, "end": {"line": 2, "character": 6}}, "context": {"diagnostics": []}}))
+        .unwrap();
+    assert_eq!(actions[0]["title"], json!("Create `salt/db/replica.sls`"));
+    assert_eq!(actions[0]["edit"]["documentChanges"][0], json!({"kind": "create", "uri": lsp.uri("salt/db/replica.sls"), "options": {"overwrite": false, "ignoreIfExists": true}}));
+    // The editor creates it; the watcher reports it.
+    tree.write("salt/db/replica.sls", "replica_id: test.nop\n");
+    lsp.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": lsp.uri("salt/db/replica.sls"), "type": 1}]}));
+    lsp.sync();
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+    // And deleting it (a git checkout) brings the error back.
+    std::fs::remove_file(tree.path("salt/db/replica.sls")).unwrap();
+    lsp.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": lsp.uri("salt/db/replica.sls"), "type": 3}]}));
+    lsp.sync();
+    assert!(lsp.diagnostics("salt/db/init.sls").contains("missing-include"));
+    lsp.finish();
+}
+
+#[test]
+fn profile_switch_changes_hovers_and_the_top_explanation() {
+    let tree = TempTree::new("profile", Some("web_db"));
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("salt/top.sls");
+    lsp.sync();
+    let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.listMinions", "arguments": []})).unwrap();
+    assert_eq!(minions, json!([{"id": "web01.example.com", "selected": true}, {"id": "db01.example.com", "selected": false}]));
+    let hover = |lsp: &mut Lsp| {
+        let h = lsp.request("textDocument/hover", pos(lsp, "salt/top.sls", 3, 4)).unwrap();
+        h["contents"]["value"].as_str().unwrap_or("").to_string()
+    };
+    expect![[r#"
+        **target** `db*` in section `base` (matcher `compound`)
+
+        Minion `web01.example.com` **does not match**: compound: `db*` -> False
+
+        SLS: `db`
+    "#]]
+    .assert_eq(&hover(&mut lsp));
+    let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["db01.example.com"]})).unwrap();
+    assert_eq!(minions[1], json!({"id": "db01.example.com", "selected": true}));
+    expect![[r#"
+        **target** `db*` in section `base` (matcher `compound`)
+
+        Minion `db01.example.com` **matches**: compound: `db*` -> True
+
+        Adds `base:db`
+
+        SLS: `db`
+    "#]]
+    .assert_eq(&hover(&mut lsp));
+    let explain = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.topExplain", "arguments": []})).unwrap();
+    let explain = explain.as_str().unwrap_or("");
+    assert!(explain.starts_with("Top file for minion `db01.example.com`"), "{explain}");
+    assert!(explain.contains("  base: db\n"), "{explain}");
+    // The configuration setting selects too.
+    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"salt-analyzer": {"minion": "web01.example.com"}}}));
+    assert!(hover(&mut lsp).contains("Minion `web01.example.com` **does not match**"));
+    // An unknown profile is refused.
+    let err = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["nope"]})).unwrap_err();
+    assert_eq!(err["code"], json!(-32602));
+    lsp.finish();
+}
+
+#[test]
+fn non_ascii_and_crlf_in_utf16_and_utf8() {
+    for utf8 in [false, true] {
+        let tree = TempTree::new(if utf8 { "utf8" } else { "utf16" }, None);
+        let text = "a_ß_ℝ_💣:\r\n  test.nop:\r\n    - require:\r\n      - b_💣\r\nb_💣: test.nop\r\n";
+        tree.write("x.sls", text);
+        let mut lsp = Lsp::start(&tree.root, ClientOptions { utf8, ..Default::default() });
+        assert_eq!(lsp.capabilities["positionEncoding"], json!(if utf8 { "utf-8" } else { "utf-16" }));
+        lsp.open("x.sls", text);
+        lsp.sync();
+        assert_eq!(lsp.diagnostics("x.sls"), "", "clean at first");
+        // Go to `b_💣` from the requisite, whose column is after the bomb in the key above.
+        let at = text.find("b_💣\r\nb").unwrap() + "b_💣".len();
+        let (l, c) = position(text, at, utf8);
+        let def = lsp.request("textDocument/definition", pos(&lsp, "x.sls", l, c)).unwrap();
+        let (dl, dc) = position(text, text.rfind("b_💣").unwrap() + "b_💣".len(), utf8);
+        assert_eq!(lsp.render_locations(&def), format!("x.sls 4:0-{dl}:{dc}\n"));
+        // Rename the target by typing after the bomb: the requisite breaks.
+        let key_end = text.rfind("b_💣").unwrap() + "b_💣".len();
+        let (l, c) = position(text, key_end, utf8);
+        lsp.change("x.sls", 2, &[(Some([l, c, l, c]), "ß")]);
+        lsp.sync();
+        let expected = text.replacen("b_💣: test", "b_💣ß: test", 1);
+        assert_eq!(lsp.debug_text(&lsp.uri("x.sls")).0.as_deref(), Some(expected.as_str()));
+        let req = expected.find("b_💣\r\nb").unwrap();
+        let (sl, sc) = position(&expected, req, utf8);
+        let (el, ec) = position(&expected, req + "b_💣".len(), utf8);
+        let line = lsp.diagnostics("x.sls");
+        assert!(line.starts_with(&format!("{sl}:{sc}-{el}:{ec} error missing-requisite-target")), "{utf8}: {line}");
+        // A multi-change batch on one line holding all three wide characters, then a syntax
+        // error after them: its column is counted in the negotiated encoding.
+        let (l, c) = position(&expected, expected.find("ℝ").unwrap(), utf8);
+        let width = if utf8 { 3 } else { 1 };
+        lsp.change("x.sls", 3, &[(Some([l, c, l, c + width]), "R"), (Some([0, 0, 0, 0]), "{ ")]);
+        let after = format!("{{ {}", expected.replacen('ℝ', "R", 1));
+        assert_eq!(lsp.debug_text(&lsp.uri("x.sls")).0.as_deref(), Some(after.as_str()));
+        lsp.sync();
+        assert!(lsp.diagnostics("x.sls").contains("error syntax"), "{}", lsp.diagnostics("x.sls"));
+        lsp.finish();
+    }
+}
+
+#[test]
+fn pull_diagnostics_progress_panics_and_bad_requests() {
+    let tree = TempTree::new("pull", Some("web_db"));
+    tree.write("salt/broken.sls", "include: [nowhere]\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions { pull: true, progress: true, ..Default::default() });
+    assert_eq!(lsp.capabilities["diagnosticProvider"]["interFileDependencies"], json!(true));
+    lsp.sync();
+    assert!(lsp.server_requests.iter().any(|r| r["method"] == "window/workDoneProgress/create"));
+    let kinds: Vec<&str> = lsp.progress.iter().filter_map(|p| p["value"]["kind"].as_str()).collect();
+    assert_eq!(kinds, ["begin", "end"]);
+    let report = lsp.request("textDocument/diagnostic", json!({"textDocument": {"uri": lsp.uri("salt/broken.sls")}})).unwrap();
+    assert_eq!(report["kind"], json!("full"));
+    expect![[r#"
+        0:10-0:17 error missing-include: Specified SLS nowhere in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&support::render_diagnostics(report["items"].as_array().unwrap()));
+    // A panic inside a request handler is an error reply, and the server keeps serving.
+    let err = lsp.request("salt-analyzer/debugPanic", Value::Null).unwrap_err();
+    assert_eq!(err["code"], json!(-32603));
+    assert!(err["message"].as_str().unwrap_or("").contains("debugPanic was asked to panic"));
+    // Malformed requests get errors too.
+    let err = lsp.request("textDocument/hover", json!({"nonsense": true})).unwrap_err();
+    assert_eq!(err["code"], json!(-32602));
+    let err = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.nope"})).unwrap_err();
+    assert_eq!(err["code"], json!(-32602));
+    // Still serving.
+    lsp.open_from_disk("salt/broken.sls");
+    let h = lsp.request("textDocument/hover", pos(&lsp, "salt/broken.sls", 0, 12)).unwrap();
+    assert!(h["contents"]["value"].as_str().unwrap_or("").contains("**not found**"));
+    lsp.finish();
+}

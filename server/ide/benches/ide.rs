@@ -1,0 +1,203 @@
+//! The editor-latency benchmark (not a test; timings never gate anything). Run with
+//! `cargo bench -p salt-ide --bench ide` (release profile). Its workload generator writes
+//! the trees to a temporary directory and drives `AnalysisHost` exactly as the language
+//! server does:
+//!
+//! 1. keystrokes in a 5,000-line SLS file -> its syntax diagnostics, and -> its semantic
+//!    diagnostics (debounce excluded), p50/p99;
+//! 2. a workspace of 5,000 SLS files indexed with every diagnostic computed (time, peak RSS);
+//! 3. an edit to a file that 500 others include, every affected file's diagnostics recomputed.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use salt_ide::AnalysisHost;
+
+fn main() {
+    // Cargo passes `--bench`; any other argument picks one scenario (for profiling).
+    let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
+    let base = std::env::temp_dir().join(format!("salt-analyzer-bench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&base);
+    let run = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    println!("salt-analyzer ide benchmark ({} cores)", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Indexing first, so that the peak RSS it reports is its own.
+    if run("index") {
+        index_workspace(&base.join("index"));
+    }
+    if run("keystrokes") {
+        keystrokes(&base.join("keys"));
+    }
+    if run("includers") {
+        includers(&base.join("includers"));
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
+fn write(path: &Path, text: &str) {
+    if let Some(p) = path.parent() {
+        std::fs::create_dir_all(p).expect("mkdir");
+    }
+    std::fs::write(path, text).expect("write");
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort();
+    let i = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[i.min(samples.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn peak_rss_mb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+/// A 5,000-line SLS file: 1,000 states of five lines, each requiring the one before.
+fn big_file() -> String {
+    let mut s = String::new();
+    for i in 0..1000 {
+        let prev = if i == 0 { "base_id".to_string() } else { format!("state_{}", i - 1) };
+        s.push_str(&format!("state_{i}:\n  pkg.installed:\n    - name: package-{i}\n    - require:\n      - pkg: {prev}\n"));
+    }
+    s
+}
+
+fn keystrokes(root: &Path) {
+    let text = big_file();
+    write(&root.join("big.sls"), &text);
+    write(&root.join("base.sls"), "base_id:\n  pkg.installed: []\n");
+    write(&root.join("user.sls"), "include: [big]\nuser_id: {test.nop: [{require: [state_999]}]}\n");
+    let mut host = AnalysisHost::new(root);
+    let path = root.join("big.sls");
+    host.open(&path, &text, 1);
+    let _ = host.snapshot().take_changed_files();
+    let mut current = text.clone();
+    let mut syntax = Vec::new();
+    let mut semantic = Vec::new();
+    let mut version = 1;
+    // Type `xy` then delete it, in `name:` values spread over the file: first a burst of
+    // keystrokes with syntax diagnostics only (semantic ones wait for the debounce), then
+    // keystrokes each followed by the semantic diagnostics.
+    for pass in 0..2 {
+        for k in 0..(if pass == 0 { 400 } else { 100 }) {
+            let line = (k * 37) % 1000;
+            let anchor = format!("package-{line}\n");
+            let at = current.find(&anchor).expect("anchor") + anchor.len() - 1;
+            for edit in [(at..at, "x"), (at + 1..at + 1, "y"), (at..at + 2, "")] {
+                version += 1;
+                let t = Instant::now();
+                host.change(&path, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
+                let a = host.snapshot();
+                if pass == 0 {
+                    let ds = a.syntax_diagnostics(&path);
+                    let li = a.line_index(&path).expect("line index");
+                    std::hint::black_box(ds.iter().map(|d| li.line_col(d.range.start)).collect::<Vec<_>>());
+                    syntax.push(t.elapsed());
+                } else {
+                    let ds = a.diagnostics(&path).expect("fresh");
+                    std::hint::black_box(ds);
+                    semantic.push(t.elapsed());
+                }
+                current.replace_range(edit.0.clone(), edit.1);
+            }
+        }
+    }
+    println!("\n5,000-line SLS file ({} keystrokes for syntax, {} for semantic):", syntax.len(), semantic.len());
+    println!("  keystroke -> syntax diagnostics:   p50 {}  p99 {}", ms(percentile(&mut syntax, 0.5)), ms(percentile(&mut syntax, 0.99)));
+    println!("  keystroke -> semantic diagnostics: p50 {}  p99 {}", ms(percentile(&mut semantic, 0.5)), ms(percentile(&mut semantic, 0.99)));
+}
+
+/// 5,000 SLS files in 100 directories: each includes its directory's `init`, its partner
+/// file (pairs include each other) and a shared `common`, declares three states with
+/// requisites into them, and one per directory has mistakes (a missing include, a requisite
+/// to nowhere).
+fn index_workspace(root: &Path) {
+    let mut files = 0;
+    write(&root.join("common.sls"), "common_pkg:\n  pkg.installed: []\ncommon_conf:\n  file.managed:\n    - name: /etc/common\n");
+    files += 1;
+    for d in 0..100 {
+        write(&root.join(format!("d{d}/init.sls")), &format!("include:\n  - common\nd{d}_base:\n  test.nop:\n    - require:\n      - pkg: common_pkg\n"));
+        files += 1;
+        for f in 0..49 {
+            let neighbour = if f ^ 1 < 49 { format!("d{d}.f{}", f ^ 1) } else { format!("d{d}") };
+            let mut t = format!("include:\n  - d{d}\n  - {neighbour}\n  - common\n");
+            for s in 0..3 {
+                t.push_str(&format!(
+                    "d{d}_f{f}_s{s}:\n  pkg.installed:\n    - name: pkg-{d}-{f}-{s}\n    - require:\n      - pkg: common_pkg\n      - test: d{d}_base\n"
+                ));
+            }
+            if f % 50 == 7 {
+                t.push_str("  - missing.include\n");
+                t.push_str(&format!("broken_{d}:\n  test.nop:\n    - require:\n      - nowhere_{d}\n"));
+            }
+            write(&root.join(format!("d{d}/f{f}.sls")), &t);
+            files += 1;
+        }
+    }
+    write(&root.join("top.sls"), "base:\n  '*':\n    - common\n");
+    files += 1;
+    let rss_before = peak_rss_mb().unwrap_or(0.0);
+    let t = Instant::now();
+    let host = AnalysisHost::new(root);
+    let scanned = t.elapsed();
+    let a = host.snapshot();
+    let changed = a.take_changed_files().expect("fresh");
+    let checked = t.elapsed();
+    let mut count = 0;
+    for f in &changed {
+        count += a.diagnostics(f).expect("fresh").len();
+    }
+    let took = t.elapsed();
+    println!("\nworkspace of {files} SLS files:");
+    println!("  (file roots scanned after {}, every root checked after {})", ms(scanned), ms(checked));
+    println!(
+        "  indexed, all diagnostics computed: {} ({} files, {count} diagnostics); peak RSS {:.0} MB (before: {:.0} MB)",
+        ms(took),
+        changed.len(),
+        peak_rss_mb().unwrap_or(0.0),
+        rss_before
+    );
+}
+
+/// `lib.sls` included by 500 files, each requiring one of its states; the edit renames it.
+fn includers(root: &Path) {
+    write(&root.join("lib.sls"), "lib_id:\n  pkg.installed: []\nlib_other:\n  test.nop: []\n");
+    for i in 0..500 {
+        write(
+            &root.join(format!("users/u{i}.sls")),
+            &format!("include:\n  - lib\nuser_{i}:\n  test.nop:\n    - require:\n      - pkg: lib_id\n"),
+        );
+    }
+    // Files that have nothing to do with lib.sls, which must not be recomputed.
+    for i in 0..1500 {
+        write(&root.join(format!("other/o{i}.sls")), &format!("other_{i}:\n  test.nop: []\n"));
+    }
+    let mut host = AnalysisHost::new(root);
+    let lib: PathBuf = root.join("lib.sls");
+    let text = std::fs::read_to_string(&lib).expect("read");
+    host.open(&lib, &text, 1);
+    let _ = host.snapshot().take_changed_files();
+    let mut samples = Vec::new();
+    let mut affected = 0;
+    for round in 0..20 {
+        let (from, to) = if round % 2 == 0 { (0..6, "lib_ID") } else { (0..6, "lib_id") };
+        let t = Instant::now();
+        host.change(&lib, vec![(Some(from), to.to_string())], round + 2);
+        let a = host.snapshot();
+        let changed = a.take_changed_files().expect("fresh");
+        let mut errors = 0;
+        for f in &changed {
+            errors += a.diagnostics(f).expect("fresh").len();
+        }
+        samples.push(t.elapsed());
+        affected = changed.len();
+        assert_eq!(errors, if round % 2 == 0 { 500 } else { 0 }, "every includer's requisite breaks, then heals");
+    }
+    println!("\nedit to a file that 500 others include ({affected} files recomputed and re-diagnosed, of 2,001):");
+    println!("  p50 {}  max {}", ms(percentile(&mut samples, 0.5)), ms(percentile(&mut samples, 1.0)));
+}

@@ -1,0 +1,60 @@
+//! Code actions where the fix is mechanical: create the missing SLS file of an include (at
+//! the path Salt looks at first), and rewrite a top-file target's string shorthand as a list.
+
+use std::ops::Range;
+use std::path::Path;
+
+use crate::analysis::Analysis;
+use crate::resolve::*;
+use crate::summaries::FileSummary;
+use crate::types::*;
+
+fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
+    a.start <= b.end && b.start <= a.end
+}
+
+pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
+    let Some(summary) = analysis.summary(path) else { return Vec::new() };
+    let mut out = Vec::new();
+    let world = analysis.world();
+    match &*summary {
+        FileSummary::Sls(s) => {
+            let env = file_env(analysis, path);
+            for item in s.includes.iter().filter(|i| overlaps(&i.span, &range)) {
+                let Some((ienv, name)) = include_target(analysis, path, item) else { continue };
+                if model::fnmatch::has_magic(&name) || !resolve_sls(analysis, &ienv, &name, &env).is_empty() {
+                    continue;
+                }
+                let Some(root) = world.ws.opts.file_roots.get(&ienv).and_then(|r| r.first()) else { continue };
+                // `x.sls` before `x/init.sls`, in the environment's first root.
+                let file = root.join(format!("{}.sls", name.replace('.', "/")));
+                out.push(CodeAction {
+                    title: format!("Create `{}`", world.rel(&file)),
+                    kind: CodeActionKind::QuickFix,
+                    edit: SourceChange { create_files: vec![file], text_edits: Vec::new() },
+                });
+            }
+        }
+        FileSummary::Top(t) => {
+            let text = analysis.text(path).unwrap_or_default();
+            for env in &t.envs {
+                for target in env.targets.iter().filter(|t| t.shorthand && overlaps(&t.value_span, &range)) {
+                    let Some(value) = text.get(target.value_span.clone()) else { continue };
+                    let line_start = text[..target.span.start].rfind('\n').map_or(0, |p| p + 1);
+                    let indent = " ".repeat(target.span.start - line_start + 2);
+                    // Replace from just after the colon, so no trailing space is left.
+                    let start = text[..target.value_span.start].trim_end_matches([' ', '\t']).len();
+                    out.push(CodeAction {
+                        title: format!("Write the SLS of target `{}` as a list", target.target),
+                        kind: CodeActionKind::RefactorRewrite,
+                        edit: SourceChange {
+                            create_files: Vec::new(),
+                            text_edits: vec![TextEdit { path: path.to_path_buf(), range: start..target.value_span.end, new_text: format!("\n{indent}- {value}") }],
+                        },
+                    });
+                }
+            }
+        }
+    }
+    out
+}

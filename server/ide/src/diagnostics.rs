@@ -1,0 +1,132 @@
+//! Diagnostics as the editor shows them: syntax errors from the open document's tree, the
+//! cross-file checks from the index, configuration errors, and moving old diagnostics along
+//! with the edits made since they were computed.
+
+use std::ops::Range;
+use std::path::Path;
+
+use model::check::Severity as ModelSeverity;
+use model::errors::Code;
+
+use crate::analysis::Analysis;
+use crate::types::*;
+
+pub(crate) fn syntax(analysis: &Analysis, path: &Path) -> Vec<Diagnostic> {
+    let Some(doc) = analysis.snap.docs.get(path) else { return Vec::new() };
+    doc.syntax
+        .iter()
+        .map(|e| Diagnostic {
+            range: e.range.clone(),
+            severity: Severity::Error,
+            code: "syntax".to_string(),
+            message: format!("YAML syntax: {}", e.message),
+            related: Vec::new(),
+        })
+        .collect()
+}
+
+pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diagnostic>> {
+    let found = analysis.with_index(|idx| idx.diagnostics(path))?;
+    // The YAML loader and the incremental tree report the same broken text; when the tree
+    // already reports it at once, the loader's copy is noise.
+    let has_syntax = analysis.snap.docs.get(path).is_some_and(|d| !d.syntax.is_empty());
+    let text = analysis.text(path).unwrap_or_default();
+    let mut out: Vec<Diagnostic> = found
+        .into_iter()
+        .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
+        .map(|d| Diagnostic {
+            range: trim(&text, d.span.clone()),
+            severity: match d.severity {
+                ModelSeverity::Error => Severity::Error,
+                ModelSeverity::Warning => Severity::Warning,
+            },
+            code: d.code.as_str().to_string(),
+            message: d.message.clone(),
+            related: d
+                .related
+                .iter()
+                .map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone()))
+                .collect(),
+        })
+        .collect();
+    if let Some(e) = &analysis.world().config_error {
+        if e.path == path {
+            let range = analysis.text(path).map_or(0..0, |t| line_range(&t, e.line));
+            out.insert(
+                0,
+                Diagnostic {
+                    range,
+                    severity: Severity::Error,
+                    code: "config".to_string(),
+                    message: format!("{}; the workspace root is analysed as `base` until this is fixed", e.message),
+                    related: Vec::new(),
+                },
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// A span without the line break and indentation a YAML node's span ends with.
+fn trim(text: &str, range: Range<usize>) -> Range<usize> {
+    let Some(inner) = text.get(range.clone()) else { return range };
+    let end = range.start + inner.trim_end().len();
+    range.start..end.max(range.start)
+}
+
+/// The byte range of a 1-based line (`0` or past the end: the start of the text).
+fn line_range(text: &str, line: usize) -> Range<usize> {
+    if line == 0 {
+        return 0..0;
+    }
+    let mut start = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            return start..start + l.trim_end_matches(['\n', '\r']).len();
+        }
+        start += l.len();
+    }
+    0..0
+}
+
+/// Moves diagnostics computed for an older text along with `edits` (applied in order, as
+/// [`crate::AnalysisHost::change`] takes them), so they can be shown until fresh ones arrive.
+/// A diagnostic inside a replaced range shrinks to the replacement's start; a whole-text
+/// replacement drops them all.
+pub fn shift_diagnostics(diagnostics: &mut Vec<Diagnostic>, edits: &[(Option<Range<usize>>, String)]) {
+    for (range, text) in edits {
+        let Some(range) = range else {
+            diagnostics.clear();
+            return;
+        };
+        let removed = range.end.saturating_sub(range.start);
+        let map = |o: usize| -> usize {
+            if o <= range.start {
+                o
+            } else if o >= range.end {
+                o - removed + text.len()
+            } else {
+                range.start
+            }
+        };
+        for d in diagnostics.iter_mut() {
+            d.range = map(d.range.start)..map(d.range.end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shifting_follows_edits() {
+        let d = |r: Range<usize>| Diagnostic { range: r, severity: Severity::Error, code: "x".into(), message: String::new(), related: Vec::new() };
+        let mut ds = vec![d(0..2), d(5..8), d(10..12)];
+        shift_diagnostics(&mut ds, &[(Some(3..3), "ab".into()), (Some(7..9), String::new())]);
+        let ranges: Vec<_> = ds.iter().map(|d| d.range.clone()).collect();
+        assert_eq!(ranges, [0..2, 7..8, 10..12]);
+        shift_diagnostics(&mut ds, &[(None, "new".into())]);
+        assert!(ds.is_empty());
+    }
+}

@@ -1,0 +1,68 @@
+//! Test fixtures: a multi-file `#- path` fixture rooted at `/ws`, with `$0` marking the
+//! cursor, loaded into a host over an in-memory disk.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::{Analysis, AnalysisHost, MemoryDisk};
+
+pub(crate) struct Fixture {
+    pub(crate) disk: Arc<MemoryDisk>,
+    pub(crate) host: AnalysisHost,
+    /// The file and byte offset of `$0`, when the fixture has one.
+    pub(crate) cursor: Option<(PathBuf, usize)>,
+}
+
+impl Fixture {
+    pub(crate) fn new(text: &str) -> Fixture {
+        let mut cursor = None;
+        let mut clean = String::new();
+        let mut current: Option<(PathBuf, usize)> = None;
+        for line in text.split_inclusive('\n') {
+            if let Some(path) = line.strip_prefix("#- ") {
+                current = Some((Path::new("/ws").join(path.trim()), clean.len() + line.len()));
+                clean.push_str(line);
+                continue;
+            }
+            if let (Some(at), Some((path, start))) = (line.find("$0"), current.as_ref()) {
+                cursor = Some((path.clone(), clean.len() + at - start));
+                clean.push_str(&line.replacen("$0", "", 1));
+            } else {
+                clean.push_str(line);
+            }
+        }
+        let disk = Arc::new(MemoryDisk::from_fixture(&clean));
+        let host = AnalysisHost::with_fs(disk.clone(), Path::new("/ws"));
+        Fixture { disk, host, cursor }
+    }
+
+    pub(crate) fn analysis(&self) -> Analysis {
+        self.host.snapshot()
+    }
+
+    pub(crate) fn cursor(&self) -> (PathBuf, usize) {
+        self.cursor.clone().expect("the fixture has a `$0` cursor")
+    }
+
+    /// Opens a fixture file in the host with its disk text.
+    pub(crate) fn open(&mut self, rel: &str) {
+        let path = Path::new("/ws").join(rel);
+        let text = model::vfs::Vfs::read(&*self.disk, &path).expect("fixture file");
+        self.host.open(&path, &text, 1);
+    }
+}
+
+/// `path:line:col` (1-based, columns in characters) of a byte offset, plus the text there.
+pub(crate) fn at(analysis: &Analysis, path: &Path, range: std::ops::Range<usize>) -> String {
+    let text = analysis.text(path).unwrap_or_default();
+    let before = &text[..range.start.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let rel = path.strip_prefix("/ws").unwrap_or(path).display().to_string();
+    let snippet = text.get(range.clone()).unwrap_or("");
+    if snippet.is_empty() {
+        format!("{rel}:{line}:{col}")
+    } else {
+        format!("{rel}:{line}:{col} {snippet:?}")
+    }
+}

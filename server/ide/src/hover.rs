@@ -1,0 +1,128 @@
+//! Hover: what the item under the cursor is and where it comes from.
+
+use std::path::Path;
+
+use crate::analysis::Analysis;
+use crate::navigation::{sls_references, SlsRefKind, SlsTarget};
+use crate::resolve::*;
+use crate::types::*;
+
+pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Option<HoverResult>> {
+    let Some(item) = item_at(analysis, path, offset) else { return Ok(None) };
+    let world = analysis.world();
+    let env = file_env(analysis, path);
+    let range = item.range();
+    let markdown = match &item {
+        Item::Include(i) => {
+            let mut out = format!("**include** `{}`\n", i.raw);
+            match include_target(analysis, path, i) {
+                None => out.push_str("\nThis relative include climbs above the top of the file roots: Salt refuses it.\n"),
+                Some((ienv, name)) => {
+                    let found = resolve_sls(analysis, &ienv, &name, &env);
+                    if found.is_empty() {
+                        let file = name.replace('.', "/");
+                        out.push_str(&format!(
+                            "\nSLS `{name}` in environment `{ienv}`: **not found** (Salt looks for `{file}.sls`, then `{file}/init.sls`).\n"
+                        ));
+                    }
+                    for f in found {
+                        let sls = model::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
+                        out.push_str(&format!("\nSLS `{sls}` in environment `{}`\n\nFile: `{}` (`{}`)\n", f.env, world.rel(&f.path), f.source));
+                    }
+                }
+            }
+            out
+        }
+        Item::Id(d) | Item::Function(d, _) => {
+            let mut out = format!("**state ID** `{}`\n", d.id);
+            if !d.functions.is_empty() {
+                let funs: Vec<String> = d.functions.iter().map(|f| format!("`{}.{}`", f.module, f.function.as_deref().unwrap_or("?"))).collect();
+                out.push_str(&format!("\nState functions: {}\n", funs.join(", ")));
+            }
+            if let Some((senv, name, _)) = world.sls_of(path) {
+                out.push_str(&format!("\nDeclared in SLS `{name}` (environment `{senv}`), `{}`\n", world.rel(path)));
+                let target = SlsTarget { env: senv.clone(), name: name.clone(), file: Some(path.to_path_buf()) };
+                let refs: Vec<_> = sls_references(analysis, &target)
+                    .into_iter()
+                    .filter(|(_, k)| matches!(k, SlsRefKind::Include | SlsRefKind::Top))
+                    .collect();
+                if !refs.is_empty() {
+                    out.push_str("\nPulled in by:\n");
+                    for (r, kind) in &refs {
+                        let line = analysis.line_index(&r.path).map_or(0, |li| li.line_col(r.range.start).line + 1);
+                        let what = if *kind == SlsRefKind::Top { "top file" } else { "include" };
+                        out.push_str(&format!("- {what} in `{}`:{line}\n", world.rel(&r.path)));
+                    }
+                }
+                out.push_str(&highstate_line(analysis, path)?);
+            }
+            out
+        }
+        Item::Requisite(r) => {
+            let mut out = format!("**{}** `{}: {}`\n", r.kind, r.key, r.value);
+            if r.key == "sls" {
+                for f in resolve_sls(analysis, &env, &r.value, &env) {
+                    out.push_str(&format!("\nEvery state of SLS `{}` (and of what it includes), `{}`\n", r.value, world.rel(&f.path)));
+                }
+            } else {
+                let targets = requisite_targets(analysis, path, r)?;
+                if targets.is_empty() {
+                    out.push_str("\nNo state in this file's include closures has this ID or name.\n");
+                }
+                for t in targets {
+                    let line = analysis.line_index(&t.path).map_or(0, |li| li.line_col(t.decl.span.start).line + 1);
+                    out.push_str(&format!("\n→ `{}` in `{}`:{line}\n", t.decl.id, world.rel(&t.path)));
+                }
+            }
+            out
+        }
+        Item::Extend(e) => {
+            let mut out = format!("**extend** `{}`\n", e.id);
+            for t in extend_targets(analysis, path, e)? {
+                out.push_str(&format!("\n→ declared in `{}`\n", world.rel(&t.path)));
+            }
+            out
+        }
+        Item::Url(u) => match url_target(analysis, path, u) {
+            Some(p) => format!("**{}**\n\nFile: `{}`\n", u.url, world.rel(&p)),
+            None => format!("**{}**\n\nNo such file under the file roots of environment `{}`.\n", u.url, u.env.clone().unwrap_or(env)),
+        },
+        Item::Exclude(e) => format!("**exclude** {} `{}`\n", e.kind, e.value),
+        Item::TopEnv(e) => crate::top::hover_env(analysis, path, e),
+        Item::TopTarget(e, t) => crate::top::hover_target(analysis, path, e, t),
+        Item::TopSls(e, s) => {
+            let mut out = format!("**SLS** `{}` in environment `{}`\n", s.name, e.env);
+            let found = resolve_sls(analysis, &e.env, &s.name, &e.env);
+            if found.is_empty() {
+                out.push_str("\n**not found** in this environment's file roots.\n");
+            }
+            for f in found {
+                out.push_str(&format!("\nFile: `{}`\n", world.rel(&f.path)));
+            }
+            out
+        }
+    };
+    Ok(Some(HoverResult { range, markdown }))
+}
+
+/// Whether the selected minion's highstate renders the file, and through which top entry.
+fn highstate_line(analysis: &Analysis, path: &Path) -> Cancellable<String> {
+    let Ok((minion, result, _)) = crate::top::compile(analysis, None) else { return Ok(String::new()) };
+    let roots = &analysis.world().ctx.roots;
+    let mut via = Vec::new();
+    for (env, list) in &result.matches {
+        for sls in list {
+            let Some(file) = roots.get_state(env, sls) else { continue };
+            let rel = file.source.trim_start_matches("salt://").to_string();
+            let contains = analysis.with_index(|idx| idx.root(env, &rel).is_some_and(|r| r.closure.iter().any(|c| c == path)))?;
+            if contains {
+                via.push(format!("`{env}:{sls}`"));
+            }
+        }
+    }
+    Ok(if via.is_empty() {
+        format!("\nNot in the highstate of minion `{}`.\n", minion.id)
+    } else {
+        format!("\nIn the highstate of minion `{}` through {}\n", minion.id, via.join(", "))
+    })
+}

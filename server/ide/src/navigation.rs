@@ -1,0 +1,196 @@
+//! Go to definition and find references.
+
+use std::path::{Path, PathBuf};
+
+use model::fnmatch;
+use model::summary::StateDecl;
+
+use crate::analysis::Analysis;
+use crate::resolve::*;
+use crate::types::*;
+
+pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
+    let Some(item) = item_at(analysis, path, offset) else { return Ok(Vec::new()) };
+    let env = file_env(analysis, path);
+    let mut out = match item {
+        Item::Include(i) => match include_target(analysis, path, &i) {
+            Some((ienv, name)) => files(resolve_sls(analysis, &ienv, &name, &env)),
+            None => Vec::new(),
+        },
+        Item::Exclude(e) if e.kind == "id" => decls(extend_like(analysis, path, &e.value)?),
+        Item::Exclude(e) => files(resolve_sls(analysis, &env, &e.value, &env)),
+        Item::Requisite(r) if r.key == "sls" => files(resolve_sls(analysis, &env, &r.value, &env)),
+        Item::Requisite(r) => decls(requisite_targets(analysis, path, &r)?),
+        Item::Extend(e) => decls(extend_targets(analysis, path, &e)?),
+        Item::Url(u) => url_target(analysis, path, &u)
+            .map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() })
+            .into_iter()
+            .collect(),
+        Item::TopSls(section, sls) => files(resolve_sls(analysis, &section.env, &sls.name, &section.env)),
+        Item::Id(_) | Item::Function(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
+    };
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+fn extend_like(analysis: &Analysis, path: &Path, id: &str) -> Cancellable<Vec<Decl>> {
+    let key = model::summary::ExtendKey { id: id.to_string(), span: 0..0, functions: Vec::new() };
+    extend_targets(analysis, path, &key)
+}
+
+fn files(found: Vec<model::roots::StateFile>) -> Vec<NavTarget> {
+    found
+        .into_iter()
+        .map(|f| {
+            let name = model::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
+            NavTarget { path: f.path, full_range: 0..0, focus_range: 0..0, name }
+        })
+        .collect()
+}
+
+fn decls(found: Vec<Decl>) -> Vec<NavTarget> {
+    found
+        .into_iter()
+        .map(|d| NavTarget { path: d.path, full_range: d.decl.full_span.clone(), focus_range: d.decl.span.clone(), name: d.decl.id })
+        .collect()
+}
+
+/// An SLS as a reference target: its environment and name, and the file they load.
+pub(crate) struct SlsTarget {
+    pub(crate) env: String,
+    pub(crate) name: String,
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// What the references query is about at `offset`.
+enum Subject {
+    Decls(Vec<Decl>),
+    Sls(SlsTarget),
+}
+
+fn subject(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Option<Subject>> {
+    let env = file_env(analysis, path);
+    let sls = |env: String, name: String| {
+        let file = analysis.world().ctx.roots.get_state(&env, &name).map(|f| f.path);
+        Subject::Sls(SlsTarget { env, name, file })
+    };
+    Ok(match item_at(analysis, path, offset) {
+        Some(Item::Id(d)) | Some(Item::Function(d, _)) => Some(Subject::Decls(vec![Decl { path: path.to_path_buf(), decl: d }])),
+        Some(Item::Requisite(r)) if r.key == "sls" => Some(sls(env, r.value)),
+        Some(Item::Requisite(r)) => Some(Subject::Decls(requisite_targets(analysis, path, &r)?)),
+        Some(Item::Extend(e)) => Some(Subject::Decls(extend_targets(analysis, path, &e)?)),
+        Some(Item::Include(i)) => include_target(analysis, path, &i).map(|(e, n)| sls(e, n)),
+        Some(Item::Exclude(e)) if e.kind != "id" => Some(sls(env, e.value)),
+        Some(Item::TopSls(section, s)) => Some(sls(section.env, s.name)),
+        Some(_) => None,
+        // Anywhere else in an SLS file: the file's own SLS.
+        None => analysis.world().sls_of(path).map(|(env, name, _)| Subject::Sls(SlsTarget { env, name, file: Some(path.to_path_buf()) })),
+    })
+}
+
+pub(crate) fn references(analysis: &Analysis, path: &Path, offset: usize, include_declaration: bool) -> Cancellable<Vec<FileRange>> {
+    let mut out = match subject(analysis, path, offset)? {
+        None => Vec::new(),
+        Some(Subject::Decls(ds)) => {
+            let mut out = Vec::new();
+            for d in &ds {
+                out.extend(decl_references(analysis, &d.path, &d.decl)?);
+                if include_declaration {
+                    out.push(FileRange { path: d.path.clone(), range: d.decl.span.clone() });
+                }
+            }
+            out
+        }
+        Some(Subject::Sls(target)) => sls_references(analysis, &target).into_iter().map(|(r, _)| r).collect(),
+    };
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Requisites (direct and `_in`), extends and `exclude: [{id: ...}]` naming a declaration.
+pub(crate) fn decl_references(analysis: &Analysis, path: &Path, decl: &StateDecl) -> Cancellable<Vec<FileRange>> {
+    let mut out = Vec::new();
+    for (file, summary) in neighbour_decls(analysis, path)? {
+        let Some(s) = summary.sls() else { continue };
+        for r in &s.requisites {
+            if ref_matches(&r.key, &r.value, decl) {
+                out.push(FileRange { path: file.clone(), range: r.span.clone() });
+            }
+        }
+        for e in s.extends.iter().filter(|e| e.id == decl.id) {
+            out.push(FileRange { path: file.clone(), range: e.span.clone() });
+        }
+        for e in s.excludes.iter().filter(|e| e.kind == "id" && e.value == decl.id) {
+            out.push(FileRange { path: file.clone(), range: e.span.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// How a file names an SLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SlsRefKind {
+    Include,
+    Top,
+    Requisite,
+    Exclude,
+}
+
+/// Include items (relative ones resolved), top-file entries, `sls:` requisites and exclude
+/// items naming an SLS, in every file of every environment.
+pub(crate) fn sls_references(analysis: &Analysis, target: &SlsTarget) -> Vec<(FileRange, SlsRefKind)> {
+    let world = analysis.world();
+    let names_it = |env: &str, name: &str| -> bool {
+        if fnmatch::has_magic(name) {
+            return env == target.env && fnmatch::fnmatch(&target.name, name);
+        }
+        match &target.file {
+            Some(f) => world.ctx.roots.get_state(env, name).is_some_and(|s| s.path == *f),
+            None => env == target.env && name == target.name,
+        }
+    };
+    let mut out = Vec::new();
+    let mut paths = analysis.workspace_files();
+    for (_, p) in world.top_files() {
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    for file in paths {
+        let Some(summary) = analysis.summary(&file) else { continue };
+        let env = file_env(analysis, &file);
+        if let Some(s) = summary.sls() {
+            for i in &s.includes {
+                if let Some((ienv, name)) = include_target(analysis, &file, i) {
+                    if names_it(&ienv, &name) {
+                        out.push((FileRange { path: file.clone(), range: i.span.clone() }, SlsRefKind::Include));
+                    }
+                }
+            }
+            for r in s.requisites.iter().filter(|r| r.key == "sls") {
+                if names_it(&env, &r.value) {
+                    out.push((FileRange { path: file.clone(), range: r.span.clone() }, SlsRefKind::Requisite));
+                }
+            }
+            for e in s.excludes.iter().filter(|e| e.kind == "sls") {
+                if names_it(&env, &e.value) {
+                    out.push((FileRange { path: file.clone(), range: e.span.clone() }, SlsRefKind::Exclude));
+                }
+            }
+        }
+        if let Some(t) = summary.top() {
+            for section in &t.envs {
+                for target_entry in &section.targets {
+                    for sls in &target_entry.sls {
+                        if names_it(&section.env, &sls.name) {
+                            out.push((FileRange { path: file.clone(), range: sls.span.clone() }, SlsRefKind::Top));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}

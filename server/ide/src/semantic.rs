@@ -1,0 +1,365 @@
+//! The cross-file index: one cached [`RootCheck`](model::check::RootCheck) per root SLS file
+//! (its diagnostics and the closure of files it read), the top-file check, and reverse
+//! indexes from files and SLS names to the roots that depend on them, so that a change
+//! recomputes only the roots it can affect.
+//!
+//! The index is brought up to a snapshot's revision by replaying the change log since the
+//! revision it was last brought to: a changed file dirties the roots whose closure holds it; a
+//! created or deleted file dirties the roots whose closure holds a file of the same SLS name
+//! (`x.sls` shadows `x/init.sls`), the roots with a glob include, and the roots that reported
+//! a missing include. A snapshot older than the index is cancelled rather than answered.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use model::check::{normalize, Diagnostic};
+use model::errors::Code;
+use model::roots::sls_name_of;
+use model::vfs::FileTable;
+
+use crate::files::Files;
+use crate::summaries::Summaries;
+use crate::types::{Cancellable, Cancelled};
+use crate::world::{RootKey, World};
+
+/// What changed at a revision.
+#[derive(Debug, Clone)]
+pub(crate) enum Change {
+    /// The text of a file changed (an edit, an open with other text, a save on disk).
+    Content(PathBuf),
+    /// Files were created or deleted.
+    Layout(Vec<PathBuf>),
+    /// The configuration changed: everything is recomputed.
+    Reset,
+}
+
+/// Changes not yet replayed into the index, by revision.
+#[derive(Default)]
+pub(crate) struct ChangeLog {
+    entries: Vec<(u64, Change)>,
+}
+
+impl ChangeLog {
+    pub(crate) fn push(&mut self, revision: u64, change: Change) {
+        self.entries.push((revision, change));
+    }
+    fn between(&self, after: u64, upto: u64) -> Vec<Change> {
+        self.entries.iter().filter(|(r, _)| *r > after && *r <= upto).map(|(_, c)| c.clone()).collect()
+    }
+    fn trim(&mut self, upto: u64) {
+        self.entries.retain(|(r, _)| *r > upto);
+    }
+}
+
+/// One root's cached check.
+pub(crate) struct RootEntry {
+    pub(crate) path: PathBuf,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The files the root's include closure rendered, root first.
+    pub(crate) closure: Vec<PathBuf>,
+    /// Closure plus the files diagnostics point into.
+    deps: Vec<PathBuf>,
+    /// `(env, SLS name)` of every closure file.
+    names: Vec<(String, String)>,
+    /// Whether a closure file includes a glob (any new file may match it).
+    magic: bool,
+    /// Whether an include did not resolve (any new file may be it).
+    fragile: bool,
+}
+
+/// What an update needs from the snapshot.
+pub(crate) struct Input<'a> {
+    pub(crate) revision: u64,
+    pub(crate) world: &'a std::sync::Arc<World>,
+    pub(crate) files: &'a Files,
+    pub(crate) summaries: &'a Summaries,
+    pub(crate) log: &'a Mutex<ChangeLog>,
+    /// The host's newest revision: work for an older one stops early.
+    pub(crate) current: &'a AtomicU64,
+}
+
+#[derive(Default)]
+pub(crate) struct Index {
+    revision: u64,
+    /// The world the entries were computed in (`None` until the first update).
+    world: Option<std::sync::Arc<World>>,
+    pub(crate) roots: HashMap<RootKey, RootEntry>,
+    pub(crate) by_file: HashMap<PathBuf, HashSet<RootKey>>,
+    by_name: HashMap<(String, String), HashSet<RootKey>>,
+    magic: HashSet<RootKey>,
+    fragile: HashSet<RootKey>,
+    tops: Vec<Diagnostic>,
+    tops_deps: HashSet<PathBuf>,
+    /// Files whose diagnostics may have changed since they were last taken.
+    unreported: BTreeSet<PathBuf>,
+}
+
+impl Index {
+    /// Brings the index up to `input.revision`.
+    pub(crate) fn update(&mut self, input: &Input<'_>) -> Cancellable<()> {
+        if self.revision > input.revision {
+            return Err(Cancelled);
+        }
+        if self.revision == input.revision && self.world.is_some() {
+            return Ok(());
+        }
+        let world = input.world;
+        let changes = input.log.lock().map_err(|_| Cancelled)?.between(self.revision, input.revision);
+        let reset = self.world.is_none() || changes.iter().any(|c| matches!(c, Change::Reset));
+        let mut dirty: HashSet<RootKey> = HashSet::new();
+        let mut tops_dirty = reset;
+        if reset {
+            self.unreported.extend(self.by_file.keys().cloned());
+            self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
+            let unreported = std::mem::take(&mut self.unreported);
+            *self = Index { unreported, ..Index::default() };
+            input.summaries.clear();
+        } else {
+            for change in &changes {
+                match change {
+                    Change::Content(p) => {
+                        self.dirty_file(world, p, &mut dirty);
+                        if self.tops_deps.contains(p) || world.is_top(p) {
+                            tops_dirty = true;
+                        }
+                    }
+                    Change::Layout(paths) => {
+                        for p in paths {
+                            self.dirty_file(world, p, &mut dirty);
+                            for (env, rel) in world.locations(p) {
+                                if let Some(name) = sls_name_of(&rel) {
+                                    dirty.extend(self.by_name.get(&(env, name)).into_iter().flatten().cloned());
+                                }
+                            }
+                        }
+                        dirty.extend(self.magic.iter().cloned());
+                        dirty.extend(self.fragile.iter().cloned());
+                        tops_dirty = true;
+                    }
+                    Change::Reset => {}
+                }
+            }
+        }
+        // Roots that appeared, moved (another root now shadows them) or disappeared.
+        let mut live: HashSet<RootKey> = HashSet::with_capacity(world.roots.len());
+        for (env, rel, path) in &world.roots {
+            let key = (env.clone(), rel.clone());
+            if self.roots.get(&key).is_none_or(|e| e.path != *path) {
+                dirty.insert(key.clone());
+            }
+            live.insert(key);
+        }
+        let gone: Vec<RootKey> = self.roots.keys().filter(|k| !live.contains(*k)).cloned().collect();
+        for key in gone {
+            self.remove(&key);
+        }
+
+        let todo: Vec<(RootKey, PathBuf)> = world
+            .roots
+            .iter()
+            .filter(|(env, rel, _)| dirty.contains(&(env.clone(), rel.clone())))
+            .map(|(env, rel, path)| ((env.clone(), rel.clone()), path.clone()))
+            .collect();
+        let cancelled = || input.current.load(Ordering::Relaxed) > input.revision;
+        let results = compute_all(input, &todo, &cancelled);
+        let complete = results.len() == todo.len();
+        for (key, entry) in results {
+            self.remove(&key);
+            self.insert(key, entry);
+        }
+        if !complete {
+            return Err(Cancelled);
+        }
+        if tops_dirty {
+            let mut table = FileTable::default();
+            let mut out = Vec::new();
+            model::top_check::check_tops(input.files, &world.ws.opts, &world.ctx.roots, &mut table, &mut out);
+            self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
+            self.unreported.extend(out.iter().map(|d| d.file.clone()));
+            self.tops_deps = (0..table.len() as u32).map(|id| table.path(id).to_path_buf()).collect();
+            self.tops_deps.extend(world.top_files().into_iter().map(|(_, p)| p));
+            self.tops = out;
+        }
+        if cancelled() {
+            // The entries are kept (each is right for the changes it saw); the revision is not
+            // advanced, so the next update replays the same changes.
+            return Err(Cancelled);
+        }
+        self.revision = input.revision;
+        self.world = Some(world.clone());
+        if let Ok(mut log) = input.log.lock() {
+            log.trim(input.revision);
+        }
+        Ok(())
+    }
+
+    fn dirty_file(&self, world: &World, path: &Path, dirty: &mut HashSet<RootKey>) {
+        if let Some(keys) = self.by_file.get(path) {
+            dirty.extend(keys.iter().cloned());
+        }
+        if let Some(keys) = world.roots_by_path.get(path) {
+            dirty.extend(keys.iter().cloned());
+        }
+    }
+
+    fn remove(&mut self, key: &RootKey) {
+        let Some(old) = self.roots.remove(key) else { return };
+        for f in &old.deps {
+            if let Some(set) = self.by_file.get_mut(f) {
+                set.remove(key);
+                if set.is_empty() {
+                    self.by_file.remove(f);
+                }
+            }
+            self.unreported.insert(f.clone());
+        }
+        for n in &old.names {
+            if let Some(set) = self.by_name.get_mut(n) {
+                set.remove(key);
+                if set.is_empty() {
+                    self.by_name.remove(n);
+                }
+            }
+        }
+        self.magic.remove(key);
+        self.fragile.remove(key);
+    }
+
+    fn insert(&mut self, key: RootKey, entry: RootEntry) {
+        for f in &entry.deps {
+            self.by_file.entry(f.clone()).or_default().insert(key.clone());
+            self.unreported.insert(f.clone());
+        }
+        for n in &entry.names {
+            self.by_name.entry(n.clone()).or_default().insert(key.clone());
+        }
+        if entry.magic {
+            self.magic.insert(key.clone());
+        }
+        if entry.fragile {
+            self.fragile.insert(key.clone());
+        }
+        self.roots.insert(key, entry);
+    }
+
+    /// The semantic diagnostics of one file, normalised.
+    pub(crate) fn diagnostics(&self, path: &Path) -> Vec<Diagnostic> {
+        let mut out: Vec<Diagnostic> = Vec::new();
+        for key in self.by_file.get(path).into_iter().flatten() {
+            if let Some(entry) = self.roots.get(key) {
+                out.extend(entry.diagnostics.iter().filter(|d| d.file == path).cloned());
+            }
+        }
+        out.extend(self.tops.iter().filter(|d| d.file == path).cloned());
+        normalize(&mut out);
+        out
+    }
+
+    /// Files whose diagnostics may differ from when this was last called.
+    pub(crate) fn take_unreported(&mut self) -> Vec<PathBuf> {
+        std::mem::take(&mut self.unreported).into_iter().collect()
+    }
+
+    /// Every file that shares an include closure with `path` (itself included).
+    pub(crate) fn neighbourhood(&self, path: &Path) -> Vec<PathBuf> {
+        let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
+        seen.insert(path.to_path_buf());
+        for key in self.by_file.get(path).into_iter().flatten() {
+            if let Some(e) = self.roots.get(key) {
+                seen.extend(e.closure.iter().cloned());
+            }
+        }
+        seen.into_iter().collect()
+    }
+
+    /// The entry of a root file in an environment.
+    pub(crate) fn root(&self, env: &str, rel: &str) -> Option<&RootEntry> {
+        self.roots.get(&(env.to_string(), rel.to_string()))
+    }
+}
+
+/// Checks the given roots, on every core when there are many. Stops early (returning fewer
+/// results) when `cancelled` turns true.
+fn compute_all(input: &Input<'_>, todo: &[(RootKey, PathBuf)], cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry)> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if todo.len() < 2 || threads == 1 {
+        let mut out = Vec::with_capacity(todo.len());
+        for (key, path) in todo {
+            if cancelled() {
+                break;
+            }
+            out.push((key.clone(), compute_root(input, key, path)));
+        }
+        return out;
+    }
+    let chunk = todo.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = todo
+            .chunks(chunk)
+            .map(|part| {
+                scope.spawn(move || {
+                    let mut out = Vec::with_capacity(part.len());
+                    for (key, path) in part {
+                        if cancelled() {
+                            break;
+                        }
+                        out.push((key.clone(), compute_root(input, key, path)));
+                    }
+                    out
+                })
+            })
+            .collect();
+        // A panicking worker loses its part; the result is then incomplete, which callers
+        // treat like a cancellation and retry.
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    })
+}
+
+fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path) -> RootEntry {
+    let world = input.world;
+    let (env, rel) = key;
+    let mut table = FileTable::default();
+    let check = world.ctx.check_root(input.files, &world.ws, &mut table, env, rel, path);
+    let mut deps: Vec<PathBuf> = check.closure.clone();
+    if !deps.iter().any(|d| d == path) {
+        deps.push(path.to_path_buf());
+    }
+    for d in &check.diagnostics {
+        if !deps.contains(&d.file) {
+            deps.push(d.file.clone());
+        }
+    }
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut magic = false;
+    let own = sls_name_of(rel).map(|n| (env.clone(), n));
+    for file in check.closure.iter().map(PathBuf::as_path).chain(std::iter::once(path)) {
+        for (e, r) in world.locations(file) {
+            if let Some(n) = sls_name_of(&r) {
+                if !names.contains(&(e.clone(), n.clone())) {
+                    names.push((e, n));
+                }
+            }
+        }
+        // Only a file whose text could hold a glob include needs its summary read here.
+        let maybe_glob = input.files.text(file).is_some_and(|t| t.contains("include") && t.contains(['*', '?', '[']));
+        if maybe_glob {
+            if let Some(summary) = input.summaries.get(world, input.files, file) {
+                if let Some(sls) = summary.sls() {
+                    magic |= sls.includes.iter().any(|i| i.resolved.as_deref().is_some_and(model::fnmatch::has_magic));
+                }
+            }
+        }
+    }
+    if let Some(own) = own {
+        if !names.contains(&own) {
+            names.push(own);
+        }
+    }
+    let fragile = check
+        .diagnostics
+        .iter()
+        .any(|d| matches!(d.code, Code::MissingInclude | Code::DottedSlsName | Code::UnreadableFile));
+    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, names, magic, fragile }
+}

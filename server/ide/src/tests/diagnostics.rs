@@ -1,0 +1,170 @@
+use expect_test::expect;
+
+use super::{all_diagnostics, ws};
+use crate::fixture::Fixture;
+
+const WEB_DB: &str = r#"
+#- top.sls
+base:
+  '*':
+    - db
+#- web/init.sls
+web_id:
+  pkg.installed:
+    - name: nginx
+#- db/init.sls
+include:
+  - web
+db_id:
+  test.nop:
+    - require:
+      - pkg: web_id
+"#;
+
+#[test]
+fn deleting_a_required_id_reports_in_the_requiring_file() {
+    let mut f = Fixture::new(WEB_DB);
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+    f.open("web/init.sls");
+    // Rename the ID in web/init.sls: db/init.sls, which requires it, gets the error.
+    f.host.change(&ws("web/init.sls"), vec![(Some(0..6), "other_id".into())], 2);
+    expect![[r#"
+        db/init.sls:6:9 "pkg: web_id" missing-requisite-target: Referenced state does not exist for requisite [require: (pkg: web_id)] in state [db_id] in SLS [db]
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    // And back.
+    f.host.change(&ws("web/init.sls"), vec![(Some(0..8), "web_id".into())], 3);
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+}
+
+#[test]
+fn renaming_one_of_two_duplicates_clears_both() {
+    let mut f = Fixture::new(
+        r#"
+#- a.sls
+include: [b]
+dup:
+  test.nop: []
+#- b.sls
+dup:
+  test.nop:
+    - name: ß
+"#,
+    );
+    expect![[r#"
+        a.sls:2:1 "dup" duplicate-id: Detected conflicting IDs, SLS IDs need to be globally unique.
+        b.sls:1:1 "dup" duplicate-id: Detected conflicting IDs, SLS IDs need to be globally unique.
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    f.open("b.sls");
+    f.host.change(&ws("b.sls"), vec![(Some(0..3), "unique_ℝ".into())], 2);
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+}
+
+#[test]
+fn creating_the_missing_file_of_an_include_clears_it() {
+    let mut f = Fixture::new(
+        r#"
+#- app.sls
+include:
+  - lib.missing
+  - .sibling
+app: test.nop
+#- lib/missing/init.sls
+"#,
+    );
+    // The file `lib/missing/init.sls` exists but is empty: `lib.missing` resolves to it.
+    f.disk.remove(&ws("lib/missing/init.sls"));
+    f.host.files_changed_on_disk(&[ws("lib/missing/init.sls")]);
+    expect![[r#"
+        app.sls:2:5 "lib.missing" missing-include: Specified SLS lib.missing in saltenv base is not available on the salt master or through a configured fileserver
+        app.sls:3:5 ".sibling" missing-include: Specified SLS sibling in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    let changed = f.analysis().take_changed_files().unwrap();
+    assert_eq!(changed, [ws("app.sls")]);
+    // `x.sls` is what Salt looks for first.
+    f.disk.write(&ws("lib/missing.sls"), "lib_id: test.nop\n");
+    f.host.files_changed_on_disk(&[ws("lib/missing.sls")]);
+    f.disk.write(&ws("sibling/init.sls"), "sib: test.nop\n");
+    f.host.files_changed_on_disk(&[ws("sibling")]);
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+    let changed = f.analysis().take_changed_files().unwrap();
+    assert_eq!(changed, [ws("app.sls"), ws("lib/missing.sls"), ws("sibling/init.sls")]);
+}
+
+#[test]
+fn an_edit_recomputes_only_the_roots_that_read_the_file() {
+    let mut f = Fixture::new(
+        r#"
+#- common.sls
+common: test.nop
+#- a.sls
+include: [common]
+a: {test.nop: [{require: [common]}]}
+#- b.sls
+include: [common]
+b: test.nop
+#- lone.sls
+lone: test.nop
+"#,
+    );
+    let first = f.analysis().take_changed_files().unwrap();
+    assert_eq!(first, [ws("a.sls"), ws("b.sls"), ws("common.sls"), ws("lone.sls")]);
+    f.open("common.sls");
+    f.host.change(&ws("common.sls"), vec![(Some(0..6), "renamed".into())], 2);
+    // Roots a, b and common read common.sls; lone did not.
+    let changed = f.analysis().take_changed_files().unwrap();
+    assert_eq!(changed, [ws("a.sls"), ws("b.sls"), ws("common.sls")]);
+    expect![[r#"
+        a.sls:2:27 "common" missing-requisite-target: Referenced state does not exist for requisite [require: (id: common)] in state [a] in SLS [a]
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+}
+
+#[test]
+fn syntax_errors_come_from_the_open_document() {
+    let mut f = Fixture::new("#- s.sls\nok: test.nop\n");
+    f.open("s.sls");
+    // Non-ASCII before the error: ranges are bytes, the helper prints character columns.
+    f.host.change(&ws("s.sls"), vec![(Some(13..13), "ß_ℝ_💣: {a: 1}}\n".into())], 2);
+    let a = f.analysis();
+    expect![[r#"
+        s.sls:2:14 "}" syntax: YAML syntax: unexpected `}`
+    "#]]
+    .assert_eq(&all_diagnostics(&a));
+    // The loader's copy of the same error is shown once the tree has none (here it has one).
+    assert!(a.diagnostics(&ws("s.sls")).unwrap().is_empty());
+}
+
+#[test]
+fn a_broken_workspace_file_is_reported_and_the_root_is_analysed() {
+    let f = Fixture::new(
+        r#"
+#- salt-analyzer.yaml
+file_roots: [
+#- a.sls
+include: [nope]
+"#,
+    );
+    let a = f.analysis();
+    let ds = a.diagnostics(&ws("salt-analyzer.yaml")).unwrap();
+    assert_eq!(ds.len(), 1, "{ds:?}");
+    assert!(ds[0].message.contains("not valid YAML"), "{}", ds[0].message);
+    expect![[r#"
+        a.sls:1:11 "nope" missing-include: Specified SLS nope in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&all_diagnostics(&a));
+}
+
+#[test]
+fn stale_snapshots_are_cancelled() {
+    let mut f = Fixture::new("#- a.sls\na: test.nop\n");
+    f.open("a.sls");
+    let old = f.analysis();
+    f.host.change(&ws("a.sls"), vec![(Some(0..1), "b".into())], 2);
+    let new = f.analysis();
+    assert!(old.is_stale());
+    assert!(new.diagnostics(&ws("a.sls")).is_ok());
+    assert_eq!(old.diagnostics(&ws("a.sls")), Err(crate::Cancelled));
+}

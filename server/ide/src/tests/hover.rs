@@ -1,0 +1,127 @@
+use expect_test::{expect, Expect};
+
+use crate::fixture::Fixture;
+
+const TREE: &str = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+minions:
+  web01: {grains: {roles: [web]}}
+  db01: {grains: {roles: [db]}}
+default_minion: web01
+#- base/top.sls
+ba$Ase:
+  'web*':
+    - web
+  'G@roles:d$Bb':
+    - match: compound
+    - db
+#- dev/top.sls
+base:
+  '*':
+    - tools
+#- base/web/init.sls
+include:
+  - .t$Cls
+web_$Did:
+  pkg.installed: []
+#- base/web/tls.sls
+tls_id:
+  test.nop:
+    - require:
+      - pkg: web$E_id
+#- base/db.sls
+db_$Fid: test.nop
+"#;
+
+fn hover(marker: char, minion: Option<&str>, expect: Expect) {
+    let mut text = String::new();
+    let mut chars = TREE.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
+            if chars.next() == Some(marker) {
+                text.push_str("$0");
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    let mut f = Fixture::new(&text);
+    f.host.set_minion(minion.map(str::to_string));
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let h = a.hover(&path, offset).unwrap().expect("a hover");
+    expect.assert_eq(&h.markdown);
+}
+
+#[test]
+fn hover_on_an_include() {
+    hover('C', None, expect![[r#"
+        **include** `.tls`
+
+        SLS `web.tls` in environment `base`
+
+        File: `base/web/tls.sls` (`salt://web/tls.sls`)
+    "#]]);
+}
+
+#[test]
+fn hover_on_a_state_id() {
+    hover('D', None, expect![[r#"
+        **state ID** `web_id`
+
+        State functions: `pkg.installed`
+
+        Declared in SLS `web` (environment `base`), `base/web/init.sls`
+
+        Pulled in by:
+        - top file in `base/top.sls`:3
+
+        In the highstate of minion `web01` through `base:web`
+    "#]]);
+    hover('F', None, expect![[r#"
+        **state ID** `db_id`
+
+        State functions: `test.nop`
+
+        Declared in SLS `db` (environment `base`), `base/db.sls`
+
+        Pulled in by:
+        - top file in `base/top.sls`:6
+
+        Not in the highstate of minion `web01`.
+    "#]]);
+    hover('E', None, expect![[r#"
+        **require** `pkg: web_id`
+
+        → `web_id` in `base/web/init.sls`:3
+    "#]]);
+}
+
+#[test]
+fn hover_on_top_file_parts_follows_the_selected_minion() {
+    hover('A', None, expect![[r#"
+        **top-file section** `base`
+
+        For minion `web01` (`top_file_merging_strategy: merge`): **used**. base's top file is authoritative for every environment (top_file_merging_strategy: merge)
+
+        Other top files defining `base`:
+        - `dev/top.sls` (dev's top file)
+    "#]]);
+    hover('B', None, expect![[r#"
+        **target** `G@roles:db` in section `base` (matcher `compound`)
+
+        Minion `web01` **does not match**: compound: `G@roles:db` -> False
+
+        SLS: `db`
+    "#]]);
+    hover('B', Some("db01"), expect![[r#"
+        **target** `G@roles:db` in section `base` (matcher `compound`)
+
+        Minion `db01` **matches**: compound: `G@roles:db` -> True
+
+        Adds `base:db`
+
+        SLS: `db`
+    "#]]);
+}

@@ -1,0 +1,180 @@
+use expect_test::{expect, Expect};
+
+use crate::fixture::{at, Fixture};
+
+/// A tree exercising every kind of reference; `$A`..`$Z` mark cursor positions.
+const TREE: &str = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+#- base/top.sls
+base:
+  '*':
+    - w$Beb
+    - app.relative
+dev:
+  'db*':
+    - to$Cols
+#- base/web.sls
+web_id:
+  pkg.installed:
+    - name: nginx
+#- base/web/init.sls
+shadowed: test.nop
+#- base/app/relative.sls
+include:
+  - .sib$Aling
+  - ..w$Deb
+  - dev: too$Els
+requi$Prer:
+  cmd.run:
+    - require:
+      - pkg: ngi$Fnx
+      - sib$G_id
+      - sls: w$Heb
+    - source: salt://files/co$Inf.txt
+    - require_in:
+      - file: ß_fi$Jle
+extend:
+  sib_$Kid:
+    test:
+      - watch:
+        - cmd: requirer
+#- base/app/sibling.sls
+sib_$Lid:
+  test.nop:
+    - require:
+      - cmd: requ$Mirer
+ß_file:
+  file.managed: []
+#- base/files/conf.txt
+text
+#- dev/tools/init.sls
+tools: test.nop
+"#;
+
+fn at_marker(marker: char) -> String {
+    let mut out = String::new();
+    let mut chars = TREE.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
+            let m = chars.next().unwrap_or(' ');
+            if m == marker {
+                out.push_str("$0");
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn goto(marker: char, expect: Expect) {
+    let f = Fixture::new(&at_marker(marker));
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let targets = a.goto_definition(&path, offset).unwrap();
+    let out: String = targets.iter().map(|t| format!("{} ({})\n", at(&a, &t.path, t.focus_range.clone()), t.name)).collect();
+    expect.assert_eq(&out);
+}
+
+fn references(marker: char, expect: Expect) {
+    let f = Fixture::new(&at_marker(marker));
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let refs = a.references(&path, offset, true).unwrap();
+    let out: String = refs.iter().map(|r| format!("{}\n", at(&a, &r.path, r.range.clone()))).collect();
+    expect.assert_eq(&out);
+}
+
+#[test]
+fn goto_include_items() {
+    goto('A', expect![[r#"
+        base/app/sibling.sls:1:1 (app.sibling)
+    "#]]);
+    // `web.sls` wins over `web/init.sls`.
+    goto('D', expect![[r#"
+        base/web.sls:1:1 (web)
+    "#]]);
+    goto('E', expect![[r#"
+        dev/tools/init.sls:1:1 (tools)
+    "#]]);
+}
+
+#[test]
+fn goto_top_entries() {
+    goto('B', expect![[r#"
+        base/web.sls:1:1 (web)
+    "#]]);
+    goto('C', expect![[r#"
+        dev/tools/init.sls:1:1 (tools)
+    "#]]);
+}
+
+#[test]
+fn goto_requisite_targets() {
+    // By name, module-typed.
+    goto('F', expect![[r#"
+        base/web.sls:1:1 "web_id" (web_id)
+    "#]]);
+    // By ID, untyped.
+    goto('G', expect![[r#"
+        base/app/sibling.sls:1:1 "sib_id" (sib_id)
+    "#]]);
+    goto('H', expect![[r#"
+        base/web.sls:1:1 (web)
+    "#]]);
+    // An `_in` requisite, to a non-ASCII ID.
+    goto('J', expect![[r#"
+        base/app/sibling.sls:5:1 "ß_file" (ß_file)
+    "#]]);
+    // From an included file back to its includer (they share the closure of `app.relative`).
+    goto('M', expect![[r#"
+        base/app/relative.sls:5:1 "requirer" (requirer)
+    "#]]);
+}
+
+#[test]
+fn goto_extend_and_urls() {
+    goto('K', expect![[r#"
+        base/app/sibling.sls:1:1 "sib_id" (sib_id)
+    "#]]);
+    goto('I', expect![[r#"
+        base/files/conf.txt:1:1 (salt://files/conf.txt)
+    "#]]);
+    // Nothing to go to from a declaration itself.
+    goto('L', expect![[""]]);
+}
+
+#[test]
+fn references_of_a_state_id() {
+    references('L', expect![[r#"
+        base/app/relative.sls:9:9 "sib_id"
+        base/app/relative.sls:15:3 "sib_id"
+        base/app/sibling.sls:1:1 "sib_id"
+    "#]]);
+    references('P', expect![[r#"
+        base/app/relative.sls:5:1 "requirer"
+        base/app/relative.sls:18:16 "requirer"
+        base/app/sibling.sls:4:14 "requirer"
+    "#]]);
+    // From a reference: the same as from the declaration.
+    references('G', expect![[r#"
+        base/app/relative.sls:9:9 "sib_id"
+        base/app/relative.sls:15:3 "sib_id"
+        base/app/sibling.sls:1:1 "sib_id"
+    "#]]);
+}
+
+#[test]
+fn references_of_an_sls() {
+    // `web` is named by a relative include, a top entry and an `sls:` requisite.
+    references('D', expect![[r#"
+        base/app/relative.sls:3:5 "..web"
+        base/app/relative.sls:10:14 "web"
+        base/top.sls:3:7 "web"
+    "#]]);
+    references('E', expect![[r#"
+        base/app/relative.sls:4:10 "tools"
+        base/top.sls:7:7 "tools"
+    "#]]);
+}

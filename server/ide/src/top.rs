@@ -1,0 +1,130 @@
+//! Minion profiles and the top-file explanation (`model::top`): which profile is selected,
+//! the `top --explain` text, and what hovers on a top file's environment sections and
+//! targets say for the selected minion.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use model::jinja_render::JinjaSetup;
+use model::minion::Minion;
+use model::summary::{TopEnv, TopTarget};
+use model::top::{compile_top, TopResult};
+use model::vfs::FileTable;
+
+use crate::analysis::Analysis;
+use crate::types::MinionInfo;
+
+/// The profile id in force: the one selected, else the workspace default.
+pub(crate) fn selected(analysis: &Analysis) -> Option<String> {
+    analysis.snap.minion.clone().or_else(|| analysis.world().ws.default_minion.clone())
+}
+
+pub(crate) fn minions(analysis: &Analysis) -> Vec<MinionInfo> {
+    let ws = &analysis.world().ws;
+    let chosen = selected(analysis);
+    if ws.profiles.is_empty() {
+        // No profiles: the minion the Salt configuration describes is the only one.
+        return vec![MinionInfo { id: ws.opts.id.clone(), selected: true }];
+    }
+    let chosen = chosen.filter(|c| ws.profiles.contains_key(c)).or_else(|| ws.profiles.keys().next().cloned());
+    ws.profiles.keys().map(|id| MinionInfo { id: id.clone(), selected: Some(id) == chosen.as_ref() }).collect()
+}
+
+/// The minion for `wanted` (else the selected one) and its compiled top.
+pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
+    let world = analysis.world();
+    let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
+    let minion = model::minion::select(&analysis.snap.files, &world.ws, name.as_deref()).map_err(|e| e.to_string())?;
+    let snap = analysis.snap.clone();
+    let setup = JinjaSetup {
+        grains: minion.grains.clone(),
+        pillar: minion.pillar.clone(),
+        opts: world.ws.opts.raw.clone(),
+        read: Arc::new(move |env: &str, rel: &str| {
+            let path = snap.world.ctx.roots.find_file(env, rel)?;
+            snap.files.text(&path).map(|t| t.to_string())
+        }),
+    };
+    let mut files = FileTable::default();
+    let ctx = minion.context();
+    let result = compile_top(&analysis.snap.files, &world.ws.opts, &world.ctx.roots, &mut files, &ctx, Some(&setup));
+    Ok((minion, result, files))
+}
+
+pub(crate) fn explain(analysis: &Analysis, wanted: Option<&str>) -> String {
+    match compile(analysis, wanted) {
+        Ok((minion, result, files)) => result.explain_text(&minion.id, &files, &|p: &Path| analysis.world().rel(p)),
+        Err(e) => format!("error: {e}\n"),
+    }
+}
+
+/// Hover text for an environment section of the top file at `path`.
+pub(crate) fn hover_env(analysis: &Analysis, path: &Path, env: &TopEnv) -> String {
+    let world = analysis.world();
+    let mut out = format!("**top-file section** `{}`\n", env.env);
+    match compile(analysis, None) {
+        Ok((minion, result, _)) => {
+            match result.sections.iter().find(|s| s.section == env.env && s.path.as_deref() == Some(path)) {
+                Some(s) => out.push_str(&format!(
+                    "\nFor minion `{}` (`top_file_merging_strategy: {}`): **{}**. {}\n",
+                    minion.id,
+                    result.strategy,
+                    if s.used { "used" } else { "ignored" },
+                    s.reason.trim_start_matches("used: ").trim_start_matches("ignored: ")
+                )),
+                None => out.push_str(&format!("\nFor minion `{}`: this section is not read (this top file is not one Salt reads).\n", minion.id)),
+            }
+        }
+        Err(e) => out.push_str(&format!("\nThe top file could not be compiled: {e}\n")),
+    }
+    let others: Vec<String> = world
+        .top_files()
+        .into_iter()
+        .filter(|(_, p)| p != path)
+        .filter(|(_, p)| analysis.summary(p).and_then(|s| s.top().map(|t| t.envs.iter().any(|e| e.env == env.env))).unwrap_or(false))
+        .map(|(top_env, p)| format!("- `{}` ({top_env}'s top file)", world.rel(&p)))
+        .collect();
+    if !others.is_empty() {
+        out.push_str(&format!("\nOther top files defining `{}`:\n{}\n", env.env, others.join("\n")));
+    }
+    out
+}
+
+/// Hover text for a target of a top-file section.
+pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, target: &TopTarget) -> String {
+    let sls: Vec<&str> = target.sls.iter().map(|s| s.name.as_str()).collect();
+    let written = target.matcher.as_deref().unwrap_or("compound");
+    let body = match compile(analysis, None) {
+        Ok((minion, result, _)) => {
+            match result.targets.iter().find(|t| t.section == env.env && t.target == target.target && t.source.as_deref() == Some(path)) {
+                Some(t) => {
+                    let mut out = format!("**target** `{}` in section `{}` (matcher `{}`)\n", target.target, env.env, t.matcher);
+                    out.push_str(&format!(
+                        "\nMinion `{}` **{}**: {}\n",
+                        minion.id,
+                        if t.matched { "matches" } else { "does not match" },
+                        t.explanation
+                    ));
+                    for e in &t.errors {
+                        out.push_str(&format!("\nerror: {e}\n"));
+                    }
+                    if !t.contributes.is_empty() {
+                        let list: Vec<String> = t.contributes.iter().map(|(e, s)| format!("`{e}:{s}`")).collect();
+                        out.push_str(&format!("\nAdds {}\n", list.join(", ")));
+                    }
+                    out
+                }
+                None => format!(
+                    "**target** `{}` in section `{}` (matcher `{written}`)\n\nNot evaluated for minion `{}`: its section is not used.\n",
+                    target.target, env.env, minion.id
+                ),
+            }
+        }
+        Err(e) => format!("**target** `{}` in section `{}` (matcher `{written}`)\n\nThe top file could not be compiled: {e}\n", target.target, env.env),
+    };
+    let mut out = body;
+    if !sls.is_empty() {
+        out.push_str(&format!("\nSLS: {}\n", sls.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")));
+    }
+    out
+}

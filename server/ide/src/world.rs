@@ -1,0 +1,108 @@
+//! The workspace as one revision sees it: configuration, file roots, the root SLS files and
+//! where each path sits in the environments. Rebuilt only when the configuration changes or a
+//! file is created or deleted; shared by every snapshot in between.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use indexmap::IndexMap;
+use model::check::CheckContext;
+use model::config::{ConfigError, Opts};
+use model::roots::sls_name_of;
+use model::vfs::Vfs;
+use model::workspace::Workspace;
+
+/// `(env, path relative to the file root)` of a root SLS file.
+pub(crate) type RootKey = (String, String);
+
+pub(crate) struct World {
+    pub(crate) root: PathBuf,
+    pub(crate) ws: Workspace,
+    /// Why `salt-analyzer.yaml` (or the Salt config) could not be read; the analysis then
+    /// runs with the workspace root as `base`'s only file root.
+    pub(crate) config_error: Option<ConfigError>,
+    pub(crate) ctx: CheckContext,
+    /// Every root SLS file, as [`CheckContext::root_files`] lists them.
+    pub(crate) roots: Vec<(String, String, PathBuf)>,
+    pub(crate) roots_by_path: HashMap<PathBuf, Vec<RootKey>>,
+    /// The top file's path relative to a file root (`top.sls`).
+    pub(crate) top_rel: String,
+}
+
+impl World {
+    pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>) -> World {
+        let config_dir = salt_config.map(|p| if p.is_absolute() { p.to_path_buf() } else { root.join(p) });
+        let (ws, config_error) = match Workspace::load(fs, root, config_dir.as_deref()) {
+            Ok(ws) => (ws, None),
+            Err(e) => {
+                let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
+                let ws = Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None };
+                (ws, Some(e))
+            }
+        };
+        let ctx = CheckContext::new(fs, &ws);
+        let roots = ctx.root_files();
+        let mut roots_by_path: HashMap<PathBuf, Vec<RootKey>> = HashMap::new();
+        for (env, rel, path) in &roots {
+            roots_by_path.entry(path.clone()).or_default().push((env.clone(), rel.clone()));
+        }
+        let top_rel = ctx.top_file.clone();
+        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel }
+    }
+
+    /// Every `(env, relative path)` a path has under the file roots, in configuration order.
+    pub(crate) fn locations(&self, path: &Path) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        for (env, dirs) in &self.ws.opts.file_roots {
+            for dir in dirs {
+                if let Ok(rel) = path.strip_prefix(dir) {
+                    let rel = rel.to_string_lossy().replace('\\', "/");
+                    if !out.iter().any(|(e, r): &(String, String)| e == env && *r == rel) {
+                        out.push((env.clone(), rel));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The first environment and relative path of a file.
+    pub(crate) fn locate(&self, path: &Path) -> Option<(String, String)> {
+        self.locations(path).into_iter().next()
+    }
+
+    /// The environment, SLS name and init-ness of an SLS file.
+    pub(crate) fn sls_of(&self, path: &Path) -> Option<(String, String, bool)> {
+        let (env, rel) = self.locate(path)?;
+        let name = sls_name_of(&rel)?;
+        let is_init = rel.ends_with("/init.sls");
+        Some((env, name, is_init))
+    }
+
+    /// Whether the file is an environment's top file.
+    pub(crate) fn is_top(&self, path: &Path) -> bool {
+        self.locations(path).iter().any(|(_, rel)| *rel == self.top_rel)
+    }
+
+    /// The environments in the order Salt lists them.
+    pub(crate) fn env_names(&self) -> Vec<String> {
+        let client: Vec<String> = self.ctx.roots.env_names().map(str::to_string).collect();
+        model::highstate::get_envs(&self.ws.opts, &client)
+    }
+
+    /// Every environment's top file that exists.
+    pub(crate) fn top_files(&self) -> Vec<(String, PathBuf)> {
+        let mut out: Vec<(String, PathBuf)> = Vec::new();
+        for env in self.env_names() {
+            if let Some(p) = self.ctx.roots.find_file(&env, &self.top_rel) {
+                out.push((env, p));
+            }
+        }
+        out
+    }
+
+    /// A path relative to the workspace root, for messages.
+    pub(crate) fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+    }
+}

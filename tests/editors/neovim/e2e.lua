@@ -1,0 +1,183 @@
+-- End-to-end: a real headless Neovim with only our plugin on the runtimepath, the real
+-- salt-analyzer binary, and a copy of examples/. Driven by tests/editors/run.sh:
+--
+--   nvim --headless -u NONE --cmd 'set rtp^=editors/neovim' -l tests/editors/neovim/e2e.lua BIN EXAMPLES
+--
+-- Prints "ok NAME" / "not ok NAME: why" per step and exits 1 when any failed. Every wait has a
+-- timeout, so a hung server fails the step instead of the run.
+
+local bin = assert(_G.arg[1], 'usage: e2e.lua BIN EXAMPLES')
+local examples = assert(_G.arg[2], 'usage: e2e.lua BIN EXAMPLES')
+local failed = 0
+
+local function step(name, f)
+  local ok, err = xpcall(f, debug.traceback)
+  if ok then
+    io.write('ok ' .. name .. '\n')
+  else
+    failed = failed + 1
+    io.write('not ok ' .. name .. ': ' .. tostring(err):gsub('\n', '\n    ') .. '\n')
+  end
+end
+
+local function wait_for(what, cond, ms)
+  if not vim.wait(ms or 15000, cond, 20) then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+-- A private copy of the example tree, so edits never touch the repository.
+local root = vim.fn.tempname()
+vim.fn.mkdir(root, 'p')
+vim.fn.system({ 'cp', '-r', examples .. '/.', root })
+assert(vim.v.shell_error == 0, 'copy examples')
+root = vim.fn.resolve(root)
+
+require('salt-analyzer').setup({ cmd = { bin } })
+
+local function open(rel)
+  vim.cmd.edit(vim.fn.fnameescape(root .. '/' .. rel))
+  local buf = vim.api.nvim_get_current_buf()
+  wait_for('the server to attach to ' .. rel, function()
+    return #vim.lsp.get_clients({ bufnr = buf, name = 'salt_analyzer' }) > 0
+  end)
+  return buf
+end
+
+local function diagnostics(buf, code)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    if code == nil or d.code == code then
+      table.insert(out, d.lnum + 1)
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+local function has_line(lines, n)
+  for _, l in ipairs(lines) do
+    if l == n then
+      return true
+    end
+  end
+  return false
+end
+
+-- Put the cursor on the first occurrence of `text` at or after line `from` (1-based).
+local function cursor_on(buf, text, from)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  for i = from or 1, #lines do
+    local col = lines[i]:find(text, 1, true)
+    if col then
+      vim.api.nvim_win_set_cursor(0, { i, col - 1 })
+      return
+    end
+  end
+  error('no ' .. text .. ' in buffer')
+end
+
+local function hover_text(buf)
+  local params = vim.lsp.util.make_position_params(0, 'utf-16')
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/hover', params, 10000) or {}
+  for _, r in pairs(res) do
+    if r.result and r.result.contents then
+      local c = r.result.contents
+      if type(c) == 'table' then
+        return c.value or vim.inspect(c)
+      end
+      return c
+    end
+  end
+  return ''
+end
+
+-- Jump with the editor's own go-to-definition and report where we landed.
+local function jump()
+  local before = vim.api.nvim_get_current_buf()
+  local pos = vim.api.nvim_win_get_cursor(0)
+  vim.lsp.buf.definition()
+  wait_for('the jump', function()
+    local now = vim.api.nvim_win_get_cursor(0)
+    return vim.api.nvim_get_current_buf() ~= before or now[1] ~= pos[1]
+  end)
+  local name = vim.api.nvim_buf_get_name(0)
+  return name:sub(#root + 2), vim.api.nvim_win_get_cursor(0)[1]
+end
+
+step('the server attaches and reports the requisite cycle in web/tls.sls', function()
+  local buf = open('salt/base/web/tls.sls')
+  wait_for('requisite-cycle diagnostics', function()
+    local l = diagnostics(buf, 'requisite-cycle')
+    return has_line(l, 1) and has_line(l, 7)
+  end)
+end)
+
+local users
+step('the duplicate ID is reported in db/users.sls and common.sls', function()
+  users = open('salt/base/db/users.sls')
+  wait_for('duplicate-id at line 6', function()
+    return has_line(diagnostics(users, 'duplicate-id'), 6)
+  end)
+  local common = open('salt/base/common.sls')
+  wait_for('duplicate-id at line 2 of common.sls', function()
+    return has_line(diagnostics(common, 'duplicate-id'), 2)
+  end)
+end)
+
+step('go to definition on a relative include lands in the included file', function()
+  local buf = open('salt/base/example/dev/virtual.sls')
+  cursor_on(buf, '.virt', 1)
+  local file, line = jump()
+  assert(file == 'salt/base/example/dev/virt.sls', 'landed in ' .. file)
+  assert(line == 1, 'landed on line ' .. line)
+end)
+
+step('go to definition on a requisite lands on the state declaration', function()
+  local buf = open('salt/base/web/init.sls')
+  cursor_on(buf, 'tls_cert', 8)
+  local file, line = jump()
+  assert(file == 'salt/base/web/tls.sls', 'landed in ' .. file)
+  assert(line == 1, 'landed on line ' .. line)
+end)
+
+local top, before
+step('hover on a top-file environment key explains the section', function()
+  top = open('salt/base/top.sls')
+  cursor_on(top, 'dev:', 1)
+  wait_for('a hover', function()
+    before = hover_text(top)
+    return before ~= ''
+  end)
+  assert(before:find('dev', 1, true), 'hover: ' .. before)
+  assert(before:find('web01.example.com', 1, true), 'hover does not name the selected minion: ' .. before)
+end)
+
+step(':SaltMinion switches the profile and the hover changes', function()
+  vim.cmd('SaltMinion db01.example.com')
+  local after
+  wait_for('the hover to change', function()
+    after = hover_text(top)
+    return after ~= '' and after ~= before
+  end)
+  assert(after:find('db01.example.com', 1, true), 'hover after the switch: ' .. after)
+end)
+
+step('editing a buffer clears a diagnostic', function()
+  vim.api.nvim_set_current_buf(users)
+  local lines = vim.api.nvim_buf_get_lines(users, 0, -1, false)
+  for i, l in ipairs(lines) do
+    if l:match('^motd:') then
+      vim.api.nvim_buf_set_lines(users, i - 1, i, false, { (l:gsub('^motd:', 'motd_db:')) })
+      break
+    end
+  end
+  wait_for('the duplicate-id diagnostic to clear', function()
+    return #diagnostics(users, 'duplicate-id') == 0
+  end)
+end)
+
+for _, c in ipairs(vim.lsp.get_clients()) do
+  c:stop()
+end
+os.exit(failed == 0 and 0 or 1)
