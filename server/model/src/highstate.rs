@@ -132,9 +132,11 @@ impl<'a> Builder<'a> {
         let mut high = Dict::new();
         let mut all_errors = Vec::new();
         let mut mods: HashSet<String> = HashSet::new();
+        // Salt declares `statefiles` once: for an environment that is not available it keeps
+        // the previous entry's expansion (a quirk the conformance suite pins down).
+        let mut statefiles: Vec<String> = Vec::new();
         for (saltenv, states) in matches {
             for sls_match in states {
-                let mut statefiles: Vec<String> = Vec::new();
                 if let Some(avail) = self.avail.get(saltenv) {
                     statefiles = fnmatch::filter_sorted(avail, sls_match)
                         .into_iter()
@@ -149,7 +151,7 @@ impl<'a> Builder<'a> {
                 if statefiles.is_empty() {
                     statefiles = vec![sls_match.clone()];
                 }
-                for sls in statefiles {
+                for sls in statefiles.clone() {
                     if mods.contains(&format!("{saltenv}:{sls}")) {
                         continue;
                     }

@@ -77,6 +77,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, String> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_keep_trailing_newline(true);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
@@ -198,6 +199,16 @@ impl Object for Namespace {
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
         Some(function(self.salt.clone(), format!("{}.{}", self.module, key.as_str()?)))
     }
+    /// `salt.pillar.get(...)` is a method call on the namespace: answer it directly, before
+    /// the Python-compatibility methods (`dict.get`) could claim it.
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &minijinja::State<'_, '_>,
+        method: &str,
+        args: &[JValue],
+    ) -> Result<JValue, Error> {
+        Ok(self.salt.invoke(&format!("{}.{method}", self.module), args))
+    }
 }
 
 fn function(salt: Arc<SaltFunctions>, name: String) -> JValue {
@@ -259,7 +270,7 @@ mod tests {
 
     #[test]
     fn renders_like_salt() {
-        let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
+        let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }}{{ grains.get('nope', '') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
         let r = render(src, &ctx()).unwrap();
         assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
         assert_eq!(sls_context("init", "init.sls")[5].1, "");

@@ -160,8 +160,19 @@ pub fn compile_highstate(
     jinja: Option<&JinjaSetup>,
 ) -> (LowState, crate::top::TopResult) {
     let top = crate::top::compile_top(fs, opts, roots, files, ctx, jinja);
+    if let Some(raised) = top.raised.clone() {
+        // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
+        let highstate = HighState::default();
+        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), highstate }, top);
+    }
     let mut builder = Builder::new(fs, roots, opts, files);
     builder.jinja = jinja.cloned();
+    // A top `include:` globbed in an env outside `_get_envs()` made Salt list that env too.
+    for env in &top.avail_envs {
+        if !builder.avail.contains_key(env) {
+            builder.avail.insert(env.clone(), roots.list_states_shared(env));
+        }
+    }
     let highstate = builder.render_highstate(&top.matches);
     let mut high = highstate.high.clone();
     let mut errors = highstate.errors.clone();

@@ -33,6 +33,16 @@ vim.fn.system({ 'cp', '-r', examples .. '/.', root })
 assert(vim.v.shell_error == 0, 'copy examples')
 root = vim.fn.resolve(root)
 
+-- Notifications would interleave with the result lines on stdout.
+local notes = {}
+vim.notify = function(msg)
+  table.insert(notes, msg)
+end
+
+-- `-u NONE` loads no plugins and detects no filetypes: do what a user's config would.
+vim.cmd('filetype on')
+vim.cmd('runtime! ftdetect/*.lua')
+vim.cmd('runtime! plugin/salt-analyzer.lua')
 require('salt-analyzer').setup({ cmd = { bin } })
 
 local function open(rel)
