@@ -1128,4 +1128,74 @@ x: test.nop
         let empty = base.replace("#- dev/top.sls\n", "#- dev/top.sls\ninclude: []\n");
         assert_eq!(top(&empty, None).show_top_json(), json!({"dev": ["d"]}));
     }
+
+    /// `top --explain` for a four-env tree: the sections and targets, as text.
+    fn explain(strategy: &str, extra: &str) -> String {
+        let fixture = format!(
+            "#- salt-analyzer.yaml\nfile_roots: {{base: [b], dev: [d], qa: [q], zz: [z]}}\ntop_file_merging_strategy: {strategy}\n{extra}\n\
+#- b/top.sls\nbase: {{'*': [b_common]}}\ndev: {{'*': [dev_from_base_top]}}\n\
+#- d/top.sls\ndev: {{'*': [dev_from_dev_top]}}\nbase: {{'*': [base_from_dev_top]}}\nqa: {{'*': [qa_from_dev_top]}}\n\
+#- q/top.sls\nqa: {{'*': [qa_from_qa_top], 'db*': [qa_db]}}\nzz: {{'*': [zz_from_qa_top]}}\n"
+        );
+        let r = top(&fixture, None);
+        let files = FileTable::default();
+        let text = r.explain_text("web01", &files, &|p| p.display().to_string());
+        text.lines().filter(|l| l.contains("section") || l.contains("target") || l.starts_with("  ") && l.contains(": ")).collect::<Vec<_>>().join("\n")
+    }
+
+    /// Every rule of every strategy, as `top --explain` words it (SALT-SEMANTICS.md A.4).
+    #[test]
+    fn explain_covers_each_rule_of_each_strategy() {
+        expect![[r#"
+              ✓ section `base` in base's top file (/ws/b/top.sls): used: base's top file is authoritative for every environment (top_file_merging_strategy: merge)
+              ✓ section `dev` in base's top file (/ws/b/top.sls): used: base's top file is authoritative for every environment (top_file_merging_strategy: merge)
+              ✗ section `dev` in dev's top file (/ws/d/top.sls): ignored: base's top file already defines `dev` (top_file_merging_strategy: merge)
+              ✗ section `base` in dev's top file (/ws/d/top.sls): ignored: a `base` section in dev's top file is only read from base's own top file (top_file_merging_strategy: merge)
+              ✗ section `qa` in dev's top file (/ws/d/top.sls): ignored: a `qa` section in dev's top file is only read from qa's own top file (top_file_merging_strategy: merge)
+              ✓ section `qa` in qa's top file (/ws/q/top.sls): used: no top file read before it defines `qa` (top_file_merging_strategy: merge)
+              ✗ section `zz` in qa's top file (/ws/q/top.sls): ignored: a `zz` section in qa's top file is only read from zz's own top file (top_file_merging_strategy: merge)
+              ✓ [base] target `*` (compound, /ws/b/top.sls): matched: compound: `*` -> True
+              ✓ [dev] target `*` (compound, /ws/b/top.sls): matched: compound: `*` -> True
+              ✓ [qa] target `*` (compound, /ws/q/top.sls): matched: compound: `*` -> True
+              ✗ [qa] target `db*` (compound, /ws/q/top.sls): did not match: compound: `db*` -> False
+              base: b_common
+              dev: dev_from_base_top
+              qa: qa_from_qa_top"#]]
+        .assert_eq(&explain("merge", ""));
+        expect![[r#"
+              ✓ section `base` in base's top file (/ws/b/top.sls): used: base's own section in its own top file (top_file_merging_strategy: same)
+              ✗ section `dev` in base's top file (/ws/b/top.sls): ignored: only the `base` section of base's top file counts (top_file_merging_strategy: same)
+              ✓ section `dev` in dev's top file (/ws/d/top.sls): used: dev's own section in its own top file (top_file_merging_strategy: same)
+              ✗ section `base` in dev's top file (/ws/d/top.sls): ignored: only the `dev` section of dev's top file counts (top_file_merging_strategy: same)
+              ✗ section `qa` in dev's top file (/ws/d/top.sls): ignored: only the `dev` section of dev's top file counts (top_file_merging_strategy: same)
+              ✓ section `qa` in qa's top file (/ws/q/top.sls): used: qa's own section in its own top file (top_file_merging_strategy: same)
+              ✗ section `zz` in qa's top file (/ws/q/top.sls): ignored: only the `qa` section of qa's top file counts (top_file_merging_strategy: same)
+              ✓ section `zz` in qa's top file (/ws/q/top.sls): used: zz has no top file, so its section comes from the default_top environment `qa` (top_file_merging_strategy: same)
+              ✓ [base] target `*` (compound, /ws/b/top.sls): matched: compound: `*` -> True
+              ✓ [dev] target `*` (compound, /ws/d/top.sls): matched: compound: `*` -> True
+              ✓ [qa] target `*` (compound, /ws/q/top.sls): matched: compound: `*` -> True
+              ✗ [qa] target `db*` (compound, /ws/q/top.sls): did not match: compound: `db*` -> False
+              ✓ [zz] target `*` (compound, /ws/q/top.sls): matched: compound: `*` -> True
+              base: b_common
+              dev: dev_from_dev_top
+              qa: qa_from_qa_top
+              zz: zz_from_qa_top"#]].assert_eq(&explain("same", "default_top: qa"));
+        expect![[r#"
+              ✓ section `base` in base's top file (/ws/b/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `dev` in base's top file (/ws/b/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `dev` in dev's top file (/ws/d/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `base` in dev's top file (/ws/d/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `qa` in dev's top file (/ws/d/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `qa` in qa's top file (/ws/q/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ section `zz` in qa's top file (/ws/q/top.sls): used: every section of every top file is merged (top_file_merging_strategy: merge_all)
+              ✓ [base] target `*` (compound, /ws/b/top.sls): matched: compound: `*` -> True
+              ✓ [dev] target `*` (compound, /ws/b/top.sls): matched: compound: `*` -> True
+              ✓ [qa] target `*` (compound, /ws/d/top.sls): matched: compound: `*` -> True
+              ✗ [qa] target `db*` (compound, /ws/q/top.sls): did not match: compound: `db*` -> False
+              ✓ [zz] target `*` (compound, /ws/q/top.sls): matched: compound: `*` -> True
+              base: b_common, base_from_dev_top
+              dev: dev_from_base_top, dev_from_dev_top
+              qa: qa_from_dev_top, qa_from_qa_top
+              zz: zz_from_qa_top"#]].assert_eq(&explain("merge_all", ""));
+    }
 }
