@@ -1140,7 +1140,11 @@ x: test.nop
         let r = top(&fixture, None);
         let files = FileTable::default();
         let text = r.explain_text("web01", &files, &|p| p.display().to_string());
-        text.lines().filter(|l| l.contains("section") || l.contains("target") || l.starts_with("  ") && l.contains(": ")).collect::<Vec<_>>().join("\n")
+        text.lines()
+            .filter(|l| l.contains("section") || l.contains("target") || l.starts_with("  ") && l.contains(": "))
+            .map(str::trim)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Every rule of every strategy, as `top --explain` words it (SALT-SEMANTICS.md A.4).
