@@ -153,23 +153,18 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     let roots = FileRoots::scan(&RealFs, &ws.opts.file_roots);
     let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
     let mut files = FileTable::default();
+    let minion = match select_minion(&ws, common) {
+        Ok(m) => m,
+        Err(code) => return code,
+    };
+    let jinja = JinjaSetup::on_disk(&minion, &ws.opts, &roots);
     let low = if sls.is_empty() {
-        let minion = match select_minion(&ws, common) {
-            Ok(m) => m,
-            Err(code) => return code,
-        };
         let mut opts = ws.opts.clone();
         if saltenv.is_some() {
             opts.saltenv = saltenv.map(str::to_string);
         }
-        let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
         model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
     } else {
-        let minion = match select_minion(&ws, common) {
-            Ok(m) => m,
-            Err(code) => return code,
-        };
-        let jinja = JinjaSetup::on_disk(&minion, &ws.opts, &roots);
         let matches = Matches::from([(env, sls.to_vec())]);
         model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches, Some(&jinja))
     };

@@ -31,21 +31,19 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::jinja_render:
     }
     let uses_jinja = pipe.iter().any(|p| p == "jinja");
     if uses_jinja && is_templated(text) {
-        if let Some(ctx) = jinja {
-            let rendered = crate::jinja_render::render(text, ctx)
-                .map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
-            // Spans now point into the rendered text; keep the file, drop positions.
-            let mut v = render_yaml(&rendered.text, file)?;
-            clear_spans(&mut v, file);
-            return Ok(v);
-        }
-    }
-    if uses_jinja && is_templated(text) {
-        return Err(SaltError::new(
-            Code::RenderError,
-            "this SLS file uses Jinja, which salt-analyzer does not render yet",
-        )
-        .at(Some(Loc { file, span: 0..0 })));
+        let Some(ctx) = jinja else {
+            return Err(SaltError::new(
+                Code::RenderError,
+                "this SLS file uses Jinja, which salt-analyzer does not render yet",
+            )
+            .at(Some(Loc { file, span: 0..0 })));
+        };
+        let rendered = crate::jinja_render::render(text, ctx)
+            .map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
+        // Spans now point into the rendered text; keep the file, drop positions.
+        let mut v = render_yaml(&rendered.text, file)?;
+        clear_spans(&mut v, file);
+        return Ok(v);
     }
     render_yaml(text, file)
 }

@@ -21,7 +21,7 @@ pub mod pcre;
 pub mod resource;
 pub mod subdict;
 
-mod py;
+pub(crate) mod py;
 mod pyre;
 
 /// Salt's `DEFAULT_TARGET_DELIM`, the separator of grain and pillar paths.
