@@ -267,6 +267,36 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
 }
 
 #[test]
+fn selecting_a_minion_publishes_its_highstate_diagnostics() {
+    let tree = TempTree::new("highstate", Some("highstate"));
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.sync();
+    // No minion selected: the per-root checks find nothing.
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+    let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["web01.example.com"]})).unwrap();
+    assert_eq!(minions[0], json!({"id": "web01.example.com", "selected": true}));
+    lsp.sync();
+    // Lines 0-based, columns in UTF-16: `agent_💣` is 8 units long.
+    expect![[r#"
+        salt/monitoring.sls:
+          1:0-1:8 error duplicate-id: In the highstate of minion `web01.example.com`: Detected conflicting IDs, SLS IDs need to be globally unique.
+        salt/web.sls:
+          4:0-4:8 error duplicate-id: In the highstate of minion `web01.example.com`: Detected conflicting IDs, SLS IDs need to be globally unique.
+    "#]]
+    .assert_eq(&lsp.all_diagnostics());
+    // Another minion: both files are published again, empty.
+    lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["db01.example.com"]})).unwrap();
+    lsp.sync();
+    assert_eq!(lsp.diagnostics("salt/monitoring.sls"), "");
+    assert_eq!(lsp.diagnostics("salt/web.sls"), "");
+    // The setting selects too.
+    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"salt-analyzer": {"minion": "web01.example.com"}}}));
+    lsp.sync();
+    assert!(lsp.diagnostics("salt/web.sls").contains("duplicate-id: In the highstate of minion `web01.example.com`"), "{}", lsp.diagnostics("salt/web.sls"));
+    lsp.finish();
+}
+
+#[test]
 fn non_ascii_and_crlf_in_utf16_and_utf8() {
     for utf8 in [false, true] {
         let tree = TempTree::new(if utf8 { "utf8" } else { "utf16" }, None);

@@ -104,15 +104,17 @@ impl Analysis {
     }
 
     /// Cross-file diagnostics of a file: those of every include closure that renders it, the
-    /// top-file checks, and configuration errors.
+    /// top-file checks, the selected minion's highstate, and configuration errors.
     pub fn diagnostics(&self, path: &Path) -> Cancellable<Vec<Diagnostic>> {
         crate::diagnostics::semantic(self, path)
     }
 
     /// Brings the index up to date and returns the files whose diagnostics may have changed
-    /// since the last call (every file with diagnostics, the first time).
+    /// since the last call (every file with diagnostics, the first time), the selected
+    /// minion's highstate included (so selecting another minion reports the files whose
+    /// highstate diagnostics come or go).
     pub fn take_changed_files(&self) -> Cancellable<Vec<PathBuf>> {
-        let mut out = self.with_index_mut(|idx| idx.take_unreported())?;
+        let mut out = self.with_index_mut(true, |idx| idx.take_unreported())?;
         if let Some(e) = &self.snap.world.config_error {
             out.push(e.path.clone());
         }
@@ -174,10 +176,16 @@ impl Analysis {
 
     /// Runs `f` on the index brought up to this snapshot's revision.
     pub(crate) fn with_index<T>(&self, f: impl FnOnce(&Index) -> T) -> Cancellable<T> {
-        self.with_index_mut(|idx| f(idx))
+        self.with_index_mut(false, |idx| f(idx))
     }
 
-    fn with_index_mut<T>(&self, f: impl FnOnce(&mut Index) -> T) -> Cancellable<T> {
+    /// [`Analysis::with_index`], with the highstate diagnostics brought up to this snapshot's
+    /// minion too (only diagnostics need them: other queries never wait for a compile).
+    pub(crate) fn with_highstate<T>(&self, f: impl FnOnce(&Index) -> T) -> Cancellable<T> {
+        self.with_index_mut(true, |idx| f(idx))
+    }
+
+    fn with_index_mut<T>(&self, highstate: bool, f: impl FnOnce(&mut Index) -> T) -> Cancellable<T> {
         let snap = &self.snap;
         let mut idx = match snap.shared.index.lock() {
             Ok(guard) => guard,
@@ -190,14 +198,24 @@ impl Analysis {
                 guard
             }
         };
-        idx.update(&Input {
+        let input = Input {
             revision: snap.revision,
             world: &snap.world,
             files: &snap.files,
             summaries: &snap.shared.summaries,
             log: &snap.shared.log,
             current: &snap.current,
-        })?;
+            minion: snap.minion.as_deref(),
+        };
+        idx.update(&input)?;
+        if highstate && !idx.highstate_is_current(&input) {
+            if self.is_stale() {
+                // A newer revision will compile the highstate it needs; this one's would be
+                // thrown away.
+                return Err(Cancelled);
+            }
+            idx.refresh_highstate(&input);
+        }
         Ok(f(&mut idx))
     }
 }

@@ -166,6 +166,13 @@ impl Files {
         Files { overlay }
     }
 
+    /// Another handle on the same texts (the same disk cache, a copy of the buffer map), for
+    /// closures that must own what they read.
+    pub(crate) fn fork(&self) -> Files {
+        let buffers = self.overlay.buffers.read().map(|b| b.clone()).unwrap_or_default();
+        Files::new(self.overlay.base.0.clone(), buffers)
+    }
+
     /// The text of a file, shared: the open buffer, else the disk's.
     pub(crate) fn text(&self, path: &Path) -> Option<Arc<str>> {
         if let Some(t) = self.overlay.buffers.read().ok().and_then(|b| b.get(path).cloned()) {

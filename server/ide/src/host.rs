@@ -156,8 +156,9 @@ impl AnalysisHost {
         }
     }
 
-    /// Selects the minion profile hovers and the top explanation are for (`None`: the
-    /// workspace default).
+    /// Selects the minion profile hovers, the top explanation and the highstate diagnostics
+    /// are for (`None`: the workspace default). The next diagnostics round reports the files
+    /// whose highstate diagnostics came or went.
     pub fn set_minion(&mut self, minion: Option<String>) {
         if self.minion != minion {
             self.minion = minion;

@@ -11,6 +11,7 @@ mod code_actions;
 mod diagnostics;
 mod document;
 mod files;
+mod highstate;
 mod host;
 mod hover;
 mod memory;

@@ -130,6 +130,17 @@ impl CheckContext {
     }
 }
 
+/// The diagnostics of one error of a fully rendered compilation (a minion's highstate), as
+/// [`CheckContext::check_root`] reports its own: a duplicate ID at both declarations, a cycle
+/// at every member, a missing include of a dotted name as `dotted-sls-name`. An error without
+/// a location goes to `fallback`, or is dropped when there is none. Nothing is suppressed for
+/// templates, since the templates were rendered for real.
+pub fn error_diagnostics(e: &SaltError, files: &FileTable, fallback: Option<&Loc>, dotted: &BTreeMap<(String, String), String>) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    convert(e, files, fallback, false, dotted, &mut out);
+    out
+}
+
 /// Sort by file and position and drop repeats (a file is in many closures).
 pub fn normalize(diagnostics: &mut Vec<Diagnostic>) {
     let mut seen = HashSet::new();

@@ -2,6 +2,7 @@
 
 mod actions;
 mod diagnostics;
+mod highstate;
 mod hover;
 mod navigation;
 mod symbols;

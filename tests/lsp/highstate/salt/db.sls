@@ -1,0 +1,1 @@
+db_id: test.nop

@@ -1,0 +1,4 @@
+# Überwachung (ß)
+agent_💣:
+  test.nop:
+    - name: collector

@@ -1,0 +1,6 @@
+base:
+  'web*':
+    - web
+    - monitoring
+  'db*':
+    - db
