@@ -13,6 +13,10 @@ use std::time::{Duration, Instant};
 
 use salt_ide::AnalysisHost;
 
+// The allocator the salt-analyzer binary uses, so the figures are the binary's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     // Cargo passes `--bench`; any other argument picks one scenario (for profiling).
     let only: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with("--"));
@@ -84,7 +88,7 @@ fn keystrokes(root: &Path) {
     // keystrokes with syntax diagnostics only (semantic ones wait for the debounce), then
     // keystrokes each followed by the semantic diagnostics.
     for pass in 0..2 {
-        for k in 0..(if pass == 0 { 400 } else { 100 }) {
+        for k in 0..(if pass == 0 { 400 } else { 300 }) {
             let line = (k * 37) % 1000;
             let anchor = format!("package-{line}\n");
             let at = current.find(&anchor).expect("anchor") + anchor.len() - 1;
@@ -102,6 +106,9 @@ fn keystrokes(root: &Path) {
                     let ds = a.diagnostics(&path).expect("fresh");
                     std::hint::black_box(ds);
                     semantic.push(t.elapsed());
+                    if std::env::var_os("BENCH_TRACE").is_some() {
+                        eprintln!("{} {:?}", edit.1, t.elapsed());
+                    }
                 }
                 current.replace_range(edit.0.clone(), edit.1);
             }

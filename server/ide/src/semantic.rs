@@ -8,6 +8,10 @@
 //! created or deleted file dirties the roots whose closure holds a file of the same SLS name
 //! (`x.sls` shadows `x/init.sls`), the roots with a glob include, and the roots that reported
 //! a missing include. A snapshot older than the index is cancelled rather than answered.
+//!
+//! The index also holds the selected minion's highstate diagnostics
+//! ([`Highstate`](crate::highstate::Highstate)): every replayed change is noted there, and the
+//! queries that report diagnostics bring it up to the snapshot's minion.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,6 +24,7 @@ use model::roots::sls_name_of;
 use model::vfs::FileTable;
 
 use crate::files::Files;
+use crate::highstate::Highstate;
 use crate::summaries::Summaries;
 use crate::types::{Cancellable, Cancelled};
 use crate::world::{RootKey, World};
@@ -78,6 +83,8 @@ pub(crate) struct Input<'a> {
     pub(crate) log: &'a Mutex<ChangeLog>,
     /// The host's newest revision: work for an older one stops early.
     pub(crate) current: &'a AtomicU64,
+    /// The minion the host selected (`None`: the workspace default).
+    pub(crate) minion: Option<&'a str>,
 }
 
 #[derive(Default)]
@@ -92,6 +99,8 @@ pub(crate) struct Index {
     fragile: HashSet<RootKey>,
     tops: Vec<Diagnostic>,
     tops_deps: HashSet<PathBuf>,
+    /// The selected minion's highstate diagnostics.
+    pub(crate) highstate: Highstate,
     /// Files whose diagnostics may have changed since they were last taken.
     unreported: BTreeSet<PathBuf>,
 }
@@ -114,10 +123,15 @@ impl Index {
             self.unreported.extend(self.by_file.keys().cloned());
             self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
             let unreported = std::mem::take(&mut self.unreported);
-            *self = Index { unreported, ..Index::default() };
+            // The highstate result is kept (marked stale), so that its next refresh reports
+            // exactly the files whose highstate diagnostics changed.
+            let mut highstate = std::mem::take(&mut self.highstate);
+            highstate.note(&Change::Reset);
+            *self = Index { unreported, highstate, ..Index::default() };
             input.summaries.clear();
         } else {
             for change in &changes {
+                self.highstate.note(change);
                 match change {
                     Change::Content(p) => {
                         self.dirty_file(world, p, &mut dirty);
@@ -244,7 +258,19 @@ impl Index {
         self.roots.insert(key, entry);
     }
 
-    /// The semantic diagnostics of one file, normalised.
+    /// Whether the highstate diagnostics are those of the input's minion, with no change since.
+    pub(crate) fn highstate_is_current(&self, input: &Input<'_>) -> bool {
+        self.highstate.is_current(input.world, input.minion)
+    }
+
+    /// Brings the highstate diagnostics up to the input's minion (after [`Index::update`]).
+    pub(crate) fn refresh_highstate(&mut self, input: &Input<'_>) {
+        self.highstate.refresh(input.world, input.files, input.summaries, input.minion, &mut self.unreported);
+    }
+
+    /// The semantic diagnostics of one file, normalised: those of every root whose closure
+    /// renders it, the top-file checks, and the highstate's that neither already reports (the
+    /// same code at the same place).
     pub(crate) fn diagnostics(&self, path: &Path) -> Vec<Diagnostic> {
         let mut out: Vec<Diagnostic> = Vec::new();
         for key in self.by_file.get(path).into_iter().flatten() {
@@ -253,6 +279,11 @@ impl Index {
             }
         }
         out.extend(self.tops.iter().filter(|d| d.file == path).cloned());
+        let highstate = self.highstate.diagnostics(path);
+        if !highstate.is_empty() {
+            let known: HashSet<(usize, Code)> = out.iter().map(|d| (d.span.start, d.code)).collect();
+            out.extend(highstate.iter().filter(|d| !known.contains(&(d.span.start, d.code))).cloned());
+        }
         normalize(&mut out);
         out
     }
@@ -280,41 +311,23 @@ impl Index {
     }
 }
 
-/// Checks the given roots, on every core when there are many. Stops early (returning fewer
-/// results) when `cancelled` turns true.
+/// Checks the given roots, on every core when there are many (rayon's pool: its threads, and
+/// their allocator caches, outlive one update). Stops early (returning fewer results) when
+/// `cancelled` turns true.
 fn compute_all(input: &Input<'_>, todo: &[(RootKey, PathBuf)], cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry)> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if todo.len() < 2 || threads == 1 {
-        let mut out = Vec::with_capacity(todo.len());
-        for (key, path) in todo {
-            if cancelled() {
-                break;
-            }
-            out.push((key.clone(), compute_root(input, key, path)));
+    use rayon::prelude::*;
+    let one = |(key, path): &(RootKey, PathBuf)| {
+        if cancelled() {
+            return None;
         }
-        return out;
-    }
-    let chunk = todo.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = todo
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut out = Vec::with_capacity(part.len());
-                    for (key, path) in part {
-                        if cancelled() {
-                            break;
-                        }
-                        out.push((key.clone(), compute_root(input, key, path)));
-                    }
-                    out
-                })
-            })
-            .collect();
-        // A panicking worker loses its part; the result is then incomplete, which callers
+        // A panicking check loses its root; the result is then incomplete, which callers
         // treat like a cancellation and retry.
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    })
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (key.clone(), compute_root(input, key, path)))).ok()
+    };
+    if todo.len() < 2 {
+        return todo.iter().filter_map(one).collect();
+    }
+    todo.par_iter().with_max_len(1).filter_map(one).collect()
 }
 
 fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path) -> RootEntry {

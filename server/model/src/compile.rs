@@ -75,9 +75,8 @@ pub fn compile_high_data(high: &Dict) -> Vec<Chunk> {
             }
             let Some(fun) = funs.first() else { continue };
             if names.is_empty() {
-                let mut live = chunk.clone();
-                live.set_str("fun", Val::str(fun.clone()));
-                chunks.push(Chunk { d: live, id_loc: id_k.at.clone() });
+                chunk.set_str("fun", Val::str(fun.clone()));
+                chunks.push(Chunk { d: chunk, id_loc: id_k.at.clone() });
                 continue;
             }
             for (i, entry) in names.iter().enumerate() {

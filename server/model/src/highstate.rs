@@ -412,6 +412,7 @@ impl<'a> Builder<'a> {
 
 /// `merge_included_states`: pool extends and excludes, flag conflicting IDs, then update.
 pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<SaltError>) {
+    let was_empty = high.is_empty();
     for key in ["__extend__", "__exclude__"] {
         if let Some((_, v)) = state.remove(key) {
             let items = match v.v {
@@ -423,6 +424,12 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
                 None => high.set_str(key, Val::list(items)),
             }
         }
+    }
+    if was_empty {
+        // Nothing to conflict with, and `state`'s keys are unique (the loader refuses
+        // repeats): the update is an append.
+        high.0.extend(state.0);
+        return;
     }
     let index = high.index();
     for (id, body) in &state.0 {

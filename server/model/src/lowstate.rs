@@ -7,7 +7,7 @@ use crate::errors::SaltError;
 use crate::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::highstate::{Builder, HighState, Matches};
 use crate::jinja_render::JinjaSetup;
-use crate::order::order_chunks;
+use crate::order::{order_chunks, ordering_errors};
 use crate::roots::FileRoots;
 use crate::value::Val;
 use crate::verify::verify_high;
@@ -80,13 +80,13 @@ fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowSta
         // A checker keeps going past render and shape errors to find requisite problems too;
         // a target that exists but was malformed is not reported missing.
         show_errors.extend(verify_high(&highstate.high));
-        let ordered = order_chunks(compile_high_data(&highstate.high));
+        let ordering = ordering_errors(compile_high_data(&highstate.high));
         let high = &highstate.high;
-        show_errors.extend(ordered.errors.into_iter().filter(|e| {
+        show_errors.extend(ordering.into_iter().filter(|e| {
             e.code != crate::errors::Code::MissingRequisiteTarget
                 || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
         }));
-        let mut apply_errors = apply_pipeline(highstate.high.clone(), true);
+        let mut apply_errors = apply_pipeline(&highstate.high, true);
         apply_errors.retain(|e| !show_errors.contains(e));
         return LowState { chunks: None, show_errors, apply_errors, highstate };
     }
@@ -104,31 +104,49 @@ fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowSta
             show_errors.extend(ordered.errors);
         }
     }
-    let apply_errors = apply_pipeline(highstate.high.clone(), false);
+    let apply_errors = apply_pipeline(&highstate.high, false);
     LowState { chunks, show_errors, apply_errors, highstate }
 }
 
 /// `State.call_high` up to the point where states would run.
-/// With `keep_going`, every stage runs and only extend/`_in` problems are returned (the
-/// checker gets shape and ordering problems from the show pipeline).
-fn apply_pipeline(mut high: crate::value::Dict, keep_going: bool) -> Vec<SaltError> {
+/// With `keep_going`, only extend/`_in` problems are looked for and returned (the checker
+/// gets shape and ordering problems from the show pipeline).
+fn apply_pipeline(high: &crate::value::Dict, keep_going: bool) -> Vec<SaltError> {
+    if keep_going && !has_extend_or_requisite_in(high) {
+        // Without `extend` and `_in` requisites, extending and `requisite_in` find nothing.
+        return Vec::new();
+    }
+    let mut high = high.clone();
     let mut errors = reconcile_extend(&mut high, false);
-    let verify = verify_high(&high);
     if !keep_going {
-        errors.extend(verify);
+        errors.extend(verify_high(&high));
         if !errors.is_empty() {
             return errors;
         }
     }
     errors.extend(requisite_in(&mut high));
-    apply_exclude(&mut high);
     if keep_going {
         return errors;
     }
+    apply_exclude(&mut high);
     if !errors.is_empty() {
         return errors;
     }
     order_chunks(compile_high_data(&high)).errors
+}
+
+/// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).
+fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
+    high.contains("__extend__")
+        || high.0.iter().any(|(_, body)| {
+            body.as_dict().is_some_and(|b| {
+                b.0.iter().any(|(_, run)| {
+                    run.as_list().into_iter().flatten().any(|arg| {
+                        arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k))
+                    })
+                })
+            })
+        })
 }
 
 /// The SLS list of the `'*'` target in `base`'s top file: what `lowstate` compiles without

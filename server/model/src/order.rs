@@ -25,13 +25,27 @@ struct NodeData {
     child_min: Option<f64>,
 }
 
+/// The graph's hasher: its keys are our own tags and IDs, so a fast unkeyed-quality hash will
+/// do (foldhash, already hashbrown's default).
+type Fast = foldhash::fast::RandomState;
+
+/// A node's edges to (or from) other nodes, in first-insertion order (networkx's adjacency
+/// dicts), each with its requisite kinds in insertion order.
+type Adjacency = Vec<(usize, Vec<&'static str>)>;
+
+/// The requisite multigraph; nodes are numbered in insertion order and named by their tag.
 #[derive(Default)]
 struct Graph {
-    nodes: IndexMap<String, NodeData>,
-    out: HashMap<String, IndexMap<String, IndexSet<&'static str>>>,
-    inn: HashMap<String, IndexMap<String, IndexSet<&'static str>>>,
-    lookup: IndexMap<(String, String), IndexSet<String>>,
-    sls_to_nodes: IndexMap<String, IndexSet<String>>,
+    nodes: IndexMap<String, NodeData, Fast>,
+    out: Vec<Adjacency>,
+    inn: Vec<Adjacency>,
+    /// `(src, dst)` -> position of `dst` in `out[src]` and of `src` in `inn[dst]`.
+    edge_at: HashMap<(usize, usize), (usize, usize), Fast>,
+    /// `(state or "id", name or ID)` -> nodes (a handful each: a plain list).
+    lookup: IndexMap<(String, String), Vec<usize>, Fast>,
+    sls_to_nodes: IndexMap<String, IndexSet<usize, Fast>, Fast>,
+    /// The node of each chunk.
+    chunk_node: Vec<usize>,
 }
 
 fn prereq_tag(tag: &str) -> String {
@@ -43,38 +57,43 @@ fn kind(name: &str) -> &'static str {
 }
 
 impl Graph {
-    fn add_node(&mut self, tag: &str) {
-        if !self.nodes.contains_key(tag) {
-            self.nodes.insert(tag.to_string(), NodeData::default());
+    fn add_node(&mut self, tag: &str) -> usize {
+        if let Some(i) = self.nodes.get_index_of(tag) {
+            return i;
         }
+        self.nodes.insert(tag.to_string(), NodeData::default());
+        self.out.push(Vec::new());
+        self.inn.push(Vec::new());
+        self.nodes.len() - 1
     }
-    fn add_edge(&mut self, src: &str, dst: &str, key: &'static str) {
-        self.add_node(src);
-        self.add_node(dst);
-        self.out.entry(src.to_string()).or_default().entry(dst.to_string()).or_default().insert(key);
-        self.inn.entry(dst.to_string()).or_default().entry(src.to_string()).or_default().insert(key);
-    }
-    fn in_edges(&self, node: &str) -> Vec<(String, &'static str)> {
-        let mut v = Vec::new();
-        if let Some(m) = self.inn.get(node) {
-            for (src, keys) in m {
-                for k in keys {
-                    v.push((src.clone(), *k));
-                }
+    fn add_edge(&mut self, src: usize, dst: usize, key: &'static str) {
+        let (o, i) = match self.edge_at.get(&(src, dst)) {
+            Some(&at) => at,
+            None => {
+                let at = (self.out[src].len(), self.inn[dst].len());
+                self.out[src].push((dst, Vec::new()));
+                self.inn[dst].push((src, Vec::new()));
+                self.edge_at.insert((src, dst), at);
+                at
             }
+        };
+        let kinds = &mut self.out[src][o].1;
+        if !kinds.contains(&key) {
+            kinds.push(key);
+            self.inn[dst][i].1.push(key);
         }
-        v
     }
-    fn out_edges(&self, node: &str) -> Vec<(String, &'static str)> {
-        let mut v = Vec::new();
-        if let Some(m) = self.out.get(node) {
-            for (dst, keys) in m {
-                for k in keys {
-                    v.push((dst.clone(), *k));
-                }
-            }
-        }
-        v
+    fn in_edges(&self, node: usize) -> Vec<(usize, &'static str)> {
+        self.inn[node].iter().flat_map(|(src, keys)| keys.iter().map(move |k| (*src, *k))).collect()
+    }
+    fn out_edges(&self, node: usize) -> Vec<(usize, &'static str)> {
+        self.out[node].iter().flat_map(|(dst, keys)| keys.iter().map(move |k| (*dst, *k))).collect()
+    }
+    fn chunk(&self, node: usize) -> Option<usize> {
+        self.nodes.get_index(node).and_then(|(_, n)| n.chunk)
+    }
+    fn tag(&self, node: usize) -> &str {
+        self.nodes.get_index(node).map_or("", |(t, _)| t.as_str())
     }
     fn has_chunk(&self, tag: &str) -> bool {
         self.nodes.get(tag).is_some_and(|n| n.chunk.is_some())
@@ -130,9 +149,9 @@ impl Sorter<'_> {
     }
 
     /// `_get_chunk_order(cap, node)`.
-    fn chunk_order(&mut self, node: &str) -> (f64, f64) {
+    fn chunk_order(&mut self, node: usize) -> (f64, f64) {
         let cap = self.cap;
-        let ci = self.g.nodes.get(node).and_then(|n| n.chunk);
+        let ci = self.g.chunk(node);
         let mut order = cap;
         if let Some(ci) = ci {
             let mut is_float = matches!(self.chunks[ci].d.get("order").map(|v| &v.v), Some(V::Float(_)));
@@ -151,14 +170,14 @@ impl Sorter<'_> {
         } else {
             // A node without a chunk: `chunk.get("order")` is None, so it gets `cap`.
         }
-        if self.g.nodes.get(node).is_some_and(|n| n.child_min.is_none()) {
+        if self.g.nodes.get_index(node).is_some_and(|(_, n)| n.child_min.is_none()) {
             let mut child_min = f64::INFINITY;
             let mut req_order: f64 = f64::NEG_INFINITY;
             for (child, kind) in self.g.out_edges(node) {
                 let w = weight(kind) as f64;
                 if req_order <= w {
                     req_order = w;
-                    let child_ci = self.g.nodes.get(&child).and_then(|n| n.chunk);
+                    let child_ci = self.g.chunk(child);
                     let child_order = match child_ci {
                         None => f64::INFINITY,
                         Some(c) => match self.chunks[c].d.get("order") {
@@ -169,7 +188,7 @@ impl Sorter<'_> {
                     child_min = child_min.min(child_order);
                 }
             }
-            if let Some(n) = self.g.nodes.get_mut(node) {
+            if let Some((_, n)) = self.g.nodes.get_index_mut(node) {
                 n.child_min = Some(child_min);
             }
             if order > child_min {
@@ -183,8 +202,8 @@ impl Sorter<'_> {
         (order, own)
     }
 
-    fn label(&self, node: &str) -> String {
-        match self.g.nodes.get(node).and_then(|n| n.chunk) {
+    fn label(&self, node: usize) -> String {
+        match self.g.chunk(node) {
             Some(ci) => {
                 let c = &self.chunks[ci];
                 format!("{}{}{}", c.get_str("state"), c.get_str("name"), c.get_str("fun"))
@@ -198,7 +217,8 @@ impl Sorter<'_> {
 struct Key {
     order: (f64, f64),
     label: String,
-    node: String,
+    tag: String,
+    node: usize,
 }
 
 impl Eq for Key {}
@@ -216,12 +236,22 @@ impl Ord for Key {
             .total_cmp(&self.order.0)
             .then(other.order.1.total_cmp(&self.order.1))
             .then_with(|| other.label.cmp(&self.label))
-            .then_with(|| other.node.cmp(&self.node))
+            .then_with(|| other.tag.cmp(&self.tag))
     }
 }
 
 /// `State.order_chunks(chunks)` on freshly compiled chunks (`compile_high_data`'s tail).
-pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
+pub fn order_chunks(chunks: Vec<Chunk>) -> Ordered {
+    order_or_check(chunks, true)
+}
+
+/// The errors [`order_chunks`] would report (missing targets, malformed requisites, the first
+/// cycle), without the priority sort that orders the chunks: what the checker needs.
+pub fn ordering_errors(chunks: Vec<Chunk>) -> Vec<SaltError> {
+    order_or_check(chunks, false).errors
+}
+
+fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
     let mut g = Graph::default();
     for (i, c) in chunks.iter().enumerate() {
         add_chunk(&mut g, c, i);
@@ -249,47 +279,41 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
         }
     }
     let mut s = Sorter { g, chunks: &mut chunks, cap };
-    let mut in_degree: IndexMap<String, usize> = s.g.nodes.keys().map(|k| (k.clone(), 0)).collect();
-    for (target, srcs) in &s.g.inn {
-        let n: usize = srcs.values().map(IndexSet::len).sum();
-        if let Some(d) = in_degree.get_mut(target) {
-            *d += n;
+    let count = s.g.nodes.len();
+    let mut in_degree: Vec<usize> = s.g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
+    if !sort {
+        // Whether the graph is acyclic does not depend on the order nodes are taken in.
+        if kahn_count(&s.g, in_degree.clone()) == count {
+            return Ordered { chunks: Vec::new(), errors };
         }
     }
     let mut heap = BinaryHeap::new();
-    let node_names: Vec<String> = s.g.nodes.keys().cloned().collect();
-    for node in &node_names {
-        if in_degree.get(node) == Some(&0) {
+    for node in 0..count {
+        if in_degree[node] == 0 {
             let order = s.chunk_order(node);
-            heap.push(Key { order, label: s.label(node), node: node.clone() });
+            heap.push(Key { order, label: s.label(node), tag: s.g.tag(node).to_string(), node });
         }
     }
-    let mut topo: Vec<String> = Vec::new();
+    let mut topo: Vec<usize> = Vec::new();
     while let Some(Key { node, .. }) = heap.pop() {
-        topo.push(node.clone());
-        let targets: Vec<(String, usize)> = s
-            .g
-            .out
-            .get(&node)
-            .map(|m| m.iter().map(|(t, k)| (t.clone(), k.len())).collect())
-            .unwrap_or_default();
+        topo.push(node);
+        let targets: Vec<(usize, usize)> = s.g.out[node].iter().map(|(t, k)| (*t, k.len())).collect();
         for (t, n) in targets {
-            if let Some(d) = in_degree.get_mut(&t) {
-                *d = d.saturating_sub(n);
-                if *d == 0 {
-                    let order = s.chunk_order(&t);
-                    heap.push(Key { order, label: s.label(&t), node: t.clone() });
-                }
+            let d = &mut in_degree[t];
+            *d = d.saturating_sub(n);
+            if *d == 0 {
+                let order = s.chunk_order(t);
+                heap.push(Key { order, label: s.label(t), tag: s.g.tag(t).to_string(), node: t });
             }
         }
     }
-    if topo.len() != node_names.len() {
+    if topo.len() != count {
         let edges = find_cycle(&s.g);
         let mut parts = Vec::new();
         let mut err = SaltError::new(Code::RequisiteCycle, String::new());
         for (dependency, dependent, mut kind) in edges {
-            let dep_ci = s.g.nodes.get(&dependency).and_then(|n| n.chunk);
-            let dnt_ci = s.g.nodes.get(&dependent).and_then(|n| n.chunk);
+            let dep_ci = s.g.chunk(dependency);
+            let dnt_ci = s.g.chunk(dependent);
             let (Some(dep_ci), Some(dnt_ci)) = (dep_ci, dnt_ci) else { continue };
             if kind == "require" && !s.chunks[dnt_ci].d.contains(kind) {
                 kind = "prereq";
@@ -319,12 +343,28 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
     }
     let out = topo
         .iter()
-        .map(|n| match s.g.nodes.get(n).and_then(|d| d.chunk) {
+        .map(|&n| match s.g.chunk(n) {
             Some(ci) => s.chunks[ci].clone(),
             None => Chunk { d: Dict::new(), id_loc: None },
         })
         .collect();
     Ordered { chunks: out, errors }
+}
+
+/// How many nodes a plain topological sort takes (all of them exactly when there is no cycle).
+fn kahn_count(g: &Graph, mut degree: Vec<usize>) -> usize {
+    let mut queue: Vec<usize> = (0..degree.len()).filter(|&i| degree[i] == 0).collect();
+    let mut taken = 0;
+    while let Some(i) = queue.pop() {
+        taken += 1;
+        for (t, keys) in &g.out[i] {
+            degree[*t] = degree[*t].saturating_sub(keys.len());
+            if degree[*t] == 0 {
+                queue.push(*t);
+            }
+        }
+    }
+    taken
 }
 
 fn chunk_str(c: &Chunk) -> String {
@@ -337,29 +377,51 @@ fn chunk_str(c: &Chunk) -> String {
 }
 
 fn add_chunk(g: &mut Graph, c: &Chunk, i: usize) {
-    let tag = c.tag();
-    g.add_node(&tag);
-    if let Some(n) = g.nodes.get_mut(&tag) {
+    let tag = g.add_node(&c.tag());
+    if let Some((_, n)) = g.nodes.get_index_mut(tag) {
         n.chunk = Some(i);
     }
+    g.chunk_node.push(tag);
     let state = c.get_str("state");
     let name = c.get_str("name");
     let id = c.get_str("__id__");
-    for key in [(state.clone(), name.clone()), (state, id.clone()), ("id".into(), id), ("id".into(), name)] {
-        g.lookup.entry(key).or_default().insert(tag.clone());
+    for (a, b) in [(state.as_str(), name.as_str()), (&state, &id), ("id", &id), ("id", &name)] {
+        match g.lookup.get_mut(&PairRef(a, b)) {
+            Some(tags) => {
+                if !tags.contains(&tag) {
+                    tags.push(tag);
+                }
+            }
+            None => {
+                g.lookup.insert((a.to_string(), b.to_string()), vec![tag]);
+            }
+        }
     }
+    let mut add_sls = |sls: String| match g.sls_to_nodes.get_mut(&sls) {
+        Some(tags) => {
+            tags.insert(tag);
+        }
+        None => {
+            let mut tags = IndexSet::with_hasher(Fast::default());
+            tags.insert(tag);
+            g.sls_to_nodes.insert(sls, tags);
+        }
+    };
     if let Some(sls) = c.d.get("__sls__").filter(|v| v.truthy()) {
-        g.sls_to_nodes.entry(sls.py_str()).or_default().insert(tag.clone());
+        add_sls(sls.py_str());
     }
     if let Some(from) = c.d.get("__sls_included_from__").and_then(Val::as_list) {
         for sls in from {
-            g.sls_to_nodes.entry(sls.py_str()).or_default().insert(tag.clone());
+            add_sls(sls.py_str());
         }
     }
 }
 
 /// `_reconcile_watch_req`: `watch` becomes `require` on modules without `mod_watch`.
 fn reconcile_watch_req(d: &mut Dict) {
+    if !d.contains("watch") && !d.contains("watch_any") {
+        return;
+    }
     let state = d.get("state").map(Val::py_str).unwrap_or_default();
     if has_mod_watch(&state) {
         return;
@@ -439,9 +501,9 @@ fn add_requisites(g: &mut Graph, chunks: &mut [Chunk], i: usize) -> Option<SaltE
 
 fn add_dependency(g: &mut Graph, chunks: &mut [Chunk], i: usize, rtype: &'static str, key: &str, val: &str) -> bool {
     let has_prereq = chunks[i].d.get("__prereq__").is_some_and(Val::truthy);
-    let tag = chunks[i].tag();
+    let tag = g.chunk_node[i];
     let magic = fnmatch::has_magic(val);
-    let mut targets: Vec<Vec<String>> = Vec::new();
+    let mut targets: Vec<Vec<usize>> = Vec::new();
     let mut found = false;
     if key == "sls" {
         if magic {
@@ -449,117 +511,124 @@ fn add_dependency(g: &mut Graph, chunks: &mut [Chunk], i: usize, rtype: &'static
             let p = fnmatch::Pattern::new(val);
             for (sls, tags) in &g.sls_to_nodes {
                 if p.matches(sls) {
-                    targets.push(tags.iter().cloned().collect());
+                    targets.push(tags.iter().copied().collect());
                 }
             }
         } else if let Some(tags) = g.sls_to_nodes.get(val).filter(|t| !t.is_empty()) {
             found = true;
-            targets.push(tags.iter().cloned().collect());
+            targets.push(tags.iter().copied().collect());
         }
     } else if magic {
         let p = fnmatch::Pattern::new(val);
         for ((st, name), tags) in &g.lookup {
             if st == key && p.matches(name) {
                 found = true;
-                targets.push(tags.iter().cloned().collect());
+                targets.push(tags.iter().copied().collect());
             }
         }
-    } else if let Some(tags) = g.lookup.get(&(key.to_string(), val.to_string())).filter(|t| !t.is_empty()) {
+    } else if let Some(tags) = g.lookup.get(&PairRef(key, val)).filter(|t| !t.is_empty()) {
         found = true;
-        targets.push(tags.iter().cloned().collect());
+        targets.push(tags.iter().copied().collect());
     }
     for group in targets {
         for req_tag in group {
             if rtype == "prereq" {
-                add_prereq(g, chunks, &tag, &req_tag);
+                add_prereq(g, chunks, tag, req_tag);
             } else {
                 if has_prereq {
-                    g.add_edge(&req_tag, &prereq_tag(&tag), rtype);
+                    let check = g.add_node(&prereq_tag(g.tag(tag)));
+                    g.add_edge(req_tag, check, rtype);
                 }
-                g.add_edge(&req_tag, &tag, rtype);
+                g.add_edge(req_tag, tag, rtype);
             }
         }
     }
     found
 }
 
-fn add_prereq(g: &mut Graph, chunks: &mut [Chunk], node_tag: &str, req_tag: &str) {
-    if let Some(ci) = g.nodes.get(node_tag).and_then(|n| n.chunk) {
+/// A borrowed `(state, name)` lookup key: hashes as the owned `(String, String)` tuple does.
+#[derive(Hash)]
+struct PairRef<'a>(&'a str, &'a str);
+
+impl indexmap::Equivalent<(String, String)> for PairRef<'_> {
+    fn equivalent(&self, key: &(String, String)) -> bool {
+        self.0 == key.0 && self.1 == key.1
+    }
+}
+
+fn add_prereq(g: &mut Graph, chunks: &mut [Chunk], node: usize, req: usize) {
+    if let Some(ci) = g.chunk(node) {
         chunks[ci].d.set_str("__prerequiring__", Val::new(V::Bool(true)));
     }
-    let req_ci = g.nodes.get(req_tag).and_then(|n| n.chunk);
+    let req_ci = g.chunk(req);
     if let Some(ci) = req_ci {
         chunks[ci].d.set_str("__prereq__", Val::new(V::Bool(true)));
     }
-    let check = prereq_tag(req_tag);
-    if !g.has_chunk(&check) {
-        g.add_node(&check);
-        if let Some(n) = g.nodes.get_mut(&check) {
+    let check_tag = prereq_tag(g.tag(req));
+    let known = g.has_chunk(&check_tag);
+    let check = g.add_node(&check_tag);
+    if !known {
+        if let Some((_, n)) = g.nodes.get_index_mut(check) {
             n.chunk = req_ci;
         }
-        for (dep, kind) in g.in_edges(req_tag) {
+        for (dep, kind) in g.in_edges(req) {
             if kind != "prereq" {
-                g.add_edge(&dep, &check, kind);
+                g.add_edge(dep, check, kind);
             }
         }
     }
-    g.add_edge(&check, node_tag, "prereq");
-    g.add_edge(node_tag, req_tag, "require");
-    let node_check = prereq_tag(node_tag);
+    g.add_edge(check, node, "prereq");
+    g.add_edge(node, req, "require");
+    let node_check = prereq_tag(g.tag(node));
     if g.has_chunk(&node_check) {
-        g.add_edge(&check, &node_check, "prereq");
+        let node_check = g.add_node(&node_check);
+        g.add_edge(check, node_check, "prereq");
     }
 }
 
 /// `MultiDiGraph.find_cycle`: the first cycle a colour DFS finds, as `(src, dst, kind)` edges.
-fn find_cycle(g: &Graph) -> Vec<(String, String, &'static str)> {
+fn find_cycle(g: &Graph) -> Vec<(usize, usize, &'static str)> {
     #[derive(Clone, Copy, PartialEq)]
     enum C {
         White,
         Gray,
         Black,
     }
-    let mut color: HashMap<&str, C> = g.nodes.keys().map(|k| (k.as_str(), C::White)).collect();
-    let mut parent: HashMap<String, (String, &'static str)> = HashMap::new();
-    for start in g.nodes.keys() {
-        if color.get(start.as_str()) != Some(&C::White) {
+    let mut color: Vec<C> = vec![C::White; g.nodes.len()];
+    let mut parent: HashMap<usize, (usize, &'static str)> = HashMap::new();
+    for start in 0..g.nodes.len() {
+        if color[start] != C::White {
             continue;
         }
         // Iterative DFS keeping, per frame, the node and its remaining out-edges.
-        let mut stack: Vec<(String, Vec<(String, &'static str)>, usize)> = Vec::new();
-        color.insert(start, C::Gray);
-        stack.push((start.clone(), g.out_edges(start), 0));
+        let mut stack: Vec<(usize, Vec<(usize, &'static str)>, usize)> = Vec::new();
+        color[start] = C::Gray;
+        stack.push((start, g.out_edges(start), 0));
         while let Some((node, edges, idx)) = stack.last_mut() {
+            let node = *node;
             if *idx >= edges.len() {
-                let n = node.clone();
                 stack.pop();
-                if let Some(k) = g.nodes.get_key_value(&n) {
-                    color.insert(k.0.as_str(), C::Black);
-                }
+                color[node] = C::Black;
                 continue;
             }
-            let (target, kind) = edges[*idx].clone();
+            let (target, kind) = edges[*idx];
             *idx += 1;
-            let node = node.clone();
-            match color.get(target.as_str()).copied().unwrap_or(C::White) {
+            match color[target] {
                 C::Gray => {
-                    let mut cycle = vec![(node.clone(), target.clone(), kind)];
+                    let mut cycle = vec![(node, target, kind)];
                     let mut current = node;
                     while current != target {
-                        let Some((prev, k)) = parent.get(&current).cloned() else { break };
-                        cycle.push((prev.clone(), current.clone(), k));
+                        let Some(&(prev, k)) = parent.get(&current) else { break };
+                        cycle.push((prev, current, k));
                         current = prev;
                     }
                     cycle.reverse();
                     return cycle;
                 }
                 C::White => {
-                    parent.insert(target.clone(), (node, kind));
-                    if let Some(k) = g.nodes.get_key_value(&target) {
-                        color.insert(k.0.as_str(), C::Gray);
-                    }
-                    let edges = g.out_edges(&target);
-                    stack.push((target, edges, 0));
+                    parent.insert(target, (node, kind));
+                    color[target] = C::Gray;
+                    stack.push((target, g.out_edges(target), 0));
                 }
                 C::Black => {}
             }

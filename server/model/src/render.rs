@@ -62,7 +62,7 @@ fn clear_spans(v: &mut Val, file: FileId) {
 
 /// The YAML renderer (`salt/renderers/yaml.py`).
 pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
-    match syntax::yaml::load(text) {
+    match syntax::yaml_reuse::load(text) {
         Ok(node) => {
             let v = Val::from_node(&node, file);
             if !v.truthy() {

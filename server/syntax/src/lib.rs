@@ -2,6 +2,7 @@
 //! No Salt semantics and no LSP types live here.
 
 pub mod yaml;
+pub mod yaml_reuse;
 pub mod jinja;
 pub mod line_index;
 pub mod document;

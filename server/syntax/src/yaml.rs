@@ -147,16 +147,21 @@ impl Value {
 /// Char index (what saphyr's markers count) to byte offset, via a sparse table.
 struct CharOffsets<'a> {
     text: &'a str,
-    /// Byte offset of every 64th char.
+    /// Byte offset of every 64th char (empty for ASCII text, where chars are bytes).
     every64: Vec<usize>,
+    ascii: bool,
 }
 
 impl<'a> CharOffsets<'a> {
     fn new(text: &'a str) -> Self {
-        let every64 = text.char_indices().step_by(64).map(|(b, _)| b).collect();
-        CharOffsets { text, every64 }
+        let ascii = text.is_ascii();
+        let every64 = if ascii { Vec::new() } else { text.char_indices().step_by(64).map(|(b, _)| b).collect() };
+        CharOffsets { text, every64, ascii }
     }
     fn byte(&self, char_index: usize) -> usize {
+        if self.ascii {
+            return char_index.min(self.text.len());
+        }
         let block = char_index / 64;
         let Some(&start) = self.every64.get(block) else {
             return self.text.len();
@@ -480,7 +485,7 @@ fn is_int(t: &str) -> bool {
     if !first_ok {
         return false;
     }
-    parts.all(|p| is_sexagesimal_part(p))
+    parts.all(is_sexagesimal_part)
 }
 
 fn is_sexagesimal_part(p: &str) -> bool {
