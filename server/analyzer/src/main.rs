@@ -7,6 +7,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Args::parse();
     cli::run(args)
