@@ -106,9 +106,6 @@ fn keystrokes(root: &Path) {
                     let ds = a.diagnostics(&path).expect("fresh");
                     std::hint::black_box(ds);
                     semantic.push(t.elapsed());
-                    if std::env::var_os("BENCH_TRACE").is_some() {
-                        eprintln!("{} {:?}", edit.1, t.elapsed());
-                    }
                 }
                 current.replace_range(edit.0.clone(), edit.1);
             }

@@ -136,19 +136,14 @@ fn compile(world: &Arc<World>, files: &Files, summaries: &Summaries, choice: &Ch
     let reads: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
     let setup = {
         let (world, files, reads) = (world.clone(), files.fork(), reads.clone());
-        JinjaSetup {
-            grains: minion.grains.clone(),
-            pillar: minion.pillar.clone(),
-            opts: ws.opts.raw.clone(),
-            read: Arc::new(move |env: &str, rel: &str| {
-                let path = world.ctx.roots.find_file(env, rel)?;
-                let text = files.text(&path).map(|t| t.to_string());
-                if let Ok(mut r) = reads.lock() {
-                    r.push(path);
-                }
-                text
-            }),
-        }
+        JinjaSetup::new(&minion, &ws.opts, move |env, rel| {
+            let path = world.ctx.roots.find_file(env, rel)?;
+            let text = files.text(&path).map(|t| t.to_string());
+            if let Ok(mut r) = reads.lock() {
+                r.push(path);
+            }
+            text
+        })
     };
     let mut table = FileTable::default();
     let (low, top) = model::lowstate::compile_highstate(files, &ws.opts, &world.ctx.roots, &mut table, &minion.context(), Some(&setup));

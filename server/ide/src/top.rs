@@ -3,7 +3,6 @@
 //! targets say for the selected minion.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use model::jinja_render::JinjaSetup;
 use model::minion::Minion;
@@ -36,15 +35,10 @@ pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Mini
     let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
     let minion = model::minion::select(&analysis.snap.files, &world.ws, name.as_deref()).map_err(|e| e.to_string())?;
     let snap = analysis.snap.clone();
-    let setup = JinjaSetup {
-        grains: minion.grains.clone(),
-        pillar: minion.pillar.clone(),
-        opts: world.ws.opts.raw.clone(),
-        read: Arc::new(move |env: &str, rel: &str| {
-            let path = snap.world.ctx.roots.find_file(env, rel)?;
-            snap.files.text(&path).map(|t| t.to_string())
-        }),
-    };
+    let setup = JinjaSetup::new(&minion, &world.ws.opts, move |env, rel| {
+        let path = snap.world.ctx.roots.find_file(env, rel)?;
+        snap.files.text(&path).map(|t| t.to_string())
+    });
     let mut files = FileTable::default();
     let ctx = minion.context();
     let result = compile_top(&analysis.snap.files, &world.ws.opts, &world.ctx.roots, &mut files, &ctx, Some(&setup));

@@ -523,12 +523,12 @@ fn add_dependency(g: &mut Graph, chunks: &mut [Chunk], i: usize, rtype: &'static
         for ((st, name), tags) in &g.lookup {
             if st == key && p.matches(name) {
                 found = true;
-                targets.push(tags.iter().copied().collect());
+                targets.push(tags.clone());
             }
         }
     } else if let Some(tags) = g.lookup.get(&PairRef(key, val)).filter(|t| !t.is_empty()) {
         found = true;
-        targets.push(tags.iter().copied().collect());
+        targets.push(tags.clone());
     }
     for group in targets {
         for req_tag in group {
