@@ -62,9 +62,9 @@ fn clear_spans(v: &mut Val, file: FileId) {
 
 /// The YAML renderer (`salt/renderers/yaml.py`).
 pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
-    match syntax::yaml_reuse::load(text) {
-        Ok(node) => {
-            let v = Val::from_node(&node, file);
+    match syntax::yaml_reuse::load_shared(text) {
+        Ok(loaded) => {
+            let v = Val::from_loaded(&loaded, file);
             if !v.truthy() {
                 return Ok(Val { v: V::Dict(Default::default()), at: v.at });
             }

@@ -92,18 +92,43 @@ impl Val {
 
     /// Convert a loaded YAML node, recording `file` for every span.
     pub fn from_node(node: &Node, file: FileId) -> Val {
+        Val::from_node_at(node, file, 0)
+    }
+
+    /// [`Val::from_node`] for a node whose spans start `by` bytes into the file.
+    pub fn from_node_at(node: &Node, file: FileId, by: usize) -> Val {
         let v = match &node.value {
             Value::Null => V::None,
             Value::Bool(b) => V::Bool(*b),
             Value::Int(i) => V::Int(*i),
             Value::Float(f) => V::Float(*f),
             Value::Str(s) => V::Str(s.clone()),
-            Value::Seq(items) => V::List(items.iter().map(|n| Val::from_node(n, file)).collect()),
+            Value::Seq(items) => V::List(items.iter().map(|n| Val::from_node_at(n, file, by)).collect()),
             Value::Map(pairs) => V::Dict(Dict(
-                pairs.iter().map(|(k, v)| (Val::from_node(k, file), Val::from_node(v, file))).collect(),
+                pairs.iter().map(|(k, v)| (Val::from_node_at(k, file, by), Val::from_node_at(v, file, by))).collect(),
             )),
         };
-        Val { v, at: Some(Loc { file, span: node.span.clone() }) }
+        Val { v, at: Some(Loc { file, span: node.span.start + by..node.span.end + by }) }
+    }
+
+    /// Convert a load that may be made of cached blocks (see [`syntax::yaml_reuse`]).
+    pub fn from_loaded(loaded: &syntax::yaml_reuse::Loaded, file: FileId) -> Val {
+        use syntax::yaml_reuse::Loaded;
+        match loaded {
+            Loaded::Whole(node) => Val::from_node(node, file),
+            Loaded::Blocks { blocks, span } => {
+                let pairs = blocks
+                    .iter()
+                    .filter_map(|(node, by)| match &node.value {
+                        Value::Map(pairs) => {
+                            pairs.first().map(|(k, v)| (Val::from_node_at(k, file, *by), Val::from_node_at(v, file, *by)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                Val { v: V::Dict(Dict(pairs)), at: Some(Loc { file, span: span.clone() }) }
+            }
+        }
     }
 
     pub fn as_str(&self) -> Option<&str> {
@@ -222,7 +247,7 @@ impl Val {
             V::Bool(b) => J::Bool(*b),
             V::Int(i) => J::from(*i),
             V::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
-            V::Str(s) => J::String(s.clone()),
+            V::Str(s) => J::String(s.to_string()),
             V::List(l) => J::Array(l.iter().map(Val::to_json).collect()),
             V::Dict(d) => J::Object(
                 d.0.iter()
@@ -320,6 +345,26 @@ impl Dict {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A large file comes back from the block cache in parts; converting the parts must give
+    /// the values and spans of converting the whole-text load, on the first load and on a
+    /// reload after an edit (when later blocks moved).
+    #[test]
+    fn block_loads_convert_like_the_whole_load() {
+        let mut text = String::from("# ß comment\n");
+        for i in 0..300 {
+            text.push_str(&format!("id_{i}_ℝ:\n  file.managed:\n    - contents: \"💣 {i}\"\n    - require: [{{pkg: p{i}}}]\n"));
+        }
+        for round in 0..3 {
+            if round == 2 {
+                text = text.replacen("💣 7\"", "💣 7 longer\"", 1);
+            }
+            let loaded = syntax::yaml_reuse::load_shared(&text).expect("loads");
+            assert!(matches!(loaded, syntax::yaml_reuse::Loaded::Blocks { .. }), "a large file loads by blocks");
+            let whole = Val::from_node(&syntax::yaml::load(&text).expect("loads"), 3);
+            assert_eq!(format!("{:?}", Val::from_loaded(&loaded, 3)), format!("{whole:?}"));
+        }
+    }
 
     #[test]
     fn python_repr_and_equality() {

@@ -29,14 +29,55 @@ struct Cache {
 
 static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
 
+/// A load that may share its parts with the block cache.
+#[derive(Debug)]
+pub enum Loaded {
+    /// The whole text's node.
+    Whole(Node),
+    /// A top-level mapping made of cached blocks: each is a one-pair mapping whose spans are
+    /// relative to the block, paired with the block's offset in the text. Consumers that copy
+    /// the tree anyway (into their own values) add the offset as they go, instead of this
+    /// module copying it once more to shift it.
+    Blocks { blocks: Vec<(Arc<Node>, usize)>, span: std::ops::Range<usize> },
+}
+
+impl Loaded {
+    /// The node [`yaml::load`] gives for the same text.
+    pub fn to_node(&self) -> Node {
+        match self {
+            Loaded::Whole(node) => node.clone(),
+            Loaded::Blocks { blocks, span } => Node {
+                value: Value::Map(
+                    blocks
+                        .iter()
+                        .filter_map(|(node, at)| match &node.value {
+                            Value::Map(pairs) => pairs.first().map(|(k, v)| (shifted(k, *at), shifted(v, *at))),
+                            _ => None,
+                        })
+                        .collect(),
+                ),
+                span: span.clone(),
+            },
+        }
+    }
+}
+
 /// [`yaml::load`], reusing the parse of unchanged top-level blocks of large files.
 pub fn load(text: &str) -> Result<Node, YamlError> {
+    match load_shared(text)? {
+        Loaded::Whole(node) => Ok(node),
+        blocks => Ok(blocks.to_node()),
+    }
+}
+
+/// [`load`] without the final copy: the blocks as the cache holds them.
+pub fn load_shared(text: &str) -> Result<Loaded, YamlError> {
     if text.len() < MIN_LEN {
-        return yaml::load(text);
+        return yaml::load(text).map(Loaded::Whole);
     }
     match load_blocks(text) {
-        Some(node) => Ok(node),
-        None => yaml::load(text),
+        Some(loaded) => Ok(loaded),
+        None => yaml::load(text).map(Loaded::Whole),
     }
 }
 
@@ -69,7 +110,7 @@ fn block_starts(text: &str) -> Option<Vec<usize>> {
     Some(starts)
 }
 
-fn load_blocks(text: &str) -> Option<Node> {
+fn load_blocks(text: &str) -> Option<Loaded> {
     let starts = block_starts(text)?;
     let ranges: Vec<(usize, usize)> =
         starts.iter().enumerate().map(|(i, &s)| (s, starts.get(i + 1).copied().unwrap_or(text.len()))).collect();
@@ -108,12 +149,12 @@ fn load_blocks(text: &str) -> Option<Node> {
         }
     }
     let mut seen = std::collections::HashSet::with_capacity(ranges.len());
-    let mut pairs = Vec::with_capacity(ranges.len());
+    let mut blocks = Vec::with_capacity(ranges.len());
     let mut span = 0..0;
     for (i, (node, &(s, _))) in parsed.iter().zip(&ranges).enumerate() {
         let node = node.as_ref()?;
         let Value::Map(block_pairs) = &node.value else { return None };
-        let (k, v) = &block_pairs[0];
+        let (k, _) = &block_pairs[0];
         // The key is the block's column-0 token (past the leading comments of the first).
         let key_line = if i == 0 { text[..k.span.start.min(text.len())].rfind('\n').map_or(0, |n| n + 1) } else { 0 };
         if (i > 0 && k.span.start != 0) || (i == 0 && key_line != k.span.start) || node.span.start != k.span.start {
@@ -126,9 +167,9 @@ fn load_blocks(text: &str) -> Option<Node> {
             span.start = node.span.start + s;
         }
         span.end = node.span.end + s;
-        pairs.push((shifted(k, s), shifted(v, s)));
+        blocks.push((node.clone(), s));
     }
-    Some(Node { value: Value::Map(pairs), span })
+    Some(Loaded::Blocks { blocks, span })
 }
 
 /// A copy of `node` with every span moved `by` bytes on.
