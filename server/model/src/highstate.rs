@@ -431,7 +431,7 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
         high.0.extend(state.0);
         return;
     }
-    let index = high.index();
+    let mut index = high.index();
     for (id, body) in &state.0 {
         if let Some(old) = index.get(&id.canonical()).map(|&i| &high.0[i].1) {
             if old != body {
@@ -456,7 +456,7 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
             }
         }
     }
-    high.update(state);
+    high.update_indexed(state, &mut index);
 }
 
 /// `clean_duplicate_extends`: one `{name: body}` per distinct pair.
@@ -481,9 +481,9 @@ fn clean_duplicate_extends(high: &mut Dict) {
 fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
     let mut skeys: Vec<String> = Vec::new();
     let mut repeats = Vec::new();
-    let keys: Vec<Val> = body.keys().cloned().collect();
-    for key in keys {
-        let Some(k) = key.as_str().map(str::to_string) else { continue };
+    // The keys as they were before any was split (string keys only: the others are skipped).
+    let keys: Vec<String> = body.keys().filter_map(Val::as_str).filter(|k| !k.starts_with('_')).map(str::to_string).collect();
+    for k in keys {
         if k.starts_with('_') {
             continue;
         }

@@ -80,7 +80,7 @@ fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowSta
         // A checker keeps going past render and shape errors to find requisite problems too;
         // a target that exists but was malformed is not reported missing.
         show_errors.extend(verify_high(&highstate.high));
-        let ordering = ordering_errors(compile_high_data(&highstate.high));
+        let ordering = ordering_errors(&highstate.high);
         let high = &highstate.high;
         show_errors.extend(ordering.into_iter().filter(|e| {
             e.code != crate::errors::Code::MissingRequisiteTarget

@@ -2,6 +2,7 @@
 //! SALT-SEMANTICS.md E.3, E.7, E.8): requisite edges, the priority topological sort, missing
 //! requisite targets and the first cycle found.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -11,12 +12,81 @@ use crate::compile::Chunk;
 use crate::errors::{Code, SaltError};
 use crate::fnmatch;
 use crate::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
-use crate::value::{py_str_repr, Dict, Val, V};
+use crate::value::{py_str_repr, Dict, Loc, Val, V};
 
 /// The ordered chunks, or the errors that stop the run.
 pub struct Ordered {
     pub chunks: Vec<Chunk>,
     pub errors: Vec<SaltError>,
+}
+
+/// What ordering reads of a low chunk, and the marks it leaves on one: Salt's chunk dicts
+/// when ordering for real ([`Chunk`]), or borrowed views of the high data when only the errors
+/// are wanted ([`crate::compile::LowView`], which copies nothing).
+pub trait LowChunk {
+    /// `chunk.get(key)`.
+    fn get(&self, key: &str) -> Option<&Val>;
+    /// `key in chunk`.
+    fn contains(&self, key: &str) -> bool;
+    /// Where the chunk's ID (or `names` entry) was written.
+    fn id_loc(&self) -> Option<&Loc>;
+    /// `chunk[key] = True`.
+    fn mark(&mut self, key: &'static str);
+    /// `_reconcile_watch_req`: `watch` becomes `require` on modules without `mod_watch`.
+    fn reconcile_watch_req(&mut self);
+    /// The items of the requisite argument `ORDERING_TYPES[at]` when it is a list (in two
+    /// parts: a `require` that a reconciled `watch` was appended to).
+    fn requisite_items(&self, at: usize) -> (&[Val], &[Val]);
+    /// Whether the chunk has an argument of one of the `REQUISITE_TYPES`.
+    fn has_requisite(&self) -> bool {
+        REQUISITE_TYPES.iter().any(|k| self.contains(k))
+    }
+    /// `str(chunk.get(key, ""))`, borrowed when the value is a string.
+    fn str(&self, key: &str) -> Cow<'_, str> {
+        match self.get(key) {
+            Some(v) => match v.as_str() {
+                Some(s) => Cow::Borrowed(s),
+                None => Cow::Owned(v.py_str()),
+            },
+            None => Cow::Borrowed(""),
+        }
+    }
+    /// `_gen_tag`: `state_|-id_|-name_|-fun`.
+    fn tag(&self) -> String {
+        let parts = [self.str("state"), self.str("__id__"), self.str("name"), self.str("fun")];
+        let mut tag = String::with_capacity(parts.iter().map(|p| p.len() + 3).sum());
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                tag.push_str("_|-");
+            }
+            tag.push_str(part);
+        }
+        tag
+    }
+}
+
+impl LowChunk for Chunk {
+    fn get(&self, key: &str) -> Option<&Val> {
+        self.d.get(key)
+    }
+    fn contains(&self, key: &str) -> bool {
+        self.d.contains(key)
+    }
+    fn id_loc(&self) -> Option<&Loc> {
+        self.id_loc.as_ref()
+    }
+    fn mark(&mut self, key: &'static str) {
+        self.d.set_str(key, Val::new(V::Bool(true)));
+    }
+    fn reconcile_watch_req(&mut self) {
+        reconcile_watch_req(&mut self.d);
+    }
+    fn requisite_items(&self, at: usize) -> (&[Val], &[Val]) {
+        match self.d.get(ORDERING_TYPES[at]).map(|v| &v.v) {
+            Some(V::List(l)) => (l, &[]),
+            _ => (&[], &[]),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -58,10 +128,20 @@ fn kind(name: &str) -> &'static str {
 
 impl Graph {
     fn add_node(&mut self, tag: &str) -> usize {
-        if let Some(i) = self.nodes.get_index_of(tag) {
-            return i;
+        match self.nodes.get_index_of(tag) {
+            Some(i) => i,
+            None => self.insert_node(tag.to_string()),
         }
-        self.nodes.insert(tag.to_string(), NodeData::default());
+    }
+    /// [`Graph::add_node`] for a tag already owned.
+    fn add_node_owned(&mut self, tag: String) -> usize {
+        match self.nodes.get_index_of(&tag) {
+            Some(i) => i,
+            None => self.insert_node(tag),
+        }
+    }
+    fn insert_node(&mut self, tag: String) -> usize {
+        self.nodes.insert(tag, NodeData::default());
         self.out.push(Vec::new());
         self.inn.push(Vec::new());
         self.nodes.len() - 1
@@ -245,10 +325,34 @@ pub fn order_chunks(chunks: Vec<Chunk>) -> Ordered {
     order_or_check(chunks, true)
 }
 
-/// The errors [`order_chunks`] would report (missing targets, malformed requisites, the first
-/// cycle), without the priority sort that orders the chunks: what the checker needs.
-pub fn ordering_errors(chunks: Vec<Chunk>) -> Vec<SaltError> {
-    order_or_check(chunks, false).errors
+/// The errors [`order_chunks`] would report on `compile_high_data(high)` (missing targets,
+/// malformed requisites, the first cycle), without copying the high data into chunks and
+/// without the priority sort that orders them: what the checker needs.
+pub fn ordering_errors(high: &Dict) -> Vec<SaltError> {
+    let mut chunks = crate::compile::low_views(high);
+    let (g, mut errors) = build_graph(&mut chunks);
+    // Whether the graph is acyclic does not depend on the order nodes are taken in.
+    let in_degree: Vec<usize> = g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
+    if kahn_count(&g, in_degree) != g.nodes.len() {
+        errors.push(cycle_error(&g, &chunks));
+    }
+    errors
+}
+
+/// The requisite graph of `chunks` and the first problem of each chunk's requisites.
+fn build_graph<C: LowChunk>(chunks: &mut [C]) -> (Graph, Vec<SaltError>) {
+    let mut g = Graph::default();
+    for (i, c) in chunks.iter().enumerate() {
+        add_chunk(&mut g, c, i);
+    }
+    let mut errors = Vec::new();
+    for i in 0..chunks.len() {
+        chunks[i].reconcile_watch_req();
+        if let Some(e) = add_requisites(&mut g, chunks, i) {
+            errors.push(e);
+        }
+    }
+    (g, errors)
 }
 
 fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
@@ -259,7 +363,7 @@ fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
     let mut errors = Vec::new();
     let mut cap: f64 = 1.0;
     for i in 0..chunks.len() {
-        reconcile_watch_req(&mut chunks[i].d);
+        chunks[i].reconcile_watch_req();
         match add_requisites(&mut g, &mut chunks, i) {
             Some(e) => errors.push(e),
             None => {
@@ -308,37 +412,7 @@ fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
         }
     }
     if topo.len() != count {
-        let edges = find_cycle(&s.g);
-        let mut parts = Vec::new();
-        let mut err = SaltError::new(Code::RequisiteCycle, String::new());
-        for (dependency, dependent, mut kind) in edges {
-            let dep_ci = s.g.chunk(dependency);
-            let dnt_ci = s.g.chunk(dependent);
-            let (Some(dep_ci), Some(dnt_ci)) = (dep_ci, dnt_ci) else { continue };
-            if kind == "require" && !s.chunks[dnt_ci].d.contains(kind) {
-                kind = "prereq";
-            }
-            let dependent_c = &s.chunks[dnt_ci];
-            let dependency_c = &s.chunks[dep_ci];
-            parts.push(format!("({}, '{kind}', {})", chunk_str(dependent_c), chunk_str(dependency_c)));
-            err.cycle_ids.push((dependent_c.get_str("__id__"), dependent_c.id_loc.clone()));
-            if err.id.is_none() {
-                err.loc = dependent_c.id_loc.clone();
-                err.id = Some(dependent_c.get_str("__id__"));
-            }
-            err = err.related(
-                dependent_c.id_loc.clone(),
-                format!(
-                    "`{}` ({}) {kind} `{}` ({})",
-                    dependent_c.get_str("__id__"),
-                    dependent_c.get_str("__sls__"),
-                    dependency_c.get_str("__id__"),
-                    dependency_c.get_str("__sls__")
-                ),
-            );
-        }
-        err.message = format!("Recursive requisites were found: {}", parts.join(", "));
-        errors.push(err);
+        errors.push(cycle_error(&s.g, s.chunks));
         return Ordered { chunks: Vec::new(), errors };
     }
     let out = topo
@@ -349,6 +423,34 @@ fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
         })
         .collect();
     Ordered { chunks: out, errors }
+}
+
+/// The error for the first cycle `find_cycle` finds in `g`.
+fn cycle_error<C: LowChunk>(g: &Graph, chunks: &[C]) -> SaltError {
+    let edges = find_cycle(g);
+    let mut parts = Vec::new();
+    let mut err = SaltError::new(Code::RequisiteCycle, String::new());
+    for (dependency, dependent, mut kind) in edges {
+        let (Some(dep_ci), Some(dnt_ci)) = (g.chunk(dependency), g.chunk(dependent)) else { continue };
+        if kind == "require" && !chunks[dnt_ci].contains(kind) {
+            kind = "prereq";
+        }
+        let dependent_c = &chunks[dnt_ci];
+        let dependency_c = &chunks[dep_ci];
+        parts.push(format!("({}, '{kind}', {})", chunk_str(dependent_c), chunk_str(dependency_c)));
+        let id = dependent_c.str("__id__").into_owned();
+        err.cycle_ids.push((id.clone(), dependent_c.id_loc().cloned()));
+        if err.id.is_none() {
+            err.loc = dependent_c.id_loc().cloned();
+            err.id = Some(id.clone());
+        }
+        err = err.related(
+            dependent_c.id_loc().cloned(),
+            format!("`{id}` ({}) {kind} `{}` ({})", dependent_c.str("__sls__"), dependency_c.str("__id__"), dependency_c.str("__sls__")),
+        );
+    }
+    err.message = format!("Recursive requisites were found: {}", parts.join(", "));
+    err
 }
 
 /// How many nodes a plain topological sort takes (all of them exactly when there is no cycle).
@@ -367,25 +469,29 @@ fn kahn_count(g: &Graph, mut degree: Vec<usize>) -> usize {
     taken
 }
 
-fn chunk_str(c: &Chunk) -> String {
-    let mut s = format!("{{'SLS': {}, 'ID': {}", py_str_repr(&c.get_str("__sls__")), py_str_repr(&c.get_str("__id__")));
-    if c.get_str("__id__") != c.get_str("name") {
-        s.push_str(&format!(", 'NAME': {}", py_str_repr(&c.get_str("name"))));
+fn chunk_str<C: LowChunk>(c: &C) -> String {
+    let mut s = format!("{{'SLS': {}, 'ID': {}", py_str_repr(&c.str("__sls__")), py_str_repr(&c.str("__id__")));
+    if c.str("__id__") != c.str("name") {
+        s.push_str(&format!(", 'NAME': {}", py_str_repr(&c.str("name"))));
     }
     s.push('}');
     s
 }
 
-fn add_chunk(g: &mut Graph, c: &Chunk, i: usize) {
-    let tag = g.add_node(&c.tag());
+fn add_chunk<C: LowChunk>(g: &mut Graph, c: &C, i: usize) {
+    let tag = g.add_node_owned(c.tag());
     if let Some((_, n)) = g.nodes.get_index_mut(tag) {
         n.chunk = Some(i);
     }
     g.chunk_node.push(tag);
-    let state = c.get_str("state");
-    let name = c.get_str("name");
-    let id = c.get_str("__id__");
-    for (a, b) in [(state.as_str(), name.as_str()), (&state, &id), ("id", &id), ("id", &name)] {
+    let state = c.str("state");
+    let name = c.str("name");
+    let id = c.str("__id__");
+    // In this order (the lookup's order is the order globbed requisites find targets in); when
+    // the name is the ID, the second and fourth pairs repeat the first and third.
+    let all = [(&*state, &*name), (&*state, &*id), ("id", &*id), ("id", &*name)];
+    let distinct = [all[0], all[2]];
+    for &(a, b) in if name == id { &distinct[..] } else { &all[..] } {
         match g.lookup.get_mut(&PairRef(a, b)) {
             Some(tags) => {
                 if !tags.contains(&tag) {
@@ -397,22 +503,32 @@ fn add_chunk(g: &mut Graph, c: &Chunk, i: usize) {
             }
         }
     }
-    let mut add_sls = |sls: String| match g.sls_to_nodes.get_mut(&sls) {
-        Some(tags) => {
-            tags.insert(tag);
-        }
-        None => {
-            let mut tags = IndexSet::with_hasher(Fast::default());
-            tags.insert(tag);
-            g.sls_to_nodes.insert(sls, tags);
+    let mut add_sls = |sls: &Val| {
+        let owned;
+        let name = match sls.as_str() {
+            Some(s) => s,
+            None => {
+                owned = sls.py_str();
+                &owned
+            }
+        };
+        match g.sls_to_nodes.get_mut(name) {
+            Some(tags) => {
+                tags.insert(tag);
+            }
+            None => {
+                let mut tags = IndexSet::with_hasher(Fast::default());
+                tags.insert(tag);
+                g.sls_to_nodes.insert(name.to_string(), tags);
+            }
         }
     };
-    if let Some(sls) = c.d.get("__sls__").filter(|v| v.truthy()) {
-        add_sls(sls.py_str());
+    if let Some(sls) = c.get("__sls__").filter(|v| v.truthy()) {
+        add_sls(sls);
     }
-    if let Some(from) = c.d.get("__sls_included_from__").and_then(Val::as_list) {
+    if let Some(from) = c.get("__sls_included_from__").and_then(Val::as_list) {
         for sls in from {
-            add_sls(sls.py_str());
+            add_sls(sls);
         }
     }
 }
@@ -441,41 +557,49 @@ fn reconcile_watch_req(d: &mut Dict) {
 }
 
 /// `DependencyGraph.add_requisites(low)`: the first problem, if any.
-fn add_requisites(g: &mut Graph, chunks: &mut [Chunk], i: usize) -> Option<SaltError> {
-    if !REQUISITE_TYPES.iter().any(|k| chunks[i].d.contains(k)) {
+fn add_requisites<C: LowChunk>(g: &mut Graph, chunks: &mut [C], i: usize) -> Option<SaltError> {
+    if !chunks[i].has_requisite() {
         return None;
     }
-    for rtype in ORDERING_TYPES {
-        let Some(reqs) = chunks[i].d.get(rtype).filter(|v| v.truthy()).cloned() else { continue };
-        let items: Vec<Val> = match reqs.v {
-            V::List(l) => l,
-            _ => continue,
-        };
-        for req in items {
-            let (mut key, val, at) = match &req.v {
-                V::Str(s) => ("id".to_string(), Val::str(s.clone()), req.at.clone()),
-                V::Dict(d) if !d.is_empty() => (d.0[0].0.py_str(), d.0[0].1.clone(), req.at.clone()),
-                _ => continue,
-            };
-            if let Some(dot) = key.find('.') {
-                key.truncate(dot);
-            }
-            if val.is_none() {
-                continue;
-            }
+    for (at, rtype) in ORDERING_TYPES.iter().enumerate() {
+        // The items are read off the chunk first (adding a dependency marks chunks).
+        let (first, more) = chunks[i].requisite_items(at);
+        let items: Vec<(String, Option<String>, Option<Loc>)> = first
+                .iter()
+                .chain(more)
+                .filter_map(|req| {
+                    let (key, val) = match &req.v {
+                        V::Str(s) => ("id".to_string(), Some(s.clone())),
+                        V::Dict(d) if !d.is_empty() => {
+                            let (k, v) = &d.0[0];
+                            if v.is_none() {
+                                return None;
+                            }
+                            let mut key = k.py_str();
+                            if let Some(dot) = key.find('.') {
+                                key.truncate(dot);
+                            }
+                            (key, v.as_str().map(str::to_string))
+                        }
+                        _ => return None,
+                    };
+                    Some((key, val, req.at.clone()))
+                })
+                .collect();
+        for (key, val, at) in items {
             let c = &chunks[i];
-            let Some(val_s) = val.as_str().map(str::to_string) else {
+            let Some(val_s) = val else {
                 return Some(
                     SaltError::new(
                         Code::MalformedState,
                         format!(
                             "Requisite [{rtype}: {key}] in state [{}] in SLS [{}] must have a string as the value",
-                            c.get_str("name"),
-                            c.get_str("__sls__")
+                            c.str("name"),
+                            c.str("__sls__")
                         ),
                     )
                     .at(at)
-                    .id(c.get_str("__id__")),
+                    .id(c.str("__id__").into_owned()),
                 );
             };
             if !add_dependency(g, chunks, i, kind(rtype), &key, &val_s) {
@@ -485,12 +609,12 @@ fn add_requisites(g: &mut Graph, chunks: &mut [Chunk], i: usize) -> Option<SaltE
                         Code::MissingRequisiteTarget,
                         format!(
                             "Referenced state does not exist for requisite [{rtype}: ({key}: {val_s})] in state [{}] in SLS [{}]",
-                            c.get_str("name"),
-                            c.get_str("__sls__")
+                            c.str("name"),
+                            c.str("__sls__")
                         ),
                     )
-                    .at(at.or(c.id_loc.clone()))
-                    .id(c.get_str("__id__"))
+                    .at(at.or(c.id_loc().cloned()))
+                    .id(c.str("__id__").into_owned())
                     .target(val_s),
                 );
             }
@@ -499,8 +623,8 @@ fn add_requisites(g: &mut Graph, chunks: &mut [Chunk], i: usize) -> Option<SaltE
     None
 }
 
-fn add_dependency(g: &mut Graph, chunks: &mut [Chunk], i: usize, rtype: &'static str, key: &str, val: &str) -> bool {
-    let has_prereq = chunks[i].d.get("__prereq__").is_some_and(Val::truthy);
+fn add_dependency<C: LowChunk>(g: &mut Graph, chunks: &mut [C], i: usize, rtype: &'static str, key: &str, val: &str) -> bool {
+    let has_prereq = chunks[i].get("__prereq__").is_some_and(Val::truthy);
     let tag = g.chunk_node[i];
     let magic = fnmatch::has_magic(val);
     let mut targets: Vec<Vec<usize>> = Vec::new();
@@ -556,13 +680,13 @@ impl indexmap::Equivalent<(String, String)> for PairRef<'_> {
     }
 }
 
-fn add_prereq(g: &mut Graph, chunks: &mut [Chunk], node: usize, req: usize) {
+fn add_prereq<C: LowChunk>(g: &mut Graph, chunks: &mut [C], node: usize, req: usize) {
     if let Some(ci) = g.chunk(node) {
-        chunks[ci].d.set_str("__prerequiring__", Val::new(V::Bool(true)));
+        chunks[ci].mark("__prerequiring__");
     }
     let req_ci = g.chunk(req);
     if let Some(ci) = req_ci {
-        chunks[ci].d.set_str("__prereq__", Val::new(V::Bool(true)));
+        chunks[ci].mark("__prereq__");
     }
     let check_tag = prereq_tag(g.tag(req));
     let known = g.has_chunk(&check_tag);
@@ -635,4 +759,112 @@ fn find_cycle(g: &Graph) -> Vec<(usize, usize, &'static str)> {
         }
     }
     Vec::new()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compile::compile_high_data;
+
+    /// A small deterministic generator (the model crate has no property-testing dependency).
+    struct Lcg(u64);
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((self.0 >> 33) as usize) % n
+        }
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    /// Random high data with every shape ordering reads: requisites of each kind by ID, by
+    /// state, by SLS and by glob, `watch` on modules with and without `mod_watch`, `prereq`,
+    /// `names` (plain, with their own requisites, repeated, not strings), non-string names and
+    /// values, cycles and missing targets.
+    fn random_high(rng: &mut Lcg) -> String {
+        let ids = ["a", "b", "c", "d", "ß", "1"];
+        let modules = ["pkg", "service", "cmd", "file", "test"];
+        let kinds = ["require", "watch", "watch_any", "require_any", "prereq", "onchanges", "onfail", "listen", "use"];
+        let mut out = String::new();
+        let count = 1 + rng.below(6);
+        let mut used = Vec::new();
+        for _ in 0..count {
+            let id = rng.pick(&ids);
+            if used.contains(&id) {
+                continue;
+            }
+            used.push(id);
+            out.push_str(&format!("{id}:\n  __sls__: {}\n  __env__: base\n", rng.pick(&["s1", "s2", "dir.s3"])));
+            if rng.below(4) == 0 {
+                out.push_str("  __sls_included_from__: [s1]\n");
+            }
+            let mut mods = Vec::new();
+            for _ in 0..1 + rng.below(2) {
+                let m = rng.pick(&modules);
+                if mods.contains(&m) {
+                    continue;
+                }
+                mods.push(m);
+                out.push_str(&format!("  {m}:\n    - {}\n", rng.pick(&["installed", "running", "run", "managed"])));
+                if rng.below(5) == 0 {
+                    out.push_str("    - other_fun\n");
+                }
+                for _ in 0..rng.below(4) {
+                    match rng.below(6) {
+                        0 => out.push_str(&format!("    - name: {}\n", rng.pick(&["x", "a", "5", "[1, 2]"]))),
+                        1 => {
+                            out.push_str("    - names:\n");
+                            for _ in 0..1 + rng.below(3) {
+                                match rng.below(3) {
+                                    0 => out.push_str(&format!("      - {}\n", rng.pick(&["n1", "n2", "a", "7"]))),
+                                    1 => out.push_str(&format!(
+                                        "      - {}: [{{{}: [{}]}}, {{order: 3}}]\n",
+                                        rng.pick(&["n1", "n3"]),
+                                        rng.pick(&kinds),
+                                        rng.pick(&["a", "b", "n1"])
+                                    )),
+                                    _ => out.push_str("      - {}\n"),
+                                }
+                            }
+                        }
+                        2 => out.push_str(&format!("    - order: {}\n", rng.pick(&["1", "last", "-1", "2.5"]))),
+                        _ => {
+                            out.push_str(&format!("    - {}:\n", rng.pick(&kinds)));
+                            for _ in 0..1 + rng.below(3) {
+                                let target = match rng.below(6) {
+                                    0 => rng.pick(&ids).to_string(),
+                                    1 => format!("{{sls: {}}}", rng.pick(&["s1", "s2", "s*", "nowhere"])),
+                                    2 => format!("{{id: {}}}", rng.pick(&ids)),
+                                    3 => format!("{{{}: {}}}", rng.pick(&["pkg.installed", "pkg", "cmd"]), rng.pick(&["'[ab]'", "~", "[1]", "n1"])),
+                                    _ => format!("{{{}: {}}}", rng.pick(&modules), rng.pick(&["a", "b", "c", "x", "n1", "missing"])),
+                                };
+                                out.push_str(&format!("      - {target}\n"));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The checker's borrowed views give exactly the errors of ordering the compiled chunks.
+    #[test]
+    fn views_order_like_compiled_chunks() {
+        let mut rng = Lcg(7);
+        let (mut errors, mut cycles) = (0, 0);
+        for _ in 0..3000 {
+            let text = random_high(&mut rng);
+            let Ok(v) = crate::render::render_yaml(&text, 0) else { panic!("not YAML:\n{text}") };
+            let Some(high) = v.as_dict() else { continue };
+            let expected = order_or_check(compile_high_data(high), false).errors;
+            let got = ordering_errors(high);
+            assert_eq!(format!("{got:#?}"), format!("{expected:#?}"), "for high data:\n{text}");
+            errors += expected.len();
+            cycles += expected.iter().filter(|e| e.code == Code::RequisiteCycle).count();
+        }
+        // The generator reaches the interesting cases.
+        assert!(errors > 1000 && cycles > 100, "{errors} errors, {cycles} cycles");
+    }
 }

@@ -329,6 +329,10 @@ impl Dict {
     /// `d.update(other)`, in linear time.
     pub fn update(&mut self, other: Dict) {
         let mut index = self.index();
+        self.update_indexed(other, &mut index);
+    }
+    /// [`Dict::update`] with `index` already built by [`Dict::index`] (and kept current).
+    pub fn update_indexed(&mut self, other: Dict, index: &mut std::collections::HashMap<String, usize>) {
         for (k, v) in other.0 {
             let c = k.canonical();
             match index.get(&c) {
