@@ -425,9 +425,14 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
             }
         }
     }
-    if was_empty {
-        // Nothing to conflict with, and `state`'s keys are unique (the loader refuses
-        // repeats): the update is an append.
+    // `state`'s keys are unique (the loader refuses repeats): when none is already in `high`
+    // the update is an append. String keys are told apart without building the index (no
+    // string equals a number or null in Python); other keys take the general path.
+    let disjoint = was_empty || {
+        let known: std::collections::HashSet<&str, foldhash::fast::RandomState> = high.0.iter().filter_map(|(k, _)| k.as_str()).collect();
+        state.0.iter().all(|(k, _)| k.as_str().is_some_and(|k| !known.contains(k)))
+    };
+    if disjoint {
         high.0.extend(state.0);
         return;
     }
@@ -479,6 +484,18 @@ fn clean_duplicate_extends(high: &mut Dict) {
 /// when `mod` is new, as Python's pop-then-assign does. Returns the modules whose dotted key
 /// repeated an earlier one (left in place).
 fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
+    if let [(key, run)] = &mut body.0[..] {
+        // The usual body, one `module.function` key: popping it and setting `module` in the
+        // emptied dict leaves it where it was, so it is rewritten in place.
+        if let (Some(k), Some(list)) = (key.as_str(), run.as_list_mut()) {
+            if let Some((module, fun)) = k.split_once('.').filter(|_| !k.starts_with('_')) {
+                let fun = fun.split('.').next().unwrap_or("");
+                list.push(Val::str(fun).at(key.at.clone()));
+                *key = Val::str(module).at(key.at.clone());
+            }
+        }
+        return Vec::new();
+    }
     let mut skeys: Vec<String> = Vec::new();
     let mut repeats = Vec::new();
     // The keys as they were before any was split (string keys only: the others are skipped).
@@ -512,7 +529,7 @@ fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
 /// `_handle_state_decls` (D.1).
 fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
     for (name, body) in state.0.iter_mut() {
-        let name_s = name.py_str();
+        let name_s = name.py_cow();
         if body.as_dict().is_none() {
             if name_s == "__extend__" || name_s == "__exclude__" {
                 continue;

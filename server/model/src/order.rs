@@ -7,6 +7,7 @@ use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
 use indexmap::{IndexMap, IndexSet};
+use smallvec::SmallVec;
 
 use crate::compile::Chunk;
 use crate::errors::{Code, SaltError};
@@ -101,7 +102,7 @@ type Fast = foldhash::fast::RandomState;
 
 /// A node's edges to (or from) other nodes, in first-insertion order (networkx's adjacency
 /// dicts), each with its requisite kinds in insertion order.
-type Adjacency = Vec<(usize, Vec<&'static str>)>;
+type Adjacency = Vec<(usize, SmallVec<[&'static str; 2]>)>;
 
 /// The requisite multigraph; nodes are numbered in insertion order and named by their tag.
 #[derive(Default)]
@@ -112,7 +113,7 @@ struct Graph {
     /// `(src, dst)` -> position of `dst` in `out[src]` and of `src` in `inn[dst]`.
     edge_at: HashMap<(usize, usize), (usize, usize), Fast>,
     /// `(state or "id", name or ID)` -> nodes (a handful each: a plain list).
-    lookup: IndexMap<(String, String), Vec<usize>, Fast>,
+    lookup: IndexMap<(String, String), SmallVec<[usize; 2]>, Fast>,
     sls_to_nodes: IndexMap<String, IndexSet<usize, Fast>, Fast>,
     /// The node of each chunk.
     chunk_node: Vec<usize>,
@@ -135,9 +136,15 @@ impl Graph {
     }
     /// [`Graph::add_node`] for a tag already owned.
     fn add_node_owned(&mut self, tag: String) -> usize {
-        match self.nodes.get_index_of(&tag) {
-            Some(i) => i,
-            None => self.insert_node(tag),
+        match self.nodes.entry(tag) {
+            indexmap::map::Entry::Occupied(e) => e.index(),
+            indexmap::map::Entry::Vacant(e) => {
+                let i = e.index();
+                e.insert(NodeData::default());
+                self.out.push(Vec::new());
+                self.inn.push(Vec::new());
+                i
+            }
         }
     }
     fn insert_node(&mut self, tag: String) -> usize {
@@ -151,8 +158,8 @@ impl Graph {
             Some(&at) => at,
             None => {
                 let at = (self.out[src].len(), self.inn[dst].len());
-                self.out[src].push((dst, Vec::new()));
-                self.inn[dst].push((src, Vec::new()));
+                self.out[src].push((dst, SmallVec::new()));
+                self.inn[dst].push((src, SmallVec::new()));
                 self.edge_at.insert((src, dst), at);
                 at
             }
@@ -492,15 +499,10 @@ fn add_chunk<C: LowChunk>(g: &mut Graph, c: &C, i: usize) {
     let all = [(&*state, &*name), (&*state, &*id), ("id", &*id), ("id", &*name)];
     let distinct = [all[0], all[2]];
     for &(a, b) in if name == id { &distinct[..] } else { &all[..] } {
-        match g.lookup.get_mut(&PairRef(a, b)) {
-            Some(tags) => {
-                if !tags.contains(&tag) {
-                    tags.push(tag);
-                }
-            }
-            None => {
-                g.lookup.insert((a.to_string(), b.to_string()), vec![tag]);
-            }
+        // Most pairs are new: one hash for the owned key, at the price of a copy when not.
+        let tags = g.lookup.entry((a.to_string(), b.to_string())).or_default();
+        if !tags.contains(&tag) {
+            tags.push(tag);
         }
     }
     let mut add_sls = |sls: &Val| {
@@ -627,7 +629,8 @@ fn add_dependency<C: LowChunk>(g: &mut Graph, chunks: &mut [C], i: usize, rtype:
     let has_prereq = chunks[i].get("__prereq__").is_some_and(Val::truthy);
     let tag = g.chunk_node[i];
     let magic = fnmatch::has_magic(val);
-    let mut targets: Vec<Vec<usize>> = Vec::new();
+    // The target nodes, group after group as Salt walks them.
+    let mut targets: SmallVec<[usize; 4]> = SmallVec::new();
     let mut found = false;
     if key == "sls" {
         if magic {
@@ -635,36 +638,34 @@ fn add_dependency<C: LowChunk>(g: &mut Graph, chunks: &mut [C], i: usize, rtype:
             let p = fnmatch::Pattern::new(val);
             for (sls, tags) in &g.sls_to_nodes {
                 if p.matches(sls) {
-                    targets.push(tags.iter().copied().collect());
+                    targets.extend(tags.iter().copied());
                 }
             }
         } else if let Some(tags) = g.sls_to_nodes.get(val).filter(|t| !t.is_empty()) {
             found = true;
-            targets.push(tags.iter().copied().collect());
+            targets.extend(tags.iter().copied());
         }
     } else if magic {
         let p = fnmatch::Pattern::new(val);
         for ((st, name), tags) in &g.lookup {
             if st == key && p.matches(name) {
                 found = true;
-                targets.push(tags.clone());
+                targets.extend(tags.iter().copied());
             }
         }
     } else if let Some(tags) = g.lookup.get(&PairRef(key, val)).filter(|t| !t.is_empty()) {
         found = true;
-        targets.push(tags.clone());
+        targets.extend(tags.iter().copied());
     }
-    for group in targets {
-        for req_tag in group {
-            if rtype == "prereq" {
-                add_prereq(g, chunks, tag, req_tag);
-            } else {
-                if has_prereq {
-                    let check = g.add_node(&prereq_tag(g.tag(tag)));
-                    g.add_edge(req_tag, check, rtype);
-                }
-                g.add_edge(req_tag, tag, rtype);
+    for req_tag in targets {
+        if rtype == "prereq" {
+            add_prereq(g, chunks, tag, req_tag);
+        } else {
+            if has_prereq {
+                let check = g.add_node(&prereq_tag(g.tag(tag)));
+                g.add_edge(req_tag, check, rtype);
             }
+            g.add_edge(req_tag, tag, rtype);
         }
     }
     found

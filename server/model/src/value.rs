@@ -213,6 +213,14 @@ impl Val {
         }
     }
 
+    /// [`Val::py_str`], borrowed when the value is a string.
+    pub fn py_cow(&self) -> std::borrow::Cow<'_, str> {
+        match &self.v {
+            V::Str(s) => std::borrow::Cow::Borrowed(s),
+            _ => std::borrow::Cow::Owned(self.py_repr()),
+        }
+    }
+
     /// Python `repr(x)` (Python 3.11 `OrderedDict` style).
     pub fn py_repr(&self) -> String {
         match &self.v {

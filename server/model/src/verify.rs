@@ -9,10 +9,10 @@ use crate::value::{Dict, Val, V};
 pub fn verify_high(high: &Dict) -> Vec<SaltError> {
     let mut errors = Vec::new();
     for (id, body) in &high.0 {
-        let sls = body.as_dict().and_then(|b| b.get("__sls__")).map(Val::py_str).unwrap_or_default();
-        let id_s = id.py_str();
+        let sls = body.as_dict().and_then(|b| b.get("__sls__")).map(Val::py_cow).unwrap_or_default();
+        let id_s = id.py_cow();
         let err = |msg: String, at: Option<crate::value::Loc>| {
-            SaltError::new(Code::MalformedState, msg).at(at).id(id_s.clone())
+            SaltError::new(Code::MalformedState, msg).at(at).id(id_s.to_string())
         };
         match &id.v {
             V::Str(s) if s.starts_with("__") => continue,
@@ -30,7 +30,7 @@ pub fn verify_high(high: &Dict) -> Vec<SaltError> {
             continue;
         };
         for (state_k, run) in &body_d.0 {
-            let state = state_k.py_str();
+            let state = state_k.py_cow();
             if state.starts_with("__") {
                 continue;
             }
@@ -86,7 +86,7 @@ pub fn verify_high(high: &Dict) -> Vec<SaltError> {
 
 fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltError>) {
     let Some(first) = d.first_key() else { return };
-    let argfirst = first.py_str();
+    let argfirst = first.py_cow();
     let value = &d.0[0].1;
     let err = |msg: String, at: Option<crate::value::Loc>| SaltError::new(Code::MalformedState, msg).at(at).id(id.to_string());
     if argfirst == "names" && value.as_list().is_none() {
@@ -95,7 +95,7 @@ fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltErr
             first.at.clone(),
         ));
     }
-    if !STATE_REQUISITE_KEYWORDS.contains(&argfirst.as_str()) {
+    if !STATE_REQUISITE_KEYWORDS.contains(&&*argfirst) {
         return;
     }
     match value.as_list() {
@@ -105,13 +105,10 @@ fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltErr
         )),
         Some(reqs) => {
             for req in reqs {
-                let req_d = match &req.v {
-                    V::Str(s) => {
-                        let mut d = Dict::new();
-                        d.set_str("id", Val::str(s.clone()));
-                        d
-                    }
-                    V::Dict(d) if d.len() == 1 => d.clone(),
+                let (k, v) = match &req.v {
+                    // `{'id': s}`: a key without a dot and a hashable value, nothing to report.
+                    V::Str(_) => continue,
+                    V::Dict(d) if d.len() == 1 => (&d.0[0].0, &d.0[0].1),
                     _ => {
                         let shown = match &req.v {
                             V::Dict(_) => req.py_repr(),
@@ -124,8 +121,7 @@ fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltErr
                         continue;
                     }
                 };
-                let (k, v) = &req_d.0[0];
-                let key = k.py_str();
+                let key = k.py_cow();
                 if let Some(dot) = key.find('.') {
                     errors.push(err(
                         format!(

@@ -20,10 +20,13 @@ const MIN_LEN: usize = 8 * 1024;
 /// The cache is emptied when the blocks it holds exceed this many bytes of text.
 const MAX_CACHED_BYTES: usize = 64 * 1024 * 1024;
 
+/// The cache's hasher: its keys are block texts, hashed on every keystroke.
+type Fast = foldhash::fast::RandomState;
+
 #[derive(Default)]
 struct Cache {
     /// Block text -> its load, spans relative to the block's start.
-    blocks: HashMap<Arc<str>, Arc<Node>>,
+    blocks: HashMap<Arc<str>, Arc<Node>, Fast>,
     bytes: usize,
 }
 
@@ -148,7 +151,10 @@ fn load_blocks(text: &str) -> Option<Loaded> {
             }
         }
     }
-    let mut seen = std::collections::HashSet::with_capacity(ranges.len());
+    // Keys seen so far: string keys borrowed, others by their canonical form (a string never
+    // equals a number or null in Python).
+    let mut seen: std::collections::HashSet<&str, Fast> = std::collections::HashSet::with_capacity_and_hasher(ranges.len(), Fast::default());
+    let mut seen_other: std::collections::HashSet<String> = std::collections::HashSet::new();
     let mut blocks = Vec::with_capacity(ranges.len());
     let mut span = 0..0;
     for (i, (node, &(s, _))) in parsed.iter().zip(&ranges).enumerate() {
@@ -160,7 +166,11 @@ fn load_blocks(text: &str) -> Option<Loaded> {
         if (i > 0 && k.span.start != 0) || (i == 0 && key_line != k.span.start) || node.span.start != k.span.start {
             return None;
         }
-        if !seen.insert(canonical_key(&k.value)) {
+        let fresh = match &k.value {
+            Value::Str(key) => seen.insert(key.as_str()),
+            other => seen_other.insert(canonical_key(other)),
+        };
+        if !fresh {
             return None;
         }
         if i == 0 {
