@@ -128,6 +128,19 @@ fn kind(name: &str) -> &'static str {
 }
 
 impl Graph {
+    /// A graph sized for `n` chunks (about one node, two lookup keys and an edge each), so
+    /// that building it does not grow and rehash its tables as it goes.
+    fn with_capacity(n: usize) -> Graph {
+        Graph {
+            nodes: IndexMap::with_capacity_and_hasher(n, Fast::default()),
+            out: Vec::with_capacity(n),
+            inn: Vec::with_capacity(n),
+            edge_at: HashMap::with_capacity_and_hasher(n, Fast::default()),
+            lookup: IndexMap::with_capacity_and_hasher(2 * n, Fast::default()),
+            sls_to_nodes: IndexMap::default(),
+            chunk_node: Vec::with_capacity(n),
+        }
+    }
     fn add_node(&mut self, tag: &str) -> usize {
         match self.nodes.get_index_of(tag) {
             Some(i) => i,
@@ -348,7 +361,7 @@ pub fn ordering_errors(high: &Dict) -> Vec<SaltError> {
 
 /// The requisite graph of `chunks` and the first problem of each chunk's requisites.
 fn build_graph<C: LowChunk>(chunks: &mut [C]) -> (Graph, Vec<SaltError>) {
-    let mut g = Graph::default();
+    let mut g = Graph::with_capacity(chunks.len());
     for (i, c) in chunks.iter().enumerate() {
         add_chunk(&mut g, c, i);
     }
@@ -363,7 +376,7 @@ fn build_graph<C: LowChunk>(chunks: &mut [C]) -> (Graph, Vec<SaltError>) {
 }
 
 fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
-    let mut g = Graph::default();
+    let mut g = Graph::with_capacity(chunks.len());
     for (i, c) in chunks.iter().enumerate() {
         add_chunk(&mut g, c, i);
     }
