@@ -15,17 +15,7 @@ pub struct Chunk {
 impl Chunk {
     /// `str(chunk.get(key, ""))`.
     pub fn get_str(&self, key: &str) -> String {
-        self.str(key).into_owned()
-    }
-    /// [`Chunk::get_str`], borrowed when the value is a string (the usual case).
-    pub fn str(&self, key: &str) -> std::borrow::Cow<'_, str> {
-        match self.d.get(key) {
-            Some(v) => match v.as_str() {
-                Some(s) => std::borrow::Cow::Borrowed(s),
-                None => std::borrow::Cow::Owned(v.py_str()),
-            },
-            None => std::borrow::Cow::Borrowed(""),
-        }
+        crate::order::LowChunk::str(self, key).into_owned()
     }
 }
 
@@ -186,9 +176,7 @@ impl<'h> LowView<'h> {
             _ => None,
         }
     }
-}
 
-impl<'h> LowView<'h> {
     /// Looks the requisite arguments up once: the arguments in order, then a `names` entry's
     /// own (each assignment overriding the one before, as in `compile_high_data`).
     fn with_requisites(mut self) -> Self {

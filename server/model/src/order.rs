@@ -44,13 +44,7 @@ pub trait LowChunk {
     }
     /// `str(chunk.get(key, ""))`, borrowed when the value is a string.
     fn str(&self, key: &str) -> Cow<'_, str> {
-        match self.get(key) {
-            Some(v) => match v.as_str() {
-                Some(s) => Cow::Borrowed(s),
-                None => Cow::Owned(v.py_str()),
-            },
-            None => Cow::Borrowed(""),
-        }
+        self.get(key).map_or(Cow::Borrowed(""), Val::py_cow)
     }
     /// `_gen_tag`: `state_|-id_|-name_|-fun`.
     fn tag(&self) -> String {
@@ -105,7 +99,6 @@ type Fast = foldhash::fast::RandomState;
 type Adjacency = Vec<(usize, SmallVec<[&'static str; 2]>)>;
 
 /// The requisite multigraph; nodes are numbered in insertion order and named by their tag.
-#[derive(Default)]
 struct Graph {
     nodes: IndexMap<String, NodeData, Fast>,
     out: Vec<Adjacency>,
@@ -144,7 +137,7 @@ impl Graph {
     fn add_node(&mut self, tag: &str) -> usize {
         match self.nodes.get_index_of(tag) {
             Some(i) => i,
-            None => self.insert_node(tag.to_string()),
+            None => self.add_node_owned(tag.to_string()),
         }
     }
     /// [`Graph::add_node`] for a tag already owned.
@@ -159,12 +152,6 @@ impl Graph {
                 i
             }
         }
-    }
-    fn insert_node(&mut self, tag: String) -> usize {
-        self.nodes.insert(tag, NodeData::default());
-        self.out.push(Vec::new());
-        self.inn.push(Vec::new());
-        self.nodes.len() - 1
     }
     fn add_edge(&mut self, src: usize, dst: usize, key: &'static str) {
         let (o, i) = match self.edge_at.get(&(src, dst)) {

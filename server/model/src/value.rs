@@ -116,16 +116,8 @@ impl Val {
         use syntax::yaml_reuse::Loaded;
         match loaded {
             Loaded::Whole(node) => Val::from_node(node, file),
-            Loaded::Blocks { blocks, span } => {
-                let pairs = blocks
-                    .iter()
-                    .filter_map(|(node, by)| match &node.value {
-                        Value::Map(pairs) => {
-                            pairs.first().map(|(k, v)| (Val::from_node_at(k, file, *by), Val::from_node_at(v, file, *by)))
-                        }
-                        _ => None,
-                    })
-                    .collect();
+            Loaded::Blocks { span, .. } => {
+                let pairs = loaded.block_pairs().map(|(k, v, by)| (Val::from_node_at(k, file, by), Val::from_node_at(v, file, by))).collect();
                 Val { v: V::Dict(Dict(pairs)), at: Some(Loc { file, span: span.clone() }) }
             }
         }
@@ -255,7 +247,7 @@ impl Val {
             V::Bool(b) => J::Bool(*b),
             V::Int(i) => J::from(*i),
             V::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
-            V::Str(s) => J::String(s.to_string()),
+            V::Str(s) => J::String(s.clone()),
             V::List(l) => J::Array(l.iter().map(Val::to_json).collect()),
             V::Dict(d) => J::Object(
                 d.0.iter()

@@ -49,19 +49,23 @@ impl Loaded {
     pub fn to_node(&self) -> Node {
         match self {
             Loaded::Whole(node) => node.clone(),
-            Loaded::Blocks { blocks, span } => Node {
-                value: Value::Map(
-                    blocks
-                        .iter()
-                        .filter_map(|(node, at)| match &node.value {
-                            Value::Map(pairs) => pairs.first().map(|(k, v)| (shifted(k, *at), shifted(v, *at))),
-                            _ => None,
-                        })
-                        .collect(),
-                ),
+            Loaded::Blocks { span, .. } => Node {
+                value: Value::Map(self.block_pairs().map(|(k, v, at)| (shifted(k, at), shifted(v, at))).collect()),
                 span: span.clone(),
             },
         }
+    }
+
+    /// The top-level pairs of a block load, each with its block's offset (none for a whole load).
+    pub fn block_pairs(&self) -> impl Iterator<Item = (&Node, &Node, usize)> {
+        let blocks = match self {
+            Loaded::Blocks { blocks, .. } => &blocks[..],
+            Loaded::Whole(_) => &[],
+        };
+        blocks.iter().filter_map(|(node, at)| match &node.value {
+            Value::Map(pairs) => pairs.first().map(|(k, v)| (k, v, *at)),
+            _ => None,
+        })
     }
 }
 
