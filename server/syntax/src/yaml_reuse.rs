@@ -88,27 +88,54 @@ pub fn load_shared(text: &str) -> Result<Loaded, YamlError> {
     }
 }
 
-/// The byte offsets where top-level blocks start, or `None` when the text must be loaded whole.
-fn block_starts(text: &str) -> Option<Vec<usize>> {
+/// The byte offsets of the lines that start a top-level entry (a line whose first byte is
+/// not a space, a comment or a line break), or `None` when splitting the text there could
+/// change its meaning (see the module docs).
+pub fn key_line_starts(text: &str) -> Option<Vec<usize>> {
     if text.starts_with('\u{feff}') {
         return None;
     }
     let mut starts = Vec::new();
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let first = line.as_bytes().first().copied().unwrap_or(b'\n');
-        match first {
-            b' ' | b'\n' | b'\r' | b'#' => {}
-            // Only a plain or quoted key may start a block: an anchor, tag, alias, flow or
-            // block indicator in column 0 means something splitting would change.
-            b'\t' | b'%' | b'&' | b'*' | b'!' | b'?' | b':' | b'-' | b'[' | b']' | b'{' | b'}' | b'|' | b'>' | b'@' | b'`' | b',' => {
-                return None
-            }
-            _ if line.starts_with("---") || line.starts_with("...") => return None,
-            _ => starts.push(offset),
+        match line_kind(line) {
+            LineKind::Inside => {}
+            LineKind::Key => starts.push(offset),
+            LineKind::Unsplittable => return None,
         }
         offset += line.len();
     }
+    Some(starts)
+}
+
+/// What a line (from its start) means to block splitting.
+#[derive(Debug, PartialEq, Eq)]
+pub enum LineKind {
+    /// Indented, blank or a comment: part of the block above.
+    Inside,
+    /// Starts a top-level entry.
+    Key,
+    /// An anchor, tag, alias, flow or block indicator, a tab or a document marker in column 0:
+    /// something splitting would change.
+    Unsplittable,
+}
+
+/// How block splitting reads a line that starts at its first byte.
+pub fn line_kind(line: &str) -> LineKind {
+    match line.as_bytes().first().copied().unwrap_or(b'\n') {
+        b' ' | b'\n' | b'\r' | b'#' => LineKind::Inside,
+        // Only a plain or quoted key may start a block.
+        b'\t' | b'%' | b'&' | b'*' | b'!' | b'?' | b':' | b'-' | b'[' | b']' | b'{' | b'}' | b'|' | b'>' | b'@' | b'`' | b',' => {
+            LineKind::Unsplittable
+        }
+        _ if line.starts_with("---") || line.starts_with("...") => LineKind::Unsplittable,
+        _ => LineKind::Key,
+    }
+}
+
+/// The byte offsets where top-level blocks start, or `None` when the text must be loaded whole.
+fn block_starts(text: &str) -> Option<Vec<usize>> {
+    let mut starts = key_line_starts(text)?;
     if starts.len() < 2 {
         return None;
     }
