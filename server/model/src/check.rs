@@ -6,7 +6,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use crate::errors::{Code, SaltError};
-use crate::highstate::Matches;
+use crate::highstate::{HighState, Matches};
 use crate::lowstate::compile_with;
 use crate::roots::{dotted_component, sls_name_of, FileRoots};
 use crate::value::Loc;
@@ -88,29 +88,47 @@ impl CheckContext {
 
     /// Check one SLS file as the root of an include closure (what `state.sls NAME` loads).
     pub fn check_root(&self, fs: &dyn Vfs, ws: &Workspace, files: &mut FileTable, env: &str, rel: &str, path: &std::path::Path) -> RootCheck {
-        let mut out = Vec::new();
-        let Some(name) = sls_name_of(rel) else { return RootCheck { diagnostics: out, closure: Vec::new() } };
+        let name = match self.root_name(env, rel, path) {
+            Ok(name) => name,
+            Err(done) => return done,
+        };
+        let matches = Matches::from([(env.to_string(), vec![name])]);
+        let low = compile_with(fs, &ws.opts, &self.roots, files, &matches, true);
+        self.diagnose(&low.errors(), &low.highstate, files, path)
+    }
+
+    /// The SLS name a root file is compiled as, or its whole result when it is not compiled
+    /// (a dotted name that can never load, the top file).
+    pub(crate) fn root_name(&self, env: &str, rel: &str, path: &std::path::Path) -> Result<String, RootCheck> {
+        let Some(name) = sls_name_of(rel) else { return Err(RootCheck { diagnostics: Vec::new(), closure: Vec::new() }) };
         if let Some(component) = dotted_component(rel) {
             if self.dotted_names.contains_key(&(env.to_string(), name.clone())) {
-                out.push(Diagnostic {
+                let diagnostics = vec![Diagnostic {
                     file: path.to_path_buf(),
                     span: 0..0,
                     severity: Severity::Error,
                     code: Code::DottedSlsName,
                     message: dotted_message(rel, &name, component),
                     related: Vec::new(),
-                });
-                return RootCheck { diagnostics: out, closure: vec![path.to_path_buf()] };
+                }];
+                return Err(RootCheck { diagnostics, closure: vec![path.to_path_buf()] });
             }
         }
         if rel == self.top_file {
-            return RootCheck { diagnostics: out, closure: vec![path.to_path_buf()] };
+            return Err(RootCheck { diagnostics: Vec::new(), closure: vec![path.to_path_buf()] });
         }
-        let matches = Matches::from([(env.to_string(), vec![name])]);
-        let low = compile_with(fs, &ws.opts, &self.roots, files, &matches, true);
-        let templated = low.highstate.rendered.iter().any(|r| r.templated);
+        Ok(name)
+    }
+
+    /// A compiled root's diagnostics: `errors` (as [`LowState::errors`] picks them) placed in
+    /// the files of `files`, and the closure `highstate` rendered.
+    ///
+    /// [`LowState::errors`]: crate::lowstate::LowState::errors
+    pub(crate) fn diagnose(&self, errors: &[&SaltError], highstate: &HighState, files: &FileTable, path: &std::path::Path) -> RootCheck {
+        let mut out = Vec::new();
+        let templated = highstate.rendered.iter().any(|r| r.templated);
         let root_loc = files.id(path).map(|file| Loc { file, span: 0..0 });
-        for e in low.errors() {
+        for e in errors {
             if e.loc.is_none() && root_loc.is_none() {
                 // The root itself could not be read: report it at its first line.
                 out.push(Diagnostic {
@@ -125,7 +143,7 @@ impl CheckContext {
             }
             convert(e, files, root_loc.as_ref(), templated, &self.dotted_names, &mut out);
         }
-        let closure = low.highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
+        let closure = highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
         RootCheck { diagnostics: out, closure }
     }
 }

@@ -527,7 +527,7 @@ fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
 }
 
 /// `_handle_state_decls` (D.1).
-fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
+pub(crate) fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
     for (name, body) in state.0.iter_mut() {
         let name_s = name.py_cow();
         if body.as_dict().is_none() {

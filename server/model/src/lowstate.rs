@@ -29,20 +29,25 @@ impl LowState {
     /// The errors Salt would answer with: `show_low_sls`'s own when it has any, else what
     /// `state.apply` stops on. Repeats (the same error found by both) are dropped.
     pub fn errors(&self) -> Vec<&SaltError> {
-        let list = if self.show_errors.is_empty() { &self.apply_errors } else { &self.show_errors };
-        let mut out: Vec<&SaltError> = Vec::new();
-        for e in list {
-            if !out.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
-                out.push(e);
-            }
-        }
-        out
+        pick_errors(&self.show_errors, &self.apply_errors)
     }
     pub fn chunks_json(&self) -> serde_json::Value {
         serde_json::Value::Array(
             self.chunks.iter().flatten().map(|c| Val::dict(c.d.clone()).to_json()).collect(),
         )
     }
+}
+
+/// [`LowState::errors`] of a show and an apply error list.
+pub(crate) fn pick_errors<'e>(show: &'e [SaltError], apply: &'e [SaltError]) -> Vec<&'e SaltError> {
+    let list = if show.is_empty() { apply } else { show };
+    let mut out: Vec<&SaltError> = Vec::new();
+    for e in list {
+        if !out.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
+            out.push(e);
+        }
+    }
+    out
 }
 
 /// Compile `matches` (`{saltenv: [sls...]}`) as `state.show_low_sls` and `state.apply` would.
@@ -75,21 +80,11 @@ pub fn compile_with(
 fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowState {
     builder.static_mode = static_mode;
     let highstate = builder.render_highstate(matches);
-    let mut show_errors = highstate.errors.clone();
     if static_mode {
-        // A checker keeps going past render and shape errors to find requisite problems too;
-        // a target that exists but was malformed is not reported missing.
-        show_errors.extend(verify_high(&highstate.high));
-        let ordering = ordering_errors(&highstate.high);
-        let high = &highstate.high;
-        show_errors.extend(ordering.into_iter().filter(|e| {
-            e.code != crate::errors::Code::MissingRequisiteTarget
-                || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
-        }));
-        let mut apply_errors = apply_pipeline(&highstate.high, true);
-        apply_errors.retain(|e| !show_errors.contains(e));
+        let (show_errors, apply_errors) = static_errors(&highstate, &ordering_errors(&highstate.high));
         return LowState { chunks: None, show_errors, apply_errors, highstate };
     }
+    let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // Both `show_low_sls` and `state.sls` stop at render errors.
         return LowState { chunks: None, show_errors, apply_errors: Vec::new(), highstate };
@@ -106,6 +101,24 @@ fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowSta
     }
     let apply_errors = apply_pipeline(&highstate.high, false);
     LowState { chunks, show_errors, apply_errors, highstate }
+}
+
+/// The static pipeline's show and apply errors for rendered high data whose
+/// [`ordering_errors`] are `ordering` (computed by the caller, which may have kept them from
+/// an earlier compile).
+pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (Vec<SaltError>, Vec<SaltError>) {
+    // A checker keeps going past render and shape errors to find requisite problems too;
+    // a target that exists but was malformed is not reported missing.
+    let mut show_errors = highstate.errors.clone();
+    show_errors.extend(verify_high(&highstate.high));
+    let high = &highstate.high;
+    show_errors.extend(ordering.iter().filter(|e| {
+        e.code != crate::errors::Code::MissingRequisiteTarget
+            || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
+    }).cloned());
+    let mut apply_errors = apply_pipeline(&highstate.high, true);
+    apply_errors.retain(|e| !show_errors.contains(e));
+    (show_errors, apply_errors)
 }
 
 /// `State.call_high` up to the point where states would run.
@@ -136,7 +149,7 @@ fn apply_pipeline(high: &crate::value::Dict, keep_going: bool) -> Vec<SaltError>
 }
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).
-fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
+pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
     high.contains("__extend__")
         || high.0.iter().any(|(_, body)| {
             body.as_dict().is_some_and(|b| {
