@@ -13,6 +13,7 @@ pub mod lowstate;
 pub mod matchers;
 pub mod minion;
 pub mod order;
+pub mod recheck;
 pub mod render;
 pub mod requisites;
 pub mod roots;
