@@ -20,6 +20,7 @@ use std::sync::Mutex;
 
 use model::check::{normalize, Diagnostic};
 use model::errors::Code;
+use model::recheck::Session;
 use model::roots::sls_name_of;
 use model::vfs::FileTable;
 
@@ -72,7 +73,14 @@ pub(crate) struct RootEntry {
     magic: bool,
     /// Whether an include did not resolve (any new file may be it).
     fragile: bool,
+    /// What rechecking the root after an edit inside one of its states needs (large roots
+    /// only: a small one is checked from scratch in well under a millisecond).
+    session: Option<Box<Session>>,
 }
+
+/// Roots whose high data has at least this many states keep a [`Session`] between checks.
+/// Every root does in unit tests, so that they exercise the recheck path.
+const KEEP_FROM: usize = if cfg!(test) { 0 } else { 200 };
 
 /// What an update needs from the snapshot.
 pub(crate) struct Input<'a> {
@@ -170,15 +178,25 @@ impl Index {
             self.remove(&key);
         }
 
-        let todo: Vec<(RootKey, PathBuf)> = world
-            .roots
-            .iter()
-            .filter(|(env, rel, _)| dirty.contains(&(env.clone(), rel.clone())))
-            .map(|(env, rel, path)| ((env.clone(), rel.clone()), path.clone()))
-            .collect();
+        // A root's session survives text edits only: a created or deleted file may change
+        // what its includes resolve to.
+        let edits_only = !reset && changes.iter().all(|c| matches!(c, Change::Content(_)));
+        let mut todo: Vec<Todo> = Vec::new();
+        for (env, rel, path) in &world.roots {
+            let key = (env.clone(), rel.clone());
+            if !dirty.contains(&key) {
+                continue;
+            }
+            let session = match self.roots.get_mut(&key) {
+                Some(e) if edits_only && e.path == *path => e.session.take(),
+                _ => None,
+            };
+            todo.push(Todo { key, path: path.clone(), session });
+        }
         let cancelled = || input.current.load(Ordering::Relaxed) > input.revision;
-        let results = compute_all(input, &todo, &cancelled);
-        let complete = results.len() == todo.len();
+        let wanted = todo.len();
+        let results = compute_all(input, todo, &cancelled);
+        let complete = results.len() == wanted;
         for (key, entry) in results {
             self.remove(&key);
             self.insert(key, entry);
@@ -311,30 +329,43 @@ impl Index {
     }
 }
 
+/// A root to check, with the session of its last check when it can be rechecked.
+struct Todo {
+    key: RootKey,
+    path: PathBuf,
+    session: Option<Box<Session>>,
+}
+
 /// Checks the given roots, on every core when there are many (rayon's pool: its threads, and
 /// their allocator caches, outlive one update). Stops early (returning fewer results) when
 /// `cancelled` turns true.
-fn compute_all(input: &Input<'_>, todo: &[(RootKey, PathBuf)], cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry)> {
+fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry)> {
     use rayon::prelude::*;
-    let one = |(key, path): &(RootKey, PathBuf)| {
+    let one = |t: Todo| {
         if cancelled() {
             return None;
         }
         // A panicking check loses its root; the result is then incomplete, which callers
         // treat like a cancellation and retry.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (key.clone(), compute_root(input, key, path)))).ok()
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (t.key.clone(), compute_root(input, &t.key, &t.path, t.session)))).ok()
     };
     if todo.len() < 2 {
-        return todo.iter().filter_map(one).collect();
+        return todo.into_iter().filter_map(one).collect();
     }
-    todo.par_iter().with_max_len(1).filter_map(one).collect()
+    todo.into_par_iter().with_max_len(1).filter_map(one).collect()
 }
 
-fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path) -> RootEntry {
+fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<Box<Session>>) -> RootEntry {
     let world = input.world;
     let (env, rel) = key;
-    let mut table = FileTable::default();
-    let check = world.ctx.check_root(input.files, &world.ws, &mut table, env, rel, path);
+    let rechecked = session.and_then(|mut s| world.ctx.recheck_root(input.files, &world.ws, &mut s).map(|check| (check, s)));
+    let (check, session) = match rechecked {
+        Some((check, s)) => (check, Some(s)),
+        None => {
+            let (check, s) = world.ctx.check_root_kept(input.files, &world.ws, env, rel, path, KEEP_FROM);
+            (check, s.map(Box::new))
+        }
+    };
     let mut deps: Vec<PathBuf> = check.closure.clone();
     if !deps.iter().any(|d| d == path) {
         deps.push(path.to_path_buf());
@@ -374,5 +405,5 @@ fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path) -> RootEntry {
         .diagnostics
         .iter()
         .any(|d| matches!(d.code, Code::MissingInclude | Code::DottedSlsName | Code::UnreadableFile));
-    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, names, magic, fragile }
+    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, names, magic, fragile, session }
 }

@@ -168,3 +168,75 @@ fn stale_snapshots_are_cancelled() {
     assert!(new.diagnostics(&ws("a.sls")).is_ok());
     assert_eq!(old.diagnostics(&ws("a.sls")), Err(crate::Cancelled));
 }
+
+/// Typing inside states of an included file, a character at a time (the roots keep their
+/// sessions and are rechecked, not compiled again): after every keystroke the diagnostics are
+/// those of a fresh host opened on the same texts.
+#[test]
+fn typing_inside_states_gives_what_a_fresh_check_gives() {
+    let fixture = r#"
+#- a.sls
+include: [b]
+a_id:
+  test.nop:
+    - require:
+      - pkg: nginx
+      - test: other
+#- b.sls
+b_id:
+  pkg.installed:
+    - name: ngin$0
+other:
+  test.nop:
+    - name: ß_ℝ
+"#;
+    let mut f = Fixture::new(fixture);
+    f.open("b.sls");
+    let (path, at) = f.cursor();
+    expect![[r#"
+        a.sls:5:9 "pkg: nginx" missing-requisite-target: Referenced state does not exist for requisite [require: (pkg: nginx)] in state [a_id] in SLS [a]
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    let fresh = |f: &Fixture| {
+        let a = f.analysis();
+        let mut text = String::new();
+        for rel in ["a.sls", "b.sls"] {
+            text.push_str(&format!("#- {rel}\n{}", a.text(&ws(rel)).expect("text")));
+        }
+        let mut g = Fixture::new(&text);
+        g.open("b.sls");
+        all_diagnostics(&g.analysis())
+    };
+    // `x` completes the name the requisite looks for, `💣y` spoils it again; then a requisite
+    // is typed under `other`, and a comment after it.
+    let typed = "x💣y";
+    let mut version = 1;
+    let mut edits: Vec<(usize, &str)> = typed.char_indices().map(|(i, _)| (at + i, &typed[i..i + typed[i..].chars().next().map_or(1, char::len_utf8)])).collect();
+    let tail = f.analysis().text(&path).expect("text").len() + typed.len();
+    edits.extend(["\n", "    - ", "require:", "\n      - b_id", "\n# done"].into_iter().scan(tail, |end, s| {
+        let at = *end;
+        *end += s.len();
+        Some((at, s))
+    }));
+    for (i, (at, s)) in edits.into_iter().enumerate() {
+        version += 1;
+        f.host.change(&path, vec![(Some(at..at), s.to_string())], version);
+        let ours = all_diagnostics(&f.analysis());
+        assert_eq!(ours, fresh(&f), "after edit {i} ({s:?})");
+        if i == 0 {
+            expect![[""]].assert_eq(&ours);
+        }
+    }
+    // `nginx💣y` is not `nginx` again; the lines typed after `other` are a comment and a
+    // requisite that finds `b_id`.
+    expect![[r#"
+        a.sls:5:9 "pkg: nginx" missing-requisite-target: Referenced state does not exist for requisite [require: (pkg: nginx)] in state [a_id] in SLS [a]
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    // Deleting `💣y` completes the name again.
+    let text = f.analysis().text(&path).expect("text");
+    let from = text.find("nginx").expect("name") + "nginx".len();
+    f.host.change(&path, vec![(Some(from..from + "💣y".len()), String::new())], version + 1);
+    assert_eq!(all_diagnostics(&f.analysis()), fresh(&f));
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+}
