@@ -369,3 +369,67 @@ fn pull_diagnostics_progress_panics_and_bad_requests() {
     assert!(h["contents"]["value"].as_str().unwrap_or("").contains("**not found**"));
     lsp.finish();
 }
+
+/// A root of 210 states, large enough for the server to keep a recheck session: keystrokes
+/// inside one state's body (a requisite target, a non-ASCII name, a comment), in the big
+/// file and in the file it includes, give after each keystroke what a fresh server gives.
+#[test]
+fn keystrokes_in_a_large_root_follow_like_a_fresh_check() {
+    let tree = TempTree::new("large", None);
+    tree.write("small.sls", "small_id:\n  test.nop:\n    - name: klein\n");
+    let mut big = String::from("include:\n  - small\n");
+    for i in 0..210 {
+        let prev = if i == 0 { "small_id".to_string() } else { format!("e_{}", i - 1) };
+        big.push_str(&format!("e_{i}:\n  test.nop:\n    - name: ℝ💣{i}\n    - require:\n      - test: {prev}\n"));
+    }
+    tree.write("big.sls", &big);
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    let mut texts = vec![("big.sls", big.clone()), ("small.sls", tree.read("small.sls"))];
+    lsp.open("big.sls", &big);
+    lsp.open("small.sls", &texts[1].1);
+    lsp.sync();
+    expect![[""]].assert_eq(&lsp.all_diagnostics());
+    // (file, text that the edit starts right after, bytes removed, text inserted).
+    let keys: &[(usize, &str, usize, &str)] = &[
+        (0, "- test: e_149", 0, "x"),
+        (0, "- test: e_149x", 0, "y"),
+        (0, "- test: e_149", 2, ""),
+        (0, "name: ℝ💣7", 0, "ß"),
+        (0, "name: ℝ💣7ß", 0, "💣"),
+        (0, "- test: ", 0, "e_9"),
+        (0, "- test: e_9", 0, "\n      - sls: nope"),
+        (1, "small_id", 0, "_x"),
+        (1, "small_id", 2, ""),
+        (1, "klein", 0, " # ü"),
+        (0, "- test: e_9\n      - sls: nope", 0, ""),
+    ];
+    let mut versions = [1, 1];
+    let mut seen = Vec::new();
+    for &(f, after, len, insert) in keys {
+        let (rel, text) = (texts[f].0, &mut texts[f].1);
+        let start = text.find(after).expect("anchor") + after.len();
+        let (sl, sc) = position(text, start, false);
+        let (el, ec) = position(text, start + len, false);
+        text.replace_range(start..start + len, insert);
+        versions[f] += 1;
+        lsp.change(rel, versions[f], &[(Some([sl, sc, el, ec]), insert)]);
+        lsp.sync();
+        let ours = lsp.all_diagnostics();
+        let mut fresh = Lsp::start(&tree.root, ClientOptions::default());
+        for (rel, text) in &texts {
+            fresh.open(rel, text);
+        }
+        fresh.sync();
+        assert_eq!(ours, fresh.all_diagnostics(), "after typing {insert:?} after {after:?} in {rel}");
+        fresh.finish();
+        seen.push(ours);
+    }
+    // The edits did make and clear errors, so the comparison covered both.
+    expect![[r#"
+        big.sls:
+          756:8-756:20 error missing-requisite-target: Referenced state does not exist for requisite [require: (test: e_149x)] in state [ℝ💣150] in SLS [big]
+    "#]]
+    .assert_eq(&seen[0]);
+    assert_eq!(seen[2], "");
+    lsp.finish();
+}
