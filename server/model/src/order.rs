@@ -328,76 +328,13 @@ impl Ord for Key {
 }
 
 /// `State.order_chunks(chunks)` on freshly compiled chunks (`compile_high_data`'s tail).
-pub fn order_chunks(chunks: Vec<Chunk>) -> Ordered {
-    order_or_check(chunks, true)
-}
-
-/// The errors [`order_chunks`] would report on `compile_high_data(high)` (missing targets,
-/// malformed requisites, the first cycle), without copying the high data into chunks and
-/// without the priority sort that orders them: what the checker needs.
-pub fn ordering_errors(high: &Dict) -> Vec<SaltError> {
-    let mut chunks = crate::compile::low_views(high);
-    let (g, mut errors) = build_graph(&mut chunks);
-    // Whether the graph is acyclic does not depend on the order nodes are taken in.
-    let in_degree: Vec<usize> = g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
-    if kahn_count(&g, in_degree) != g.nodes.len() {
-        errors.push(cycle_error(&g, &chunks));
-    }
-    errors
-}
-
-/// The requisite graph of `chunks` and the first problem of each chunk's requisites.
-fn build_graph<C: LowChunk>(chunks: &mut [C]) -> (Graph, Vec<SaltError>) {
-    let mut g = Graph::with_capacity(chunks.len());
-    for (i, c) in chunks.iter().enumerate() {
-        add_chunk(&mut g, c, i);
-    }
-    let mut errors = Vec::new();
-    for i in 0..chunks.len() {
-        chunks[i].reconcile_watch_req();
-        if let Some(e) = add_requisites(&mut g, chunks, i) {
-            errors.push(e);
-        }
-    }
-    (g, errors)
-}
-
-fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
-    let mut g = Graph::with_capacity(chunks.len());
-    for (i, c) in chunks.iter().enumerate() {
-        add_chunk(&mut g, c, i);
-    }
-    let mut errors = Vec::new();
-    let mut cap: f64 = 1.0;
-    for i in 0..chunks.len() {
-        chunks[i].reconcile_watch_req();
-        match add_requisites(&mut g, &mut chunks, i) {
-            Some(e) => errors.push(e),
-            None => {
-                if let Some(V::Int(o)) = chunks[i].d.get("order").map(|v| &v.v) {
-                    let o = *o as f64;
-                    if o > cap - 1.0 && o > 0.0 {
-                        cap = o + 100.0;
-                    }
-                }
-                if let Some(V::Bool(b)) = chunks[i].d.get("order").map(|v| &v.v) {
-                    let o = *b as i64 as f64;
-                    if o > cap - 1.0 && o > 0.0 {
-                        cap = o + 100.0;
-                    }
-                }
-            }
-        }
-    }
+pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
+    let (g, failed) = build_graph(&mut chunks);
+    let cap = order_cap(&chunks, &failed);
+    let mut errors: Vec<SaltError> = failed.into_iter().map(|(_, e)| e).collect();
     let mut s = Sorter { g, chunks: &mut chunks, cap };
     let count = s.g.nodes.len();
     let mut in_degree: Vec<usize> = s.g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
-    if !sort {
-        // Whether the graph is acyclic does not depend on the order nodes are taken in.
-        if kahn_count(&s.g, in_degree.clone()) == count {
-            return Ordered { chunks: Vec::new(), errors };
-        }
-    }
     let mut heap = BinaryHeap::new();
     for node in 0..count {
         if in_degree[node] == 0 {
@@ -430,6 +367,60 @@ fn order_or_check(mut chunks: Vec<Chunk>, sort: bool) -> Ordered {
         })
         .collect();
     Ordered { chunks: out, errors }
+}
+
+/// The errors [`order_chunks`] would report on `compile_high_data(high)` (missing targets,
+/// malformed requisites, the first cycle), without copying the high data into chunks and
+/// without the priority sort that orders them: what the checker needs.
+pub fn ordering_errors(high: &Dict) -> Vec<SaltError> {
+    let mut chunks = crate::compile::low_views(high);
+    let (g, failed) = build_graph(&mut chunks);
+    let mut errors: Vec<SaltError> = failed.into_iter().map(|(_, e)| e).collect();
+    // Whether the graph is acyclic does not depend on the order nodes are taken in.
+    let in_degree: Vec<usize> = g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
+    if kahn_count(&g, in_degree) != g.nodes.len() {
+        errors.push(cycle_error(&g, &chunks));
+    }
+    errors
+}
+
+/// The requisite graph of `chunks` and the first problem of each chunk's requisites, with
+/// the index of the chunk it is about.
+fn build_graph<C: LowChunk>(chunks: &mut [C]) -> (Graph, Vec<(usize, SaltError)>) {
+    let mut g = Graph::with_capacity(chunks.len());
+    for (i, c) in chunks.iter().enumerate() {
+        add_chunk(&mut g, c, i);
+    }
+    let mut errors = Vec::new();
+    for i in 0..chunks.len() {
+        chunks[i].reconcile_watch_req();
+        if let Some(e) = add_requisites(&mut g, chunks, i) {
+            errors.push((i, e));
+        }
+    }
+    (g, errors)
+}
+
+/// The `order` given to chunks without a numeric one: Salt walks the chunks whose
+/// requisites were all found, in order, and moves the cap to 100 past each positive integer
+/// `order` (a bool counts as 0 or 1, as in Python) above `cap - 1`. The walk's order matters.
+fn order_cap(chunks: &[Chunk], failed: &[(usize, SaltError)]) -> f64 {
+    let mut failed = failed.iter().map(|(i, _)| *i).peekable();
+    let mut cap: f64 = 1.0;
+    for (i, c) in chunks.iter().enumerate() {
+        if failed.next_if_eq(&i).is_some() {
+            continue;
+        }
+        let o = match c.d.get("order").map(|v| &v.v) {
+            Some(V::Int(o)) => *o as f64,
+            Some(V::Bool(b)) => *b as i64 as f64,
+            _ => continue,
+        };
+        if o > cap - 1.0 && o > 0.0 {
+            cap = o + 100.0;
+        }
+    }
+    cap
 }
 
 /// The error for the first cycle `find_cycle` finds in `g`.
@@ -850,7 +841,7 @@ mod tests {
         out
     }
 
-    /// The checker's borrowed views give exactly the errors of ordering the compiled chunks.
+    /// The checker's borrowed views give exactly the errors of sorting the compiled chunks.
     #[test]
     fn views_order_like_compiled_chunks() {
         let mut rng = Lcg(7);
@@ -859,7 +850,7 @@ mod tests {
             let text = random_high(&mut rng);
             let Ok(v) = crate::render::render_yaml(&text, 0) else { panic!("not YAML:\n{text}") };
             let Some(high) = v.as_dict() else { continue };
-            let expected = order_or_check(compile_high_data(high), false).errors;
+            let expected = order_chunks(compile_high_data(high)).errors;
             let got = ordering_errors(high);
             assert_eq!(format!("{got:#?}"), format!("{expected:#?}"), "for high data:\n{text}");
             errors += expected.len();
