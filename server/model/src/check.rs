@@ -6,8 +6,9 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use crate::errors::{Code, SaltError};
-use crate::highstate::{HighState, Matches};
-use crate::lowstate::compile_with;
+use crate::highstate::{Builder, HighState, Matches};
+use crate::lowstate::{pick_errors, static_errors};
+use crate::order::ordering_errors;
 use crate::roots::{dotted_component, sls_name_of, FileRoots};
 use crate::value::Loc;
 use crate::vfs::{FileTable, Vfs};
@@ -88,18 +89,38 @@ impl CheckContext {
 
     /// Check one SLS file as the root of an include closure (what `state.sls NAME` loads).
     pub fn check_root(&self, fs: &dyn Vfs, ws: &Workspace, files: &mut FileTable, env: &str, rel: &str, path: &std::path::Path) -> RootCheck {
-        let name = match self.root_name(env, rel, path) {
-            Ok(name) => name,
-            Err(done) => return done,
-        };
+        match self.compile_root(fs, ws, files, env, rel, path) {
+            Ok((check, _, _)) => check,
+            Err(done) => done,
+        }
+    }
+
+    /// The static compile behind [`CheckContext::check_root`]: the root's check, its rendered
+    /// high data and that data's [`ordering_errors`] (what a recheck starts from), or the
+    /// whole result when the root is not compiled.
+    pub(crate) fn compile_root(
+        &self,
+        fs: &dyn Vfs,
+        ws: &Workspace,
+        files: &mut FileTable,
+        env: &str,
+        rel: &str,
+        path: &std::path::Path,
+    ) -> Result<(RootCheck, HighState, Vec<SaltError>), RootCheck> {
+        let name = self.root_name(env, rel, path)?;
         let matches = Matches::from([(env.to_string(), vec![name])]);
-        let low = compile_with(fs, &ws.opts, &self.roots, files, &matches, true);
-        self.diagnose(&low.errors(), &low.highstate, files, path)
+        let mut builder = Builder::new(fs, &self.roots, &ws.opts, files);
+        builder.static_mode = true;
+        let highstate = builder.render_highstate(&matches);
+        let ordering = ordering_errors(&highstate.high);
+        let (show, apply) = static_errors(&highstate, &ordering);
+        let check = self.diagnose(&pick_errors(&show, &apply), &highstate, files, path);
+        Ok((check, highstate, ordering))
     }
 
     /// The SLS name a root file is compiled as, or its whole result when it is not compiled
     /// (a dotted name that can never load, the top file).
-    pub(crate) fn root_name(&self, env: &str, rel: &str, path: &std::path::Path) -> Result<String, RootCheck> {
+    fn root_name(&self, env: &str, rel: &str, path: &std::path::Path) -> Result<String, RootCheck> {
         let Some(name) = sls_name_of(rel) else { return Err(RootCheck { diagnostics: Vec::new(), closure: Vec::new() }) };
         if let Some(component) = dotted_component(rel) {
             if self.dotted_names.contains_key(&(env.to_string(), name.clone())) {
@@ -120,10 +141,8 @@ impl CheckContext {
         Ok(name)
     }
 
-    /// A compiled root's diagnostics: `errors` (as [`LowState::errors`] picks them) placed in
+    /// A compiled root's diagnostics: `errors` (as [`pick_errors`] picks them) placed in
     /// the files of `files`, and the closure `highstate` rendered.
-    ///
-    /// [`LowState::errors`]: crate::lowstate::LowState::errors
     pub(crate) fn diagnose(&self, errors: &[&SaltError], highstate: &HighState, files: &FileTable, path: &std::path::Path) -> RootCheck {
         let mut out = Vec::new();
         let templated = highstate.rendered.iter().any(|r| r.templated);

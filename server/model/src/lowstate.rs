@@ -7,7 +7,7 @@ use crate::errors::SaltError;
 use crate::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::highstate::{Builder, HighState, Matches};
 use crate::jinja_render::JinjaSetup;
-use crate::order::{order_chunks, ordering_errors};
+use crate::order::order_chunks;
 use crate::roots::FileRoots;
 use crate::value::Val;
 use crate::verify::verify_high;
@@ -61,29 +61,11 @@ pub fn compile(
 ) -> LowState {
     let mut builder = Builder::new(fs, roots, opts, files);
     builder.jinja = jinja.cloned();
-    run(builder, matches, false)
+    run(builder, matches)
 }
 
-/// [`compile`], optionally in static mode (templates analysed through the Jinja mask).
-pub fn compile_with(
-    fs: &dyn Vfs,
-    opts: &Opts,
-    roots: &FileRoots,
-    files: &mut FileTable,
-    matches: &Matches,
-    static_mode: bool,
-) -> LowState {
-    let builder = Builder::new(fs, roots, opts, files);
-    run(builder, matches, static_mode)
-}
-
-fn run(mut builder: Builder<'_>, matches: &Matches, static_mode: bool) -> LowState {
-    builder.static_mode = static_mode;
+fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     let highstate = builder.render_highstate(matches);
-    if static_mode {
-        let (show_errors, apply_errors) = static_errors(&highstate, &ordering_errors(&highstate.high));
-        return LowState { chunks: None, show_errors, apply_errors, highstate };
-    }
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // Both `show_low_sls` and `state.sls` stop at render errors.

@@ -12,7 +12,7 @@ use crate::check::{CheckContext, RootCheck};
 use crate::compile::low_views;
 use crate::errors::SaltError;
 use crate::fnmatch::has_magic;
-use crate::highstate::{handle_state_decls, Builder, HighState, Matches};
+use crate::highstate::{handle_state_decls, HighState};
 use crate::lowstate::{pick_errors, static_errors};
 use crate::order::{ordering_errors, LowChunk};
 use crate::requisites::{is_requisite_key, ORDERING_TYPES, REQUISITE_TYPES};
@@ -54,18 +54,11 @@ impl CheckContext {
         path: &Path,
         keep_from: usize,
     ) -> (RootCheck, Option<Session>) {
-        let name = match self.root_name(env, rel, path) {
-            Ok(name) => name,
+        let mut files = FileTable::default();
+        let (check, highstate, ordering) = match self.compile_root(fs, ws, &mut files, env, rel, path) {
+            Ok(compiled) => compiled,
             Err(done) => return (done, None),
         };
-        let mut files = FileTable::default();
-        let matches = Matches::from([(env.to_string(), vec![name])]);
-        let mut builder = Builder::new(fs, &self.roots, &ws.opts, &mut files);
-        builder.static_mode = true;
-        let highstate = builder.render_highstate(&matches);
-        let ordering = ordering_errors(&highstate.high);
-        let (show, apply) = static_errors(&highstate, &ordering);
-        let check = self.diagnose(&pick_errors(&show, &apply), &highstate, &files, path);
         if highstate.high.len() < keep_from || !highstate.errors.is_empty() {
             return (check, None);
         }
