@@ -101,18 +101,10 @@ struct Edit {
 }
 
 impl Edit {
-    fn new(file: FileId, old: &str, new: &str) -> Edit {
-        let (a, b) = (old.as_bytes(), new.as_bytes());
-        let mut start = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-        while !old.is_char_boundary(start) || !new.is_char_boundary(start) {
-            start -= 1;
-        }
-        let room = a.len().min(b.len()) - start;
-        let mut tail = a.iter().rev().zip(b.iter().rev()).take(room).take_while(|(x, y)| x == y).count();
-        while !old.is_char_boundary(a.len() - tail) || !new.is_char_boundary(b.len() - tail) {
-            tail -= 1;
-        }
-        Edit { file, start, old_end: a.len() - tail, new_end: b.len() - tail }
+    /// `None` when the texts are equal.
+    fn new(file: FileId, old: &str, new: &str) -> Option<Edit> {
+        let syntax::text_diff::Changed { start, old_end, new_end } = syntax::text_diff::changed(old, new)?;
+        Some(Edit { file, start, old_end, new_end })
     }
 
     /// Move a location of the old text to where the same text is in the new one (locations
@@ -243,7 +235,7 @@ fn locate(file: FileId, old: &str, new: &str) -> Option<(Edit, usize, usize, usi
     if crate::render::is_templated(old) || crate::render::is_templated(new) {
         return None;
     }
-    let edit = Edit::new(file, old, new);
+    let edit = Edit::new(file, old, new)?;
     let keys = syntax::yaml_reuse::key_line_starts(old)?;
     let at = keys.partition_point(|&k| k <= edit.start).checked_sub(1)?;
     let block = keys[at];

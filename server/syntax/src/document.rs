@@ -193,28 +193,7 @@ fn parse(parser: &mut Parser, text: &str, old: Option<&Tree>) -> Tree {
 /// are kept, the middle is replaced. `None` when the texts are equal.
 fn masked_edit(old: &str, new: &str) -> Option<InputEdit> {
     let (a, b) = (old.as_bytes(), new.as_bytes());
-    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    if prefix == a.len() && prefix == b.len() {
-        return None;
-    }
-    // Keep the edit on character boundaries of both texts; the bytes before
-    // `prefix` are equal, so stepping back to a lead byte works for both.
-    while !(old.is_char_boundary(prefix) && new.is_char_boundary(prefix)) {
-        prefix -= 1;
-    }
-    let max_suffix = a.len().min(b.len()) - prefix;
-    let mut suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take(max_suffix)
-        .take_while(|(x, y)| x == y)
-        .count();
-    while !(old.is_char_boundary(a.len() - suffix) && new.is_char_boundary(b.len() - suffix)) {
-        suffix -= 1;
-    }
-    let old_end = a.len() - suffix;
-    let new_end = b.len() - suffix;
+    let crate::text_diff::Changed { start: prefix, old_end, new_end } = crate::text_diff::changed(old, new)?;
     Some(InputEdit {
         start_byte: prefix,
         old_end_byte: old_end,

@@ -6,3 +6,4 @@ pub mod yaml_reuse;
 pub mod jinja;
 pub mod line_index;
 pub mod document;
+pub mod text_diff;
