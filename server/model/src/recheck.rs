@@ -15,7 +15,7 @@ use crate::fnmatch::has_magic;
 use crate::highstate::{handle_state_decls, HighState};
 use crate::lowstate::{pick_errors, static_errors};
 use crate::order::{ordering_errors, LowChunk};
-use crate::requisites::{is_requisite_key, ORDERING_TYPES, REQUISITE_TYPES};
+use crate::requisites::is_requisite_key;
 use crate::value::{Dict, FileId, Loc, Val, V};
 use crate::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
@@ -176,7 +176,7 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
     }
     let mut one = Dict(vec![(key, raw)]);
     let mut errors = Vec::new();
-    handle_state_decls(&mut one, &origin.sls.clone(), &origin.env.clone(), &mut errors);
+    handle_state_decls(&mut one, &origin.sls, &origin.env, &mut errors);
     let (_, mut body) = one.0.pop()?;
     let old_body = s.highstate.high.0[pos].1.as_dict()?;
     if !errors.is_empty() || body.as_dict().is_none() {
@@ -357,11 +357,7 @@ fn same_arg(a: &Val, b: &Val) -> bool {
             }
             let inert = ka.as_str().is_some_and(|k| {
                 k == "name"
-                    || (!k.starts_with('_')
-                        && !is_requisite_key(k)
-                        && !REQUISITE_TYPES.contains(&k)
-                        && !ORDERING_TYPES.contains(&k)
-                        && !matches!(k, "names" | "state" | "fun"))
+                    || (!k.starts_with('_') && !is_requisite_key(k) && !matches!(k, "names" | "state" | "fun"))
             });
             inert || va == vb
         })
@@ -387,7 +383,7 @@ fn requisite_targets(high: &Dict) -> (HashSet<String>, bool) {
         for d in list.iter().filter_map(Val::as_dict) {
             for (k, v) in &d.0 {
                 let k = k.py_cow();
-                if is_requisite_key(&k) || REQUISITE_TYPES.contains(&&*k) || ORDERING_TYPES.contains(&&*k) {
+                if is_requisite_key(&k) {
                     strings(v, out);
                 } else if k == "names" {
                     // A `names` entry's own arguments.
@@ -432,6 +428,13 @@ mod tests {
 
     /// How many patches recomputed (0) and kept (1) the ordering errors.
     pub(super) static KEPT: [std::sync::atomic::AtomicUsize; 2] = [const { std::sync::atomic::AtomicUsize::new(0) }; 2];
+
+    /// The recheck asks `is_requisite_key` alone whether an argument shapes the graph.
+    #[test]
+    fn every_graph_type_is_a_requisite_key() {
+        use crate::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
+        assert!(REQUISITE_TYPES.iter().chain(ORDERING_TYPES).all(|k| is_requisite_key(k)));
+    }
 
     #[test]
     fn anchors_are_told_from_ampersands_in_text() {

@@ -42,7 +42,8 @@ pub fn has_mod_watch(module: &str) -> bool {
     MOD_WATCH_MODULES.contains(&module)
 }
 
-/// Whether an argument key is a requisite (direct, `_in`, `use`).
+/// Whether an argument key is a requisite (direct, `_in`, `use`): every one of
+/// [`REQUISITE_TYPES`] and [`ORDERING_TYPES`] is.
 pub fn is_requisite_key(key: &str) -> bool {
     STATE_REQUISITE_KEYWORDS.contains(&key) || REQUISITE_IN.contains(&key) || key == "listen_in"
 }

@@ -211,7 +211,7 @@ other:
     // is typed under `other`, and a comment after it.
     let typed = "x💣y";
     let mut version = 1;
-    let mut edits: Vec<(usize, &str)> = typed.char_indices().map(|(i, _)| (at + i, &typed[i..i + typed[i..].chars().next().map_or(1, char::len_utf8)])).collect();
+    let mut edits: Vec<(usize, &str)> = typed.char_indices().map(|(i, c)| (at + i, &typed[i..i + c.len_utf8()])).collect();
     let tail = f.analysis().text(&path).expect("text").len() + typed.len();
     edits.extend(["\n", "    - ", "require:", "\n      - b_id", "\n# done"].into_iter().scan(tail, |end, s| {
         let at = *end;
