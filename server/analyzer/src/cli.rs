@@ -92,7 +92,11 @@ fn find_root(start: Option<&Path>) -> PathBuf {
     let start = match start {
         Some(p) => {
             let p = if p.is_absolute() { p.to_path_buf() } else { cwd.join(p) };
-            if p.is_dir() { p } else { p.parent().map(Path::to_path_buf).unwrap_or(cwd.clone()) }
+            if p.is_dir() {
+                p
+            } else {
+                p.parent().map(Path::to_path_buf).unwrap_or(cwd.clone())
+            }
         }
         None => cwd,
     };
@@ -170,11 +174,7 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     };
     let errors = low.errors();
     if common.format == Format::Json {
-        let out = if errors.is_empty() {
-            low.chunks_json()
-        } else {
-            json!({"errors": errors.iter().flat_map(|e| error_json(e, &files)).collect::<Vec<_>>()})
-        };
+        let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, &files)).collect::<Vec<_>>()}) };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
@@ -193,7 +193,11 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
             print_error_text(e, &files);
         }
     }
-    if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if errors.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
@@ -230,7 +234,11 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
             }
         }
     }
-    if failed { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 fn print_error_text(e: &SaltError, files: &FileTable) {
@@ -282,7 +290,11 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         let warnings = selected.len() - errors;
         println!("{errors} error(s), {warnings} warning(s)");
     }
-    if errors > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
 }
 
 /// 0-based line and UTF-16 column, as LSP counts them.

@@ -5,11 +5,7 @@ use std::process::Command;
 #[test]
 fn every_mistake_in_examples_and_nothing_else() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let out = Command::new(env!("CARGO_BIN_EXE_salt-analyzer"))
-        .args(["check", "examples", "--format", "json"])
-        .current_dir(&root)
-        .output()
-        .expect("run");
+    let out = Command::new(env!("CARGO_BIN_EXE_salt-analyzer")).args(["check", "examples", "--format", "json"]).current_dir(&root).output().expect("run");
     assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     let got: Vec<String> = v["diagnostics"]

@@ -42,7 +42,10 @@ fn initial_diagnostics_navigation_symbols_and_hover() {
     // `require: - pkg: nginx` in web/init.sls names web_id by its `name`.
     lsp.open_from_disk("salt/web/init.sls");
     let refs = lsp
-        .request("textDocument/references", json!({"textDocument": {"uri": lsp.uri("salt/web/init.sls")}, "position": {"line": 0, "character": 2}, "context": {"includeDeclaration": true}}))
+        .request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": lsp.uri("salt/web/init.sls")}, "position": {"line": 0, "character": 2}, "context": {"includeDeclaration": true}}),
+        )
         .unwrap();
     expect![[r#"
         salt/db/init.sls 5:13-5:19
@@ -58,7 +61,10 @@ fn initial_diagnostics_navigation_symbols_and_hover() {
     .assert_eq(&lsp.render_locations(&def));
     // References of the SLS `web`: the include, the `sls:` requisite and the top entry.
     let refs = lsp
-        .request("textDocument/references", json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}, "position": {"line": 1, "character": 4}, "context": {"includeDeclaration": false}}))
+        .request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}, "position": {"line": 1, "character": 4}, "context": {"includeDeclaration": false}}),
+        )
         .unwrap();
     expect![[r#"
         salt/db/init.sls 1:4-1:7
@@ -71,7 +77,14 @@ fn initial_diagnostics_navigation_symbols_and_hover() {
     let mut out = String::new();
     fn walk(v: &Value, depth: usize, out: &mut String) {
         for s in v.as_array().into_iter().flatten() {
-            out.push_str(&format!("{:indent$}{} (kind {}) {}\n", "", s["name"].as_str().unwrap_or(""), s["kind"], support::range(&s["selectionRange"]), indent = depth * 2));
+            out.push_str(&format!(
+                "{:indent$}{} (kind {}) {}\n",
+                "",
+                s["name"].as_str().unwrap_or(""),
+                s["kind"],
+                support::range(&s["selectionRange"]),
+                indent = depth * 2
+            ));
             walk(&s["children"], depth + 1, out);
         }
     }
@@ -207,7 +220,10 @@ fn creating_the_missing_file_of_an_include_clears_it() {
         .request("textDocument/codeAction", json!({"textDocument": {"uri": lsp.uri("salt/db/init.sls")}, "range": {"start": {"line": 2, "character": 6}, "end": {"line": 2, "character": 6}}, "context": {"diagnostics": []}}))
         .unwrap();
     assert_eq!(actions[0]["title"], json!("Create `salt/db/replica.sls`"));
-    assert_eq!(actions[0]["edit"]["documentChanges"][0], json!({"kind": "create", "uri": lsp.uri("salt/db/replica.sls"), "options": {"overwrite": false, "ignoreIfExists": true}}));
+    assert_eq!(
+        actions[0]["edit"]["documentChanges"][0],
+        json!({"kind": "create", "uri": lsp.uri("salt/db/replica.sls"), "options": {"overwrite": false, "ignoreIfExists": true}})
+    );
     // The editor creates it; the watcher reports it.
     tree.write("salt/db/replica.sls", "replica_id: test.nop\n");
     lsp.notify("workspace/didChangeWatchedFiles", json!({"changes": [{"uri": lsp.uri("salt/db/replica.sls"), "type": 1}]}));

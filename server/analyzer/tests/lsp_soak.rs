@@ -24,19 +24,40 @@ impl Rng {
 }
 
 const SNIPPETS: &[&str] = &[
-    "a", "x", "ß", "ℝ", "💣", " ", "  ", "\n", "\r\n", ": ", "- ", "{{ x }}", "{% if a %}", "{% endif %}", "include:\n  - b\n", "id_1:\n  test.nop: []\n",
-    "[", "]", "{", "}", "'", "\"", "#", "    - require:\n      - a_id\n", "\t", "b_id: test.nop\r\n", "extend:\n  a_id: {}\n",
+    "a",
+    "x",
+    "ß",
+    "ℝ",
+    "💣",
+    " ",
+    "  ",
+    "\n",
+    "\r\n",
+    ": ",
+    "- ",
+    "{{ x }}",
+    "{% if a %}",
+    "{% endif %}",
+    "include:\n  - b\n",
+    "id_1:\n  test.nop: []\n",
+    "[",
+    "]",
+    "{",
+    "}",
+    "'",
+    "\"",
+    "#",
+    "    - require:\n      - a_id\n",
+    "\t",
+    "b_id: test.nop\r\n",
+    "extend:\n  a_id: {}\n",
 ];
 
 /// Byte offsets where an edit may start or end: character boundaries, never between the `\r`
 /// and `\n` of a line break (the protocol has no position there).
 fn boundaries(text: &str) -> Vec<usize> {
     let b = text.as_bytes();
-    text.char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(text.len()))
-        .filter(|&i| !(i > 0 && i < b.len() && b[i] == b'\n' && b[i - 1] == b'\r'))
-        .collect()
+    text.char_indices().map(|(i, _)| i).chain(std::iter::once(text.len())).filter(|&i| !(i > 0 && i < b.len() && b[i] == b'\n' && b[i - 1] == b'\r')).collect()
 }
 
 struct Doc {

@@ -172,10 +172,7 @@ fn index_workspace(root: &Path) {
 fn includers(root: &Path) {
     write(&root.join("lib.sls"), "lib_id:\n  pkg.installed: []\nlib_other:\n  test.nop: []\n");
     for i in 0..500 {
-        write(
-            &root.join(format!("users/u{i}.sls")),
-            &format!("include:\n  - lib\nuser_{i}:\n  test.nop:\n    - require:\n      - pkg: lib_id\n"),
-        );
+        write(&root.join(format!("users/u{i}.sls")), &format!("include:\n  - lib\nuser_{i}:\n  test.nop:\n    - require:\n      - pkg: lib_id\n"));
     }
     // Files that have nothing to do with lib.sls, which must not be recomputed.
     for i in 0..1500 {

@@ -49,7 +49,11 @@ pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>
                         kind: CodeActionKind::RefactorRewrite,
                         edit: SourceChange {
                             create_files: Vec::new(),
-                            text_edits: vec![TextEdit { path: path.to_path_buf(), range: start..target.value_span.end, new_text: format!("\n{indent}- {value}") }],
+                            text_edits: vec![TextEdit {
+                                path: path.to_path_buf(),
+                                range: start..target.value_span.end,
+                                new_text: format!("\n{indent}- {value}"),
+                            }],
                         },
                     });
                 }

@@ -42,11 +42,7 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
             },
             code: d.code.as_str().to_string(),
             message: d.message.clone(),
-            related: d
-                .related
-                .iter()
-                .map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone()))
-                .collect(),
+            related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),
         })
         .collect();
     if let Some(e) = &analysis.world().config_error {

@@ -206,8 +206,7 @@ fn ends_in_jinja(block: &str) -> bool {
             };
             !body.ends_with(close) || body.len() < 4
         }
-    }) || masked.blocks.iter().any(|b| b.keyword.as_deref() == Some("raw"))
-        && !masked.blocks.iter().any(|b| b.keyword.as_deref() == Some("endraw"))
+    }) || masked.blocks.iter().any(|b| b.keyword.as_deref() == Some("raw")) && !masked.blocks.iter().any(|b| b.keyword.as_deref() == Some("endraw"))
 }
 
 #[cfg(test)]
@@ -235,16 +234,16 @@ mod tests {
     fn edits_keep_the_blocks_of_a_fresh_split() {
         let base = "a:\n  test.nop: []\nb: test.nop\nc:\n  pkg.installed:\n    - name: ß\n";
         let edits: &[(Range<usize>, &str)] = &[
-            (0..0, " "),          // `a:` is no longer a key: it joins nothing before it
-            (0..1, ""),           // and back
-            (17..17, "x"),        // inside `b`'s key
-            (16..17, ""),         // delete the newline before `b`
-            (15..15, "\n"),       // and put it back
-            (3..3, "{# open\n"),  // an unterminated comment swallows the rest
+            (0..0, " "),         // `a:` is no longer a key: it joins nothing before it
+            (0..1, ""),          // and back
+            (17..17, "x"),       // inside `b`'s key
+            (16..17, ""),        // delete the newline before `b`
+            (15..15, "\n"),      // and put it back
+            (3..3, "{# open\n"), // an unterminated comment swallows the rest
             (3..11, ""),
-            (0..0, "z: [1,\n"),   // a broken block before everything
+            (0..0, "z: [1,\n"), // a broken block before everything
             (0..7, ""),
-            (5..40, ""),          // a wide delete across blocks
+            (5..40, ""), // a wide delete across blocks
         ];
         let mut doc = BlockDocument::new(base);
         let mut expected = base.to_string();

@@ -203,8 +203,7 @@ impl AnalysisHost {
         path == self.root.join(WORKSPACE_FILE)
             || ws.opts.sources.iter().any(|s| s == path)
             || self.salt_config.as_ref().is_some_and(|d| path.starts_with(self.root.join(d)))
-            || path.file_name().is_some_and(|n| n == "minion" || n == "master")
-                && ws.opts.sources.iter().any(|s| s.parent() == path.parent())
+            || path.file_name().is_some_and(|n| n == "minion" || n == "master") && ws.opts.sources.iter().any(|s| s.parent() == path.parent())
             || path.extension().is_some_and(|e| e == "conf") && ws.opts.sources.iter().any(|s| s.parent() == path.parent())
     }
 

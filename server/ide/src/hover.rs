@@ -42,10 +42,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
             if let Some((senv, name, _)) = world.sls_of(path) {
                 out.push_str(&format!("\nDeclared in SLS `{name}` (environment `{senv}`), `{}`\n", world.rel(path)));
                 let target = SlsTarget { env: senv.clone(), name: name.clone(), file: Some(path.to_path_buf()) };
-                let refs: Vec<_> = sls_references(analysis, &target)
-                    .into_iter()
-                    .filter(|(_, k)| matches!(k, SlsRefKind::Include | SlsRefKind::Top))
-                    .collect();
+                let refs: Vec<_> = sls_references(analysis, &target).into_iter().filter(|(_, k)| matches!(k, SlsRefKind::Include | SlsRefKind::Top)).collect();
                 if !refs.is_empty() {
                     out.push_str("\nPulled in by:\n");
                     for (r, kind) in &refs {

@@ -3,14 +3,12 @@
 //! byte ranges (no protocol types). See DESIGN.md, "Layers".
 
 mod analysis;
-#[cfg(test)]
-mod fixture;
-#[cfg(test)]
-mod tests;
 mod code_actions;
 mod diagnostics;
 mod document;
 mod files;
+#[cfg(test)]
+mod fixture;
 mod highstate;
 mod host;
 mod hover;
@@ -20,10 +18,11 @@ mod resolve;
 mod semantic;
 mod summaries;
 mod symbols;
+#[cfg(test)]
+mod tests;
 mod top;
 mod types;
 mod world;
-
 
 pub use analysis::Analysis;
 pub use diagnostics::shift_diagnostics;

@@ -36,11 +36,7 @@ impl MemoryDisk {
 
 impl Vfs for MemoryDisk {
     fn read(&self, path: &Path) -> io::Result<String> {
-        self.files
-            .read()
-            .ok()
-            .and_then(|f| f.get(path).cloned())
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
+        self.files.read().ok().and_then(|f| f.get(path).cloned()).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
     }
     fn is_file(&self, path: &Path) -> bool {
         self.files.read().is_ok_and(|f| f.contains_key(path))

@@ -22,10 +22,9 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
         Item::Requisite(r) if r.key == "sls" => files(resolve_sls(analysis, &env, &r.value, &env)),
         Item::Requisite(r) => decls(requisite_targets(analysis, path, &r)?),
         Item::Extend(e) => decls(extend_targets(analysis, path, &e)?),
-        Item::Url(u) => url_target(analysis, path, &u)
-            .map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() })
-            .into_iter()
-            .collect(),
+        Item::Url(u) => {
+            url_target(analysis, path, &u).map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() }).into_iter().collect()
+        }
         Item::TopSls(section, sls) => files(resolve_sls(analysis, &section.env, &sls.name, &section.env)),
         Item::Id(_) | Item::Function(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
     };
@@ -50,10 +49,7 @@ fn files(found: Vec<model::roots::StateFile>) -> Vec<NavTarget> {
 }
 
 fn decls(found: Vec<Decl>) -> Vec<NavTarget> {
-    found
-        .into_iter()
-        .map(|d| NavTarget { path: d.path, full_range: d.decl.full_span.clone(), focus_range: d.decl.span.clone(), name: d.decl.id })
-        .collect()
+    found.into_iter().map(|d| NavTarget { path: d.path, full_range: d.decl.full_span.clone(), focus_range: d.decl.span.clone(), name: d.decl.id }).collect()
 }
 
 /// An SLS as a reference target: its environment and name, and the file they load.

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use model::fnmatch;
 use model::roots::StateFile;
-use model::summary::{ExtendKey, IncludeItem, RequisiteRef, SaltUrl, SlsSummary, StateDecl, StateFunction, TopEnv, TopSls, TopTarget, ExcludeItem};
+use model::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, SaltUrl, SlsSummary, StateDecl, StateFunction, TopEnv, TopSls, TopTarget};
 
 use crate::analysis::Analysis;
 use crate::summaries::FileSummary;

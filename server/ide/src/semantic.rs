@@ -401,9 +401,6 @@ fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<B
             names.push(own);
         }
     }
-    let fragile = check
-        .diagnostics
-        .iter()
-        .any(|d| matches!(d.code, Code::MissingInclude | Code::DottedSlsName | Code::UnreadableFile));
+    let fragile = check.diagnostics.iter().any(|d| matches!(d.code, Code::MissingInclude | Code::DottedSlsName | Code::UnreadableFile));
     RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, names, magic, fragile, session }
 }

@@ -65,7 +65,8 @@ fn sls_symbols(s: &SlsSummary) -> Vec<DocumentSymbol> {
             .iter()
             .map(|e| {
                 let mut sym = leaf(&e.id, None, SymbolKind::StateId, e.span.clone());
-                sym.children = e.functions.iter().map(|f| leaf(&fun_name(&f.module, f.function.as_deref()), None, SymbolKind::Function, f.span.clone())).collect();
+                sym.children =
+                    e.functions.iter().map(|f| leaf(&fun_name(&f.module, f.function.as_deref()), None, SymbolKind::Function, f.span.clone())).collect();
                 sym.full_range = e.span.start..hull(&sym.children).end.max(e.span.end);
                 sym
             })
@@ -117,7 +118,14 @@ fn top_symbols(t: &TopSummary) -> Vec<DocumentSymbol> {
                 })
                 .collect();
             let end = hull(&targets).end.max(env.span.end);
-            DocumentSymbol { name: env.env.clone(), detail: None, kind: SymbolKind::Environment, full_range: env.span.start..end, focus_range: env.span.clone(), children: targets }
+            DocumentSymbol {
+                name: env.env.clone(),
+                detail: None,
+                kind: SymbolKind::Environment,
+                full_range: env.span.start..end,
+                focus_range: env.span.clone(),
+                children: targets,
+            }
         })
         .collect()
 }
@@ -147,7 +155,13 @@ pub(crate) fn workspace_symbols(analysis: &Analysis, query: &str) -> Vec<Workspa
         let Some(s) = summary.sls() else { continue };
         for d in &s.ids {
             if fuzzy(query, &d.id) {
-                out.push(WorkspaceSymbol { name: d.id.clone(), kind: SymbolKind::StateId, container: container.clone(), path: path.clone(), range: d.span.clone() });
+                out.push(WorkspaceSymbol {
+                    name: d.id.clone(),
+                    kind: SymbolKind::StateId,
+                    container: container.clone(),
+                    path: path.clone(),
+                    range: d.span.clone(),
+                });
             }
         }
         if out.len() >= LIMIT * 4 {

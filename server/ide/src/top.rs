@@ -57,18 +57,16 @@ pub(crate) fn hover_env(analysis: &Analysis, path: &Path, env: &TopEnv) -> Strin
     let world = analysis.world();
     let mut out = format!("**top-file section** `{}`\n", env.env);
     match compile(analysis, None) {
-        Ok((minion, result, _)) => {
-            match result.sections.iter().find(|s| s.section == env.env && s.path.as_deref() == Some(path)) {
-                Some(s) => out.push_str(&format!(
-                    "\nFor minion `{}` (`top_file_merging_strategy: {}`): **{}**. {}\n",
-                    minion.id,
-                    result.strategy,
-                    if s.used { "used" } else { "ignored" },
-                    s.reason.trim_start_matches("used: ").trim_start_matches("ignored: ")
-                )),
-                None => out.push_str(&format!("\nFor minion `{}`: this section is not read (this top file is not one Salt reads).\n", minion.id)),
-            }
-        }
+        Ok((minion, result, _)) => match result.sections.iter().find(|s| s.section == env.env && s.path.as_deref() == Some(path)) {
+            Some(s) => out.push_str(&format!(
+                "\nFor minion `{}` (`top_file_merging_strategy: {}`): **{}**. {}\n",
+                minion.id,
+                result.strategy,
+                if s.used { "used" } else { "ignored" },
+                s.reason.trim_start_matches("used: ").trim_start_matches("ignored: ")
+            )),
+            None => out.push_str(&format!("\nFor minion `{}`: this section is not read (this top file is not one Salt reads).\n", minion.id)),
+        },
         Err(e) => out.push_str(&format!("\nThe top file could not be compiled: {e}\n")),
     }
     let others: Vec<String> = world
@@ -93,12 +91,7 @@ pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, targe
             match result.targets.iter().find(|t| t.section == env.env && t.target == target.target && t.source.as_deref() == Some(path)) {
                 Some(t) => {
                     let mut out = format!("**target** `{}` in section `{}` (matcher `{}`)\n", target.target, env.env, t.matcher);
-                    out.push_str(&format!(
-                        "\nMinion `{}` **{}**: {}\n",
-                        minion.id,
-                        if t.matched { "matches" } else { "does not match" },
-                        t.explanation
-                    ));
+                    out.push_str(&format!("\nMinion `{}` **{}**: {}\n", minion.id, if t.matched { "matches" } else { "does not match" }, t.explanation));
                     for e in &t.errors {
                         out.push_str(&format!("\nerror: {e}\n"));
                     }

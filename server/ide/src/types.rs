@@ -69,7 +69,12 @@ pub struct NavTarget {
 
 impl Ord for NavTarget {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (&self.path, self.focus_range.start, self.full_range.start, &self.name).cmp(&(&other.path, other.focus_range.start, other.full_range.start, &other.name))
+        (&self.path, self.focus_range.start, self.full_range.start, &self.name).cmp(&(
+            &other.path,
+            other.focus_range.start,
+            other.full_range.start,
+            &other.name,
+        ))
     }
 }
 

@@ -206,38 +206,36 @@ fn dotted_message(rel: &str, name: &str, component: &str) -> String {
     )
 }
 
-fn convert(
-    e: &SaltError,
-    files: &FileTable,
-    root_loc: Option<&Loc>,
-    templated: bool,
-    dotted: &BTreeMap<(String, String), String>,
-    out: &mut Vec<Diagnostic>,
-) {
+fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: bool, dotted: &BTreeMap<(String, String), String>, out: &mut Vec<Diagnostic>) {
     // In a closure with templates, a requisite may name a state only rendering creates.
     if templated && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget | Code::RenderError) {
         return;
     }
     let Some(loc) = e.loc.as_ref().or(root_loc) else { return };
     let file = files.path(loc.file).to_path_buf();
-    let related: Vec<Related> = e
-        .related
-        .iter()
-        .map(|(l, m)| Related { file: files.path(l.file).to_path_buf(), span: l.span.clone(), message: m.clone() })
-        .collect();
+    let related: Vec<Related> =
+        e.related.iter().map(|(l, m)| Related { file: files.path(l.file).to_path_buf(), span: l.span.clone(), message: m.clone() }).collect();
     let mut code = e.code;
     let mut message = e.message.clone();
     if code == Code::MissingInclude {
-        if let Some(((_, name), rel)) = dotted.iter().find(|((env, name), _)| {
-            message.contains(&format!("SLS {name} in saltenv {env} ")) || message.contains(&format!("SLS {env}: {name} "))
-        }) {
+        if let Some(((_, name), rel)) = dotted
+            .iter()
+            .find(|((env, name), _)| message.contains(&format!("SLS {name} in saltenv {env} ")) || message.contains(&format!("SLS {env}: {name} ")))
+        {
             code = Code::DottedSlsName;
             message = format!("{message}\n`{name}` is the listed name of `{rel}`, {}", dotted_message(rel, name, name).split_once(": ").map_or("", |x| x.1));
         }
     }
     match code {
         Code::DuplicateId => {
-            out.push(Diagnostic { file: file.clone(), span: loc.span.clone(), severity: Severity::Error, code, message: message.clone(), related: related.clone() });
+            out.push(Diagnostic {
+                file: file.clone(),
+                span: loc.span.clone(),
+                severity: Severity::Error,
+                code,
+                message: message.clone(),
+                related: related.clone(),
+            });
             for r in &related {
                 out.push(Diagnostic {
                     file: r.file.clone(),
@@ -433,11 +431,8 @@ dup: {test.nop: [{name: '{{ x }}'}]}
         }
         let fs = Denied(MemFs::from_fixture("#- a.sls\ninclude: [secret]\n#- secret.sls\nx: test.nop\n#- b.sls\nb: {test.nop: [{require: [nope]}]}\n"));
         let ws = Workspace::load(&fs, Path::new("/ws"), None).unwrap();
-        let got: Vec<String> = check_workspace(&fs, &ws)
-            .diagnostics
-            .iter()
-            .map(|d| format!("{} {} {}", d.file.display(), d.code.as_str(), d.message))
-            .collect();
+        let got: Vec<String> =
+            check_workspace(&fs, &ws).diagnostics.iter().map(|d| format!("{} {} {}", d.file.display(), d.code.as_str(), d.message)).collect();
         expect![[r#"
             [
                 "/ws/a.sls unreadable-file Rendering SLS secret failed, render error: Permission denied",

@@ -302,20 +302,22 @@ pub fn low_views(high: &Dict) -> Vec<LowView<'_>> {
                     }
                 }
             }
-            let view = |entry| LowView {
-                id_key: id_k,
-                id: id_val.clone(),
-                state: state.clone(),
-                body: body_d,
-                run,
-                fun,
-                entry,
-                marks: Vec::new(),
-                reconciled: false,
-                ordering: [None; ORDERING_LEN],
-                has_requisite: false,
-            }
-            .with_requisites();
+            let view = |entry| {
+                LowView {
+                    id_key: id_k,
+                    id: id_val.clone(),
+                    state: state.clone(),
+                    body: body_d,
+                    run,
+                    fun,
+                    entry,
+                    marks: Vec::new(),
+                    reconciled: false,
+                    ordering: [None; ORDERING_LEN],
+                    has_requisite: false,
+                }
+                .with_requisites()
+            };
             if names.is_empty() {
                 views.push(view(None));
                 continue;

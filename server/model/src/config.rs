@@ -107,9 +107,7 @@ pub fn read_config_dir(fs: &dyn Vfs, dir: &Path) -> Result<Opts, ConfigError> {
 }
 
 fn load_conf(fs: &dyn Vfs, path: &Path) -> Result<Dict, ConfigError> {
-    let text = fs
-        .read(path)
-        .map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
+    let text = fs.read(path).map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
     let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
         path: path.to_path_buf(),
         line: text[..e.offset.min(text.len())].matches('\n').count() + 1,

@@ -138,15 +138,9 @@ impl<'a> Builder<'a> {
         for (saltenv, states) in matches {
             for sls_match in states {
                 if let Some(avail) = self.avail.get(saltenv) {
-                    statefiles = fnmatch::filter_sorted(avail, sls_match)
-                        .into_iter()
-                        .map(str::to_string)
-                        .collect();
+                    statefiles = fnmatch::filter_sorted(avail, sls_match).into_iter().map(str::to_string).collect();
                 } else {
-                    all_errors.push(SaltError::new(
-                        Code::MissingInclude,
-                        format!("No matching salt environment for environment '{saltenv}' found"),
-                    ));
+                    all_errors.push(SaltError::new(Code::MissingInclude, format!("No matching salt environment for environment '{saltenv}' found")));
                 }
                 if statefiles.is_empty() {
                     statefiles = vec![sls_match.clone()];
@@ -174,14 +168,7 @@ impl<'a> Builder<'a> {
     }
 
     /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
-    fn render_state(
-        &mut self,
-        sls: &str,
-        saltenv: &str,
-        mods: &mut HashSet<String>,
-        matches: &Matches,
-        origin: Option<Loc>,
-    ) -> (Option<Dict>, Vec<SaltError>) {
+    fn render_state(&mut self, sls: &str, saltenv: &str, mods: &mut HashSet<String>, matches: &Matches, origin: Option<Loc>) -> (Option<Dict>, Vec<SaltError>) {
         let mut errors = Vec::new();
         let state_data = self.roots.get_state(saltenv, sls);
         let index = self.rendered.len();
@@ -191,9 +178,7 @@ impl<'a> Builder<'a> {
             None => errors.push(
                 SaltError::new(
                     Code::MissingInclude,
-                    format!(
-                        "Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"
-                    ),
+                    format!("Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"),
                 )
                 .at(origin.clone()),
             ),
@@ -206,13 +191,7 @@ impl<'a> Builder<'a> {
                             errors.push(e)
                         }
                     },
-                    Err(e) => errors.push(
-                        SaltError::new(
-                            Code::UnreadableFile,
-                            format!("Rendering SLS {sls} failed, render error: {e}"),
-                        )
-                        .at(origin.clone()),
-                    ),
+                    Err(e) => errors.push(SaltError::new(Code::UnreadableFile, format!("Rendering SLS {sls} failed, render error: {e}")).at(origin.clone())),
                 }
                 mods.insert(format!("{saltenv}:{sls}"));
             }
@@ -233,10 +212,7 @@ impl<'a> Builder<'a> {
                         include = l;
                     }
                 }
-                _ => errors.push(
-                    SaltError::new(Code::MalformedState, format!("Include Declaration in SLS {sls} is not formed as a list"))
-                        .at(inc.at.clone()),
-                ),
+                _ => errors.push(SaltError::new(Code::MalformedState, format!("Include Declaration in SLS {sls} is not formed as a list")).at(inc.at.clone())),
             }
         }
         handle_extend(&mut state, sls, saltenv, &mut errors);
@@ -256,13 +232,7 @@ impl<'a> Builder<'a> {
                 other => (saltenv.to_string(), Val { v: other, at: item_loc.clone() }),
             };
             let Some(inc_name) = inc_sls.as_str().map(str::to_string) else {
-                errors.push(
-                    SaltError::new(
-                        Code::MalformedState,
-                        format!("Include entry {} in SLS {sls} is not a string", inc_sls.py_repr()),
-                    )
-                    .at(item_loc),
-                );
+                errors.push(SaltError::new(Code::MalformedState, format!("Include entry {} in SLS {sls} is not a string", inc_sls.py_repr())).at(item_loc));
                 continue;
             };
             if !self.avail.contains_key(&env_key) && !self.avail.contains_key("__env__") {
@@ -281,9 +251,7 @@ impl<'a> Builder<'a> {
                     errors.push(
                         SaltError::new(
                             Code::MissingInclude,
-                            format!(
-                                "Attempted relative include of '{inc_name}' within SLS '{saltenv}:{sls}' goes beyond top level package "
-                            ),
+                            format!("Attempted relative include of '{inc_name}' within SLS '{saltenv}:{sls}' goes beyond top level package "),
                         )
                         .at(item_loc),
                     );
@@ -291,36 +259,24 @@ impl<'a> Builder<'a> {
                 }
             };
             let resolved_envs: Vec<String> = if env_key != "_xenv" {
-                let in_avail = self
-                    .avail
-                    .get(&env_key)
-                    .is_some_and(|a| fnmatch::any_sorted(a, &inc_name));
+                let in_avail = self.avail.get(&env_key).is_some_and(|a| fnmatch::any_sorted(a, &inc_name));
                 if matches.contains_key(&env_key) || in_avail {
                     vec![env_key.clone()]
                 } else {
                     vec![]
                 }
             } else {
-                matches
-                    .keys()
-                    .filter(|e| self.avail.get(*e).is_some_and(|a| fnmatch::any_sorted(a, &inc_name)))
-                    .cloned()
-                    .collect()
+                matches.keys().filter(|e| self.avail.get(*e).is_some_and(|a| fnmatch::any_sorted(a, &inc_name))).cloned().collect()
             };
             if resolved_envs.len() == 1 || resolved_envs.iter().any(|e| e == saltenv) {
                 let cur_avail = self.avail.get(saltenv).cloned().unwrap_or_default();
-                let mut targets: Vec<String> =
-                    fnmatch::filter_sorted(&cur_avail, &inc_name).into_iter().map(str::to_string).collect();
+                let mut targets: Vec<String> = fnmatch::filter_sorted(&cur_avail, &inc_name).into_iter().map(str::to_string).collect();
                 if targets.is_empty() {
                     targets.push(inc_name.clone());
                 }
                 let r_env = if resolved_envs.len() == 1 { resolved_envs[0].clone() } else { saltenv.to_string() };
                 for target in targets {
-                    self.rendered[index].includes.push(ResolvedInclude {
-                        loc: item_loc.clone(),
-                        env: r_env.clone(),
-                        sls: target.clone(),
-                    });
+                    self.rendered[index].includes.push(ResolvedInclude { loc: item_loc.clone(), env: r_env.clone(), sls: target.clone() });
                     if mods.contains(&format!("{r_env}:{target}")) {
                         continue;
                     }
@@ -545,22 +501,15 @@ pub(crate) fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, err
                     continue;
                 }
             }
-            errors.push(
-                SaltError::new(Code::MalformedState, format!("ID {name_s} in SLS {sls} is not a dictionary"))
-                    .at(name.at.clone())
-                    .id(name_s),
-            );
+            errors.push(SaltError::new(Code::MalformedState, format!("ID {name_s} in SLS {sls} is not a dictionary")).at(name.at.clone()).id(name_s));
             continue;
         }
         let Some(d) = body.as_dict_mut() else { continue };
         for _ in split_dotted_keys(d, true) {
             errors.push(
-                SaltError::new(
-                    Code::MalformedState,
-                    format!("ID '{name_s}' in SLS '{sls}' contains multiple state declarations of the same type"),
-                )
-                .at(name.at.clone())
-                .id(name_s.clone()),
+                SaltError::new(Code::MalformedState, format!("ID '{name_s}' in SLS '{sls}' contains multiple state declarations of the same type"))
+                    .at(name.at.clone())
+                    .id(name_s.clone()),
             );
         }
         if !d.contains("__sls__") {
@@ -582,12 +531,9 @@ fn handle_extend(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<Sa
     for (name, body) in ext_d.0.iter_mut() {
         let Some(b) = body.as_dict_mut() else {
             errors.push(
-                SaltError::new(
-                    Code::MalformedState,
-                    format!("Extension name '{}' in SLS '{sls}' is not a dictionary", name.py_str()),
-                )
-                .at(name.at.clone())
-                .id(name.py_str()),
+                SaltError::new(Code::MalformedState, format!("Extension name '{}' in SLS '{sls}' is not a dictionary", name.py_str()))
+                    .at(name.at.clone())
+                    .id(name.py_str()),
             );
             continue;
         };

@@ -59,11 +59,7 @@ impl JinjaSetup {
     }
 
     /// `minion`'s grains and pillar, `opts`, and `read` for the files templates import.
-    pub fn new(
-        minion: &crate::minion::Minion,
-        opts: &crate::config::Opts,
-        read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
-    ) -> JinjaSetup {
+    pub fn new(minion: &crate::minion::Minion, opts: &crate::config::Opts, read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static) -> JinjaSetup {
         JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: opts.raw.clone(), read: Arc::new(read) }
     }
 }
@@ -205,12 +201,7 @@ impl Object for Namespace {
     }
     /// `salt.pillar.get(...)` is a method call on the namespace: answer it directly, before
     /// the Python-compatibility methods (`dict.get`) could claim it.
-    fn call_method(
-        self: &Arc<Self>,
-        _state: &minijinja::State<'_, '_>,
-        method: &str,
-        args: &[JValue],
-    ) -> Result<JValue, Error> {
+    fn call_method(self: &Arc<Self>, _state: &minijinja::State<'_, '_>, method: &str, args: &[JValue]) -> Result<JValue, Error> {
         Ok(self.salt.invoke(&format!("{}.{method}", self.module), args))
     }
 }

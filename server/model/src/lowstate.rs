@@ -32,9 +32,7 @@ impl LowState {
         pick_errors(&self.show_errors, &self.apply_errors)
     }
     pub fn chunks_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(
-            self.chunks.iter().flatten().map(|c| Val::dict(c.d.clone()).to_json()).collect(),
-        )
+        serde_json::Value::Array(self.chunks.iter().flatten().map(|c| Val::dict(c.d.clone()).to_json()).collect())
     }
 }
 
@@ -51,14 +49,7 @@ pub(crate) fn pick_errors<'e>(show: &'e [SaltError], apply: &'e [SaltError]) -> 
 }
 
 /// Compile `matches` (`{saltenv: [sls...]}`) as `state.show_low_sls` and `state.apply` would.
-pub fn compile(
-    fs: &dyn Vfs,
-    opts: &Opts,
-    roots: &FileRoots,
-    files: &mut FileTable,
-    matches: &Matches,
-    jinja: Option<&JinjaSetup>,
-) -> LowState {
+pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, matches: &Matches, jinja: Option<&JinjaSetup>) -> LowState {
     let mut builder = Builder::new(fs, roots, opts, files);
     builder.jinja = jinja.cloned();
     run(builder, matches)
@@ -94,10 +85,14 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (V
     let mut show_errors = highstate.errors.clone();
     show_errors.extend(verify_high(&highstate.high));
     let high = &highstate.high;
-    show_errors.extend(ordering.iter().filter(|e| {
-        e.code != crate::errors::Code::MissingRequisiteTarget
-            || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
-    }).cloned());
+    show_errors.extend(
+        ordering
+            .iter()
+            .filter(|e| {
+                e.code != crate::errors::Code::MissingRequisiteTarget || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
+            })
+            .cloned(),
+    );
     let mut apply_errors = apply_pipeline(&highstate.high, true);
     apply_errors.retain(|e| !show_errors.contains(e));
     (show_errors, apply_errors)
@@ -136,9 +131,10 @@ pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
         || high.0.iter().any(|(_, body)| {
             body.as_dict().is_some_and(|b| {
                 b.0.iter().any(|(_, run)| {
-                    run.as_list().into_iter().flatten().any(|arg| {
-                        arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k))
-                    })
+                    run.as_list()
+                        .into_iter()
+                        .flatten()
+                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k)))
                 })
             })
         })

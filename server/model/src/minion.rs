@@ -85,10 +85,7 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
             return Err(ConfigError {
                 path: ws.file.clone().unwrap_or_else(|| ws.root.join(crate::workspace::WORKSPACE_FILE)),
                 line: 0,
-                message: format!(
-                    "no minion profile `{name}` (profiles: {})",
-                    ws.profiles.keys().cloned().collect::<Vec<_>>().join(", ")
-                ),
+                message: format!("no minion profile `{name}` (profiles: {})", ws.profiles.keys().cloned().collect::<Vec<_>>().join(", ")),
             });
         };
         let mut grains = match &p.grains_file {

@@ -206,7 +206,11 @@ fn num_val(f: f64) -> Val {
 
 /// Keep ints as ints and floats as floats, as Python arithmetic does.
 fn num_val_like(f: f64, float: bool) -> Val {
-    if float { Val::new(V::Float(f)) } else { num_val(f) }
+    if float {
+        Val::new(V::Float(f))
+    } else {
+        num_val(f)
+    }
 }
 
 struct Sorter<'c> {
@@ -558,38 +562,34 @@ fn add_requisites<C: LowChunk>(g: &mut Graph, chunks: &mut [C], i: usize) -> Opt
         // The items are read off the chunk first (adding a dependency marks chunks).
         let (first, more) = chunks[i].requisite_items(at);
         let items: Vec<(String, Option<String>, Option<Loc>)> = first
-                .iter()
-                .chain(more)
-                .filter_map(|req| {
-                    let (key, val) = match &req.v {
-                        V::Str(s) => ("id".to_string(), Some(s.clone())),
-                        V::Dict(d) if !d.is_empty() => {
-                            let (k, v) = &d.0[0];
-                            if v.is_none() {
-                                return None;
-                            }
-                            let mut key = k.py_str();
-                            if let Some(dot) = key.find('.') {
-                                key.truncate(dot);
-                            }
-                            (key, v.as_str().map(str::to_string))
+            .iter()
+            .chain(more)
+            .filter_map(|req| {
+                let (key, val) = match &req.v {
+                    V::Str(s) => ("id".to_string(), Some(s.clone())),
+                    V::Dict(d) if !d.is_empty() => {
+                        let (k, v) = &d.0[0];
+                        if v.is_none() {
+                            return None;
                         }
-                        _ => return None,
-                    };
-                    Some((key, val, req.at.clone()))
-                })
-                .collect();
+                        let mut key = k.py_str();
+                        if let Some(dot) = key.find('.') {
+                            key.truncate(dot);
+                        }
+                        (key, v.as_str().map(str::to_string))
+                    }
+                    _ => return None,
+                };
+                Some((key, val, req.at.clone()))
+            })
+            .collect();
         for (key, val, at) in items {
             let c = &chunks[i];
             let Some(val_s) = val else {
                 return Some(
                     SaltError::new(
                         Code::MalformedState,
-                        format!(
-                            "Requisite [{rtype}: {key}] in state [{}] in SLS [{}] must have a string as the value",
-                            c.str("name"),
-                            c.str("__sls__")
-                        ),
+                        format!("Requisite [{rtype}: {key}] in state [{}] in SLS [{}] must have a string as the value", c.str("name"), c.str("__sls__")),
                     )
                     .at(at)
                     .id(c.str("__id__").into_owned()),

@@ -45,15 +45,7 @@ impl CheckContext {
     /// [`CheckContext::check_root`] with a fresh file table, keeping what a later
     /// [`CheckContext::recheck_root`] needs when the root's high data has at least
     /// `keep_from` states and rendered without errors.
-    pub fn check_root_kept(
-        &self,
-        fs: &dyn Vfs,
-        ws: &Workspace,
-        env: &str,
-        rel: &str,
-        path: &Path,
-        keep_from: usize,
-    ) -> (RootCheck, Option<Session>) {
+    pub fn check_root_kept(&self, fs: &dyn Vfs, ws: &Workspace, env: &str, rel: &str, path: &Path, keep_from: usize) -> (RootCheck, Option<Session>) {
         let mut files = FileTable::default();
         let (check, highstate, ordering) = match self.compile_root(fs, ws, &mut files, env, rel, path) {
             Ok(compiled) => compiled,
@@ -165,9 +157,12 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
         return None;
     }
     // The state in the high data, declared at this block's key.
-    let pos = s.highstate.high.0.iter().position(|(k, _)| {
-        k.as_str() == Some(id.as_str()) && k.at.as_ref().is_some_and(|l| l.file == file && l.span.start == block)
-    })?;
+    let pos = s
+        .highstate
+        .high
+        .0
+        .iter()
+        .position(|(k, _)| k.as_str() == Some(id.as_str()) && k.at.as_ref().is_some_and(|l| l.file == file && l.span.start == block))?;
     let path = s.files.path(file).to_path_buf();
     let mut rendered = s.highstate.rendered.iter().filter(|r| r.file.as_ref().is_some_and(|f| f.path == path));
     let origin = rendered.next()?;
@@ -195,9 +190,7 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
     let touched = |l: &Loc| l.file == file && l.span.end > block && l.span.start < block_end;
     let keep_ordering = same_graph(s, &s.highstate.high.0[pos], &body)
         && !s.ordering.iter().any(|e| {
-            e.loc.as_ref().is_some_and(touched)
-                || e.related.iter().any(|(l, _)| touched(l))
-                || e.cycle_ids.iter().any(|(_, l)| l.as_ref().is_some_and(touched))
+            e.loc.as_ref().is_some_and(touched) || e.related.iter().any(|(l, _)| touched(l)) || e.cycle_ids.iter().any(|(_, l)| l.as_ref().is_some_and(touched))
         });
     for (i, (k, v)) in s.highstate.high.0.iter_mut().enumerate() {
         // A state of another file, or one before the edit, has no span to move.
@@ -355,10 +348,7 @@ fn same_arg(a: &Val, b: &Val) -> bool {
             if ka != kb {
                 return false;
             }
-            let inert = ka.as_str().is_some_and(|k| {
-                k == "name"
-                    || (!k.starts_with('_') && !is_requisite_key(k) && !matches!(k, "names" | "state" | "fun"))
-            });
+            let inert = ka.as_str().is_some_and(|k| k == "name" || (!k.starts_with('_') && !is_requisite_key(k) && !matches!(k, "names" | "state" | "fun")));
             inert || va == vb
         })
 }
@@ -413,9 +403,7 @@ fn defines_anchor(block: &str) -> bool {
     block.lines().any(|line| {
         line.match_indices('&').any(|(i, _)| {
             let before = line[..i].trim_end_matches([' ', '\t']);
-            before.is_empty()
-                || before.ends_with([':', '-', '?', ',', '[', '{'])
-                || before.rsplit([' ', '\t']).next().is_some_and(|t| t.starts_with('!'))
+            before.is_empty() || before.ends_with([':', '-', '?', ',', '[', '{']) || before.rsplit([' ', '\t']).next().is_some_and(|t| t.starts_with('!'))
         })
     })
 }
@@ -526,11 +514,14 @@ mod tests {
     /// An edit most likely inside a state's body: a typed or deleted character, a value
     /// replaced by another (a name or a requisite target), a line duplicated or removed.
     fn edit(r: &mut Rng, text: &str) -> String {
-        let lines: Vec<(usize, &str)> = text.split_inclusive('\n').scan(0, |at, l| {
-            let start = *at;
-            *at += l.len();
-            Some((start, l))
-        }).collect();
+        let lines: Vec<(usize, &str)> = text
+            .split_inclusive('\n')
+            .scan(0, |at, l| {
+                let start = *at;
+                *at += l.len();
+                Some((start, l))
+            })
+            .collect();
         if lines.is_empty() {
             return format!("{text}x: test.nop\n");
         }

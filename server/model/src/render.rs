@@ -23,23 +23,17 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::jinja_render:
         None => vec!["jinja".into(), "yaml".into()],
     };
     if let Some(other) = pipe.iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml")) {
-        return Err(SaltError::new(
-            Code::RenderError,
-            format!("the `{other}` renderer is not supported by salt-analyzer (only jinja and yaml)"),
-        )
-        .at(Some(Loc { file, span: 0..0 })));
+        return Err(SaltError::new(Code::RenderError, format!("the `{other}` renderer is not supported by salt-analyzer (only jinja and yaml)"))
+            .at(Some(Loc { file, span: 0..0 })));
     }
     let uses_jinja = pipe.iter().any(|p| p == "jinja");
     if uses_jinja && is_templated(text) {
         let Some(ctx) = jinja else {
-            return Err(SaltError::new(
-                Code::RenderError,
-                "this SLS file uses Jinja, which salt-analyzer does not render yet",
-            )
-            .at(Some(Loc { file, span: 0..0 })));
+            return Err(
+                SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 }))
+            );
         };
-        let rendered = crate::jinja_render::render(text, ctx)
-            .map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
+        let rendered = crate::jinja_render::render(text, ctx).map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
         // Spans now point into the rendered text; keep the file, drop positions.
         let mut v = render_yaml(&rendered.text, file)?;
         clear_spans(&mut v, file);
@@ -94,8 +88,7 @@ pub fn render_static(text: &str, file: FileId) -> Result<(Val, bool), SaltError>
     let Ok((node, _dups)) = syntax::yaml::load_with(&masked.text, true) else {
         // The template's static layer is not YAML by itself (a macro, a loop building keys):
         // nothing can be said without rendering it.
-        return Err(SaltError::new(Code::RenderError, "the template cannot be analysed without rendering it")
-            .at(Some(Loc { file, span: 0..0 })));
+        return Err(SaltError::new(Code::RenderError, "the template cannot be analysed without rendering it").at(Some(Loc { file, span: 0..0 })));
     };
     let mut v = Val::from_node(&node, file);
     if !v.truthy() {

@@ -3,30 +3,35 @@
 
 /// `STATE_REQUISITE_KEYWORDS`: every direct requisite type plus `onfail_stop`.
 pub const STATE_REQUISITE_KEYWORDS: &[&str] = &[
-    "onfail", "onfail_any", "onfail_all", "require", "require_any", "onchanges", "onchanges_any", "watch",
-    "watch_any", "prereq", "prerequired", "listen", "onfail_stop",
+    "onfail",
+    "onfail_any",
+    "onfail_all",
+    "require",
+    "require_any",
+    "onchanges",
+    "onchanges_any",
+    "watch",
+    "watch_any",
+    "prereq",
+    "prerequired",
+    "listen",
+    "onfail_stop",
 ];
 
 /// 3008 `RequisiteType`, in declaration order (the index is the weight).
-pub const REQUISITE_TYPES: &[&str] = &[
-    "onfail", "onfail_any", "onfail_all", "require", "require_any", "onchanges", "onchanges_any", "watch",
-    "watch_any", "prereq", "prerequired", "listen",
-];
+pub const REQUISITE_TYPES: &[&str] =
+    &["onfail", "onfail_any", "onfail_all", "require", "require_any", "onchanges", "onchanges_any", "watch", "watch_any", "prereq", "prerequired", "listen"];
 
 /// The types `DependencyGraph.add_requisites` turns into edges, in the order it walks them.
-pub const ORDERING_TYPES: &[&str] = &[
-    "require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges",
-    "onchanges_any",
-];
+pub const ORDERING_TYPES: &[&str] =
+    &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"];
 
 /// The keys `requisite_in` expands.
 pub const REQUISITE_IN: &[&str] = &["require_in", "watch_in", "onfail_in", "onchanges_in", "use", "use_in", "prereq_in"];
 
 /// `req_in_all`: args `use`/`use_in` never copy.
-pub const REQ_IN_ALL: &[&str] = &[
-    "require_in", "watch_in", "onfail_in", "onchanges_in", "use", "use_in", "prereq_in", "require", "watch", "prereq",
-    "onfail", "onfail_stop", "onchanges",
-];
+pub const REQ_IN_ALL: &[&str] =
+    &["require_in", "watch_in", "onfail_in", "onchanges_in", "use", "use_in", "prereq_in", "require", "watch", "prereq", "onfail", "onfail_stop", "onchanges"];
 
 /// Weight of a requisite type (its index in `RequisiteType`).
 pub fn weight(kind: &str) -> usize {

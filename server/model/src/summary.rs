@@ -192,13 +192,7 @@ pub fn summarize_sls(text: &str, sls: Option<&str>, is_init: bool) -> SlsSummary
             _ => {
                 let id = key.py_str();
                 let full_span = span(key).start..span(body).end.max(span(key).end);
-                let decl = StateDecl {
-                    id: id.clone(),
-                    span: span(key),
-                    full_span,
-                    functions: functions(body),
-                    names: names(body),
-                };
+                let decl = StateDecl { id: id.clone(), span: span(key), full_span, functions: functions(body), names: names(body) };
                 out.ids.push(decl);
                 state_body(body, &id, false, &mut out);
             }
@@ -222,14 +216,7 @@ pub fn summarize_top(text: &str) -> TopSummary {
     for (env, targets) in &top.0 {
         let mut section = TopEnv { env: env.py_str(), span: span(env), targets: Vec::new() };
         for (target, value) in targets.as_dict().map(|d| d.0.as_slice()).unwrap_or(&[]) {
-            let mut t = TopTarget {
-                target: target.py_str(),
-                span: span(target),
-                matcher: None,
-                sls: Vec::new(),
-                shorthand: false,
-                value_span: span(value),
-            };
+            let mut t = TopTarget { target: target.py_str(), span: span(target), matcher: None, sls: Vec::new(), shorthand: false, value_span: span(value) };
             match &value.v {
                 V::Str(s) => {
                     t.shorthand = true;
@@ -432,10 +419,7 @@ fn collect_urls(v: &Val, out: &mut Vec<SaltUrl>) {
         V::Str(s) => {
             if let Some(rest) = s.strip_prefix("salt://") {
                 let (path, query) = rest.split_once('?').unwrap_or((rest, ""));
-                let env = query
-                    .split('&')
-                    .find_map(|kv| kv.strip_prefix("saltenv=").or_else(|| kv.strip_prefix("env=")))
-                    .map(str::to_string);
+                let env = query.split('&').find_map(|kv| kv.strip_prefix("saltenv=").or_else(|| kv.strip_prefix("env="))).map(str::to_string);
                 out.push(SaltUrl { url: s.clone(), path: path.to_string(), env, span: span(v) });
             }
         }
@@ -493,13 +477,20 @@ short: test.nop
             out.push_str(&format!("extend {} at {}\n", e.id, show(text, &[e.span.clone()])));
         }
         for d in &s.ids {
-            let funs: Vec<String> = d.functions.iter().map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, &[f.span.clone()]))).collect();
+            let funs: Vec<String> =
+                d.functions.iter().map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, &[f.span.clone()]))).collect();
             out.push_str(&format!("id {} at {} names {:?} funs {}\n", d.id, show(text, &[d.span.clone()]), d.names, funs.join(" ")));
         }
         for r in &s.requisites {
             out.push_str(&format!(
                 "req {} {}: {} owner {}/{} extend {} at {}\n",
-                r.kind, r.key, r.value, r.owner, r.owner_module, r.in_extend, show(text, &[r.key_span.clone(), r.span.clone()])
+                r.kind,
+                r.key,
+                r.value,
+                r.owner,
+                r.owner_module,
+                r.in_extend,
+                show(text, &[r.key_span.clone(), r.span.clone()])
             ));
         }
         for u in &s.urls {

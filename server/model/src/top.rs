@@ -116,10 +116,7 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     let mut tops = Tops::default();
     let strategy = opts.top_file_merging_strategy.as_str();
     if strategy == "same" && opts.saltenv.is_none() && opts.default_top.is_empty() {
-        return Err(SaltError::new(
-            Code::RenderError,
-            "top_file_merging_strategy set to 'same', but no default_top configuration option was set",
-        ));
+        return Err(SaltError::new(Code::RenderError, "top_file_merging_strategy set to 'same', but no default_top configuration option was set"));
     }
     let top_rel = opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
     let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
@@ -303,14 +300,7 @@ pub fn merge_tops(opts: &Opts, tops: &Tops) -> (Result<MergedTop, SaltError>, Ve
 }
 
 fn decide(out: &mut Vec<SectionDecision>, doc: &TopDoc, section: &Val, used: bool, reason: String) {
-    out.push(SectionDecision {
-        top_env: doc.env.clone(),
-        path: doc.path.clone(),
-        section: section.py_str(),
-        loc: section_loc(doc, section),
-        used,
-        reason,
-    });
+    out.push(SectionDecision { top_env: doc.env.clone(), path: doc.path.clone(), section: section.py_str(), loc: section_loc(doc, section), used, reason });
 }
 
 fn doc_name(doc: &TopDoc) -> String {
@@ -413,7 +403,10 @@ fn merge_same(opts: &Opts, tops: &Tops, out: &mut Vec<SectionDecision>) -> Resul
                         doc,
                         section,
                         true,
-                        format!("used: {cenv} has no top file, so its section comes from the default_top environment `{}` (top_file_merging_strategy: same)", opts.default_top),
+                        format!(
+                            "used: {cenv} has no top file, so its section comes from the default_top environment `{}` (top_file_merging_strategy: same)",
+                            opts.default_top
+                        ),
                     );
                     break;
                 }
@@ -427,7 +420,13 @@ fn merge_same(opts: &Opts, tops: &Tops, out: &mut Vec<SectionDecision>) -> Resul
                     continue;
                 }
                 if name != *cenv {
-                    decide(out, doc, section, false, format!("ignored: only the `{}` section of {} counts (top_file_merging_strategy: same)", cenv, doc_name(doc)));
+                    decide(
+                        out,
+                        doc,
+                        section,
+                        false,
+                        format!("ignored: only the `{}` section of {} counts (top_file_merging_strategy: same)", cenv, doc_name(doc)),
+                    );
                     continue;
                 }
                 copy_targets(&mut top, &name, targets, &doc.path)?;
@@ -558,9 +557,9 @@ fn verify_tops_keyed(top: &MergedTop, non_string: &[(String, Option<Loc>)]) -> V
                             }
                         }
                     }
-                    V::Str(s) if s.is_empty() => errors.push(
-                        SaltError::new(Code::MalformedState, format!("Environment {env} contains an empty sls index")).at(item.at.clone()),
-                    ),
+                    V::Str(s) if s.is_empty() => {
+                        errors.push(SaltError::new(Code::MalformedState, format!("Environment {env} contains an empty sls index")).at(item.at.clone()))
+                    }
                     _ => {}
                 }
             }
@@ -610,15 +609,7 @@ fn raise(out: &mut TopMatches, at: &Option<Loc>, message: String) {
 }
 
 /// `_filter_matches(match, data)` for one target of section `env`.
-fn filter_matches(
-    ctx: &MatchContext,
-    avail_envs: &[String],
-    env: &str,
-    target: &Val,
-    body: &Val,
-    source: &Option<PathBuf>,
-    out: &mut TopMatches,
-) {
+fn filter_matches(ctx: &MatchContext, avail_envs: &[String], env: &str, target: &Val, body: &Val, source: &Option<PathBuf>, out: &mut TopMatches) {
     let items: Vec<Val> = match &body.v {
         V::Str(_) => vec![body.clone()],
         // Iterating a dict body visits its keys.
@@ -670,7 +661,11 @@ fn filter_matches(
                 raise(
                     out,
                     &item.at,
-                    format!("item {} under a matching target is not a string or a dict (TypeError: argument of type '{}' is not iterable)", item.py_repr(), item.py_type()),
+                    format!(
+                        "item {} under a matching target is not a string or a dict (TypeError: argument of type '{}' is not iterable)",
+                        item.py_repr(),
+                        item.py_type()
+                    ),
                 );
                 continue;
             }
@@ -715,14 +710,7 @@ fn filter_matches(
 }
 
 /// The whole top compilation for one minion.
-pub fn compile_top(
-    fs: &dyn Vfs,
-    opts: &Opts,
-    roots: &FileRoots,
-    files: &mut FileTable,
-    ctx: &MatchContext,
-    jinja: Option<&JinjaSetup>,
-) -> TopResult {
+pub fn compile_top(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, ctx: &MatchContext, jinja: Option<&JinjaSetup>) -> TopResult {
     let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
     let env_order = get_envs(opts, &client_envs);
     let mut result = TopResult { env_order: env_order.clone(), ..Default::default() };
@@ -796,9 +784,7 @@ impl TopResult {
         if !self.verify_errors.is_empty() {
             return serde_json::Value::Array(self.verify_errors.iter().map(|e| e.message.clone().into()).collect());
         }
-        serde_json::Value::Object(
-            self.matches.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))).collect(),
-        )
+        serde_json::Value::Object(self.matches.iter().map(|(k, v)| (k.clone(), serde_json::Value::from(v.clone()))).collect())
     }
 }
 
@@ -846,7 +832,15 @@ impl TopResult {
         }
         for t in &self.targets {
             let verdict = if t.matched { "matched" } else { "did not match" };
-            out.push_str(&format!("  {} [{}] target `{}` ({}, {}): {verdict}: {}\n", if t.matched { "✓" } else { "✗" }, t.section, t.target, t.matcher, at(&t.loc, &t.source), t.explanation));
+            out.push_str(&format!(
+                "  {} [{}] target `{}` ({}, {}): {verdict}: {}\n",
+                if t.matched { "✓" } else { "✗" },
+                t.section,
+                t.target,
+                t.matcher,
+                at(&t.loc, &t.source),
+                t.explanation
+            ));
             for e in &t.errors {
                 out.push_str(&format!("      error: {e}\n"));
             }
@@ -966,9 +960,13 @@ dev:
         assert!(r.raised.as_ref().is_some_and(|e| e.message.starts_with("Top data was not formed as a dict")), "{:?}", r.raised);
         assert_eq!(r.verify_errors.len(), 1);
         // A falsy document is `{}` for the YAML renderer, not an error.
-        check("#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\n[]\n", None, expect![[r#"
+        check(
+            "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\n[]\n",
+            None,
+            expect![[r#"
             show_top: {}
-        "#]]);
+        "#]],
+        );
     }
 
     #[test]
@@ -982,9 +980,7 @@ dev:
             let r = top(&fixture, None);
             assert_eq!(r.show_top_json(), json!({"base": ["a"]}), "{strategy}");
             assert!(r.raised.is_none(), "{strategy}");
-            let fixture = format!(
-                "#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\ntop_file_merging_strategy: {strategy}\n#- base/top.sls\nbase: ~\n"
-            );
+            let fixture = format!("#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\ntop_file_merging_strategy: {strategy}\n#- base/top.sls\nbase: ~\n");
             let r = top(&fixture, None);
             assert!(r.raised.as_ref().is_some_and(|e| e.message == "Unable to render top file. No targets found."), "{strategy}: {:?}", r.raised);
             assert_eq!(r.show_top_json(), json!(["Unable to render top file. No targets found."]), "{strategy}");
@@ -1057,7 +1053,8 @@ dev: {'*': [b, a, b]}
             assert!(top(&fixture, None).raised.is_none(), "{item}");
         }
         // `subfilter` targets add to the same section, then the emptied dict raises.
-        let fixture = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase:\n  '*': [a, {subfilter: {'G@role:web': [x], 'G@role:db': [y]}}]\n";
+        let fixture =
+            "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase:\n  '*': [a, {subfilter: {'G@role:web': [x], 'G@role:db': [y]}}]\n";
         let r = top(fixture, None);
         assert_eq!(r.matches, Matches::from([("base".to_string(), vec!["a".to_string(), "x".to_string()])]));
         assert!(r.raised.as_ref().is_some_and(|e| e.message.contains("popitem")));
@@ -1200,6 +1197,7 @@ x: test.nop
               base: b_common, base_from_dev_top
               dev: dev_from_base_top, dev_from_dev_top
               qa: qa_from_dev_top, qa_from_qa_top
-              zz: zz_from_qa_top"#]].assert_eq(&explain("merge_all", ""));
+              zz: zz_from_qa_top"#]]
+        .assert_eq(&explain("merge_all", ""));
     }
 }

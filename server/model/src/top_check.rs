@@ -85,10 +85,7 @@ fn check_doc(opts: &Opts, roots: &FileRoots, envs: &[String], files: &FileTable,
                 &path,
                 Severity::Error,
                 Code::UnknownEnvironment,
-                format!(
-                    "environment `{env}` is not defined in file_roots (defined: {}); Salt finds no states for this section",
-                    envs.join(", ")
-                ),
+                format!("environment `{env}` is not defined in file_roots (defined: {}); Salt finds no states for this section", envs.join(", ")),
             ));
         }
         let Some(targets) = targets.as_dict() else { continue };
@@ -158,20 +155,14 @@ fn check_doc(opts: &Opts, roots: &FileRoots, envs: &[String], files: &FileTable,
 #[allow(clippy::too_many_arguments)]
 fn check_sls(roots: &FileRoots, envs: &[String], files: &FileTable, path: &PathBuf, env: &str, sls: &str, at: &Option<Loc>, out: &mut Vec<Diagnostic>) {
     let avail = roots.list_states(env);
-    let found = if fnmatch::has_magic(sls) {
-        avail.iter().any(|n| fnmatch::fnmatch(n, sls))
-    } else {
-        roots.get_state(env, sls).is_some()
-    };
+    let found = if fnmatch::has_magic(sls) { avail.iter().any(|n| fnmatch::fnmatch(n, sls)) } else { roots.get_state(env, sls).is_some() };
     if found {
         return;
     }
     let elsewhere: Vec<&String> = envs.iter().filter(|e| e.as_str() != env && roots.get_state(e, sls).is_some()).collect();
     let listed = avail.iter().any(|n| n == sls);
     let message = if listed {
-        format!(
-            "`{sls}` is listed in environment `{env}` but can never be loaded: a dot in a file or directory name becomes a `/` when Salt resolves it"
-        )
+        format!("`{sls}` is listed in environment `{env}` but can never be loaded: a dot in a file or directory name becomes a `/` when Salt resolves it")
     } else if fnmatch::has_magic(sls) {
         format!("the glob `{sls}` matches no SLS in environment `{env}`")
     } else if !elsewhere.is_empty() {
@@ -258,7 +249,9 @@ d: test.nop
         "#]]
         .assert_eq(&got);
         // merge: a section the base top already defines is ignored in the env's own top.
-        let got = check("#- salt-analyzer.yaml\nfile_roots: {base: [b], dev: [d]}\n#- b/top.sls\ndev: {'*': [x]}\n#- d/top.sls\ndev: {'*': [x]}\n#- d/x.sls\nx: test.nop\n");
+        let got = check(
+            "#- salt-analyzer.yaml\nfile_roots: {base: [b], dev: [d]}\n#- b/top.sls\ndev: {'*': [x]}\n#- d/top.sls\ndev: {'*': [x]}\n#- d/x.sls\nx: test.nop\n",
+        );
         expect![[r#"
             d/top.sls:1:1 warning[unused-section] section `dev` is never used: base's top file already defines `dev` (top_file_merging_strategy: merge)
         "#]]

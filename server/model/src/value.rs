@@ -50,9 +50,7 @@ impl PartialEq for V {
             (V::None, V::None) => true,
             (V::Str(a), V::Str(b)) => a == b,
             (V::List(a), V::List(b)) => a == b,
-            (V::Dict(a), V::Dict(b)) => {
-                a.0.len() == b.0.len() && a.0.iter().all(|(k, v)| b.get_val(k).is_some_and(|w| w == v))
-            }
+            (V::Dict(a), V::Dict(b)) => a.0.len() == b.0.len() && a.0.iter().all(|(k, v)| b.get_val(k).is_some_and(|w| w == v)),
             _ => match (self.num(), other.num()) {
                 (Some(a), Some(b)) => a == b,
                 _ => false,
@@ -104,9 +102,7 @@ impl Val {
             Value::Float(f) => V::Float(*f),
             Value::Str(s) => V::Str(s.clone()),
             Value::Seq(items) => V::List(items.iter().map(|n| Val::from_node_at(n, file, by)).collect()),
-            Value::Map(pairs) => V::Dict(Dict(
-                pairs.iter().map(|(k, v)| (Val::from_node_at(k, file, by), Val::from_node_at(v, file, by))).collect(),
-            )),
+            Value::Map(pairs) => V::Dict(Dict(pairs.iter().map(|(k, v)| (Val::from_node_at(k, file, by), Val::from_node_at(v, file, by))).collect())),
         };
         Val { v, at: Some(Loc { file, span: node.span.start + by..node.span.end + by }) }
     }
@@ -227,13 +223,7 @@ impl Val {
                 if d.0.is_empty() {
                     "OrderedDict()".into()
                 } else {
-                    format!(
-                        "OrderedDict([{}])",
-                        d.0.iter()
-                            .map(|(k, v)| format!("({}, {})", k.py_repr(), v.py_repr()))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
+                    format!("OrderedDict([{}])", d.0.iter().map(|(k, v)| format!("({}, {})", k.py_repr(), v.py_repr())).collect::<Vec<_>>().join(", "))
                 }
             }
         }

@@ -11,17 +11,12 @@ pub fn verify_high(high: &Dict) -> Vec<SaltError> {
     for (id, body) in &high.0 {
         let sls = body.as_dict().and_then(|b| b.get("__sls__")).map(Val::py_cow).unwrap_or_default();
         let id_s = id.py_cow();
-        let err = |msg: String, at: Option<crate::value::Loc>| {
-            SaltError::new(Code::MalformedState, msg).at(at).id(id_s.to_string())
-        };
+        let err = |msg: String, at: Option<crate::value::Loc>| SaltError::new(Code::MalformedState, msg).at(at).id(id_s.to_string());
         match &id.v {
             V::Str(s) if s.starts_with("__") => continue,
             V::Str(_) => {}
             _ => errors.push(err(
-                format!(
-                    "ID '{id_s}' in SLS '{sls}' is not formed as a string, but is type {}. It may need to be quoted.",
-                    id.py_type()
-                ),
+                format!("ID '{id_s}' in SLS '{sls}' is not formed as a string, but is type {}. It may need to be quoted.", id.py_type()),
                 id.at.clone(),
             )),
         }
@@ -72,10 +67,7 @@ pub fn verify_high(high: &Dict) -> Vec<SaltError> {
                 let mut funs: Vec<String> = state.split_once('.').map(|(_, f)| vec![f.to_string()]).unwrap_or_default();
                 funs.extend(args.iter().filter_map(|a| a.as_str().map(str::to_string)));
                 errors.push(err(
-                    format!(
-                        "Too many functions declared in state '{id_s}' in SLS '{sls}'. Please choose one of the following: {}",
-                        funs.join(", ")
-                    ),
+                    format!("Too many functions declared in state '{id_s}' in SLS '{sls}'. Please choose one of the following: {}", funs.join(", ")),
                     at,
                 ));
             }
@@ -90,19 +82,13 @@ fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltErr
     let value = &d.0[0].1;
     let err = |msg: String, at: Option<crate::value::Loc>| SaltError::new(Code::MalformedState, msg).at(at).id(id.to_string());
     if argfirst == "names" && value.as_list().is_none() {
-        errors.push(err(
-            format!("The 'names' argument in state '{id}' in SLS '{sls}' needs to be formed as a list"),
-            first.at.clone(),
-        ));
+        errors.push(err(format!("The 'names' argument in state '{id}' in SLS '{sls}' needs to be formed as a list"), first.at.clone()));
     }
     if !STATE_REQUISITE_KEYWORDS.contains(&&*argfirst) {
         return;
     }
     match value.as_list() {
-        None => errors.push(err(
-            format!("The {argfirst} statement in state '{id}' in SLS '{sls}' needs to be formed as a list"),
-            first.at.clone(),
-        )),
+        None => errors.push(err(format!("The {argfirst} statement in state '{id}' in SLS '{sls}' needs to be formed as a list"), first.at.clone())),
         Some(reqs) => {
             for req in reqs {
                 let (k, v) = match &req.v {
@@ -132,10 +118,7 @@ fn verify_arg(d: &Dict, arg: &Val, id: &str, sls: &str, errors: &mut Vec<SaltErr
                     ));
                 }
                 if !v.is_hashable() {
-                    errors.push(err(
-                        format!("Illegal requisite \"{}\" in SLS \"{sls}\", please check your syntax.\n", v.py_str()),
-                        req.at.clone(),
-                    ));
+                    errors.push(err(format!("Illegal requisite \"{}\" in SLS \"{sls}\", please check your syntax.\n", v.py_str()), req.at.clone()));
                     continue;
                 }
             }

@@ -24,12 +24,7 @@ pub struct RealFs;
 impl Vfs for RealFs {
     fn read(&self, path: &Path) -> io::Result<String> {
         let bytes = std::fs::read(path)?;
-        String::from_utf8(bytes).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-            )
-        })
+        String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())))
     }
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
@@ -185,10 +180,6 @@ impl Vfs for MemFs {
         self.files.contains_key(path)
     }
     fn walk(&self, root: &Path) -> Vec<String> {
-        self.files
-            .keys()
-            .filter_map(|p| p.strip_prefix(root).ok())
-            .map(|r| r.to_string_lossy().replace('\\', "/"))
-            .collect()
+        self.files.keys().filter_map(|p| p.strip_prefix(root).ok()).map(|r| r.to_string_lossy().replace('\\', "/")).collect()
     }
 }

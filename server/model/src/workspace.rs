@@ -53,7 +53,11 @@ impl Workspace {
         let d = doc.as_ref().and_then(Val::as_dict).cloned().unwrap_or_default();
         let rel = |p: &str| -> PathBuf {
             let p = PathBuf::from(p);
-            if p.is_absolute() { p } else { root.join(p) }
+            if p.is_absolute() {
+                p
+            } else {
+                root.join(p)
+            }
         };
         if let Some(dir) = config_dir {
             ws.opts = read_config_dir(fs, dir)?;

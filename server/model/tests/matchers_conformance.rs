@@ -25,8 +25,7 @@ fn matchers_agree_with_salt() {
         if line.trim().is_empty() {
             continue;
         }
-        let case: Value = serde_json::from_str(line)
-            .unwrap_or_else(|e| panic!("{path}:{}: bad JSON: {e}", lineno + 1));
+        let case: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{path}:{}: bad JSON: {e}", lineno + 1));
         total += 1;
         let null = Value::Null;
         let minion_id = case["minion_id"].as_str().unwrap_or_default();
@@ -37,12 +36,7 @@ fn matchers_agree_with_salt() {
         let matcher = case["matcher"].as_str().unwrap_or_default();
         let target = case.get("target").unwrap_or(&null);
         let outcome = if matcher == "confirm_top" {
-            matchers::confirm_top_value(
-                &ctx,
-                target,
-                case.get("body").unwrap_or(&null),
-                TOP_DEFAULT_MATCHER,
-            )
+            matchers::confirm_top_value(&ctx, target, case.get("body").unwrap_or(&null), TOP_DEFAULT_MATCHER)
         } else {
             matchers::matches(&ctx, matcher, target)
         };
@@ -60,15 +54,7 @@ fn matchers_agree_with_salt() {
             ));
         }
     }
-    eprintln!(
-        "{} of {total} Salt matcher cases agree",
-        total - mismatches.len()
-    );
+    eprintln!("{} of {total} Salt matcher cases agree", total - mismatches.len());
     assert!(total > 0, "{path} has no cases");
-    assert!(
-        mismatches.is_empty(),
-        "{} of {total} cases differ from Salt:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} of {total} cases differ from Salt:\n{}", mismatches.len(), mismatches.join("\n"));
 }

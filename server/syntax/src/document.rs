@@ -41,14 +41,7 @@ impl Document {
         let mut parser = yaml_parser();
         let masked = mask(text);
         let tree = parse(&mut parser, &masked.text, None);
-        Document {
-            rope: Rope::from_str(text),
-            masked,
-            tree,
-            parser,
-            line_index: OnceLock::new(),
-            version: 0,
-        }
+        Document { rope: Rope::from_str(text), masked, tree, parser, line_index: OnceLock::new(), version: 0 }
     }
 
     /// Replaces the byte `range` of the current text with `new_text` (`None`
@@ -60,9 +53,7 @@ impl Document {
         let len = self.rope.len_bytes();
         let range = range.unwrap_or(0..len);
         let start = self.floor_char_boundary(range.start.min(len));
-        let end = self
-            .floor_char_boundary(range.end.clamp(range.start.min(len), len))
-            .max(start);
+        let end = self.floor_char_boundary(range.end.clamp(range.start.min(len), len)).max(start);
         let start_char = self.rope.byte_to_char(start);
         let end_char = self.rope.byte_to_char(end);
         self.rope.remove(start_char..end_char);
@@ -100,8 +91,7 @@ impl Document {
 
     /// The line index of the current text, built on first use after a change.
     pub fn line_index(&self) -> &LineIndex {
-        self.line_index
-            .get_or_init(|| LineIndex::new(&self.rope.to_string()))
+        self.line_index.get_or_init(|| LineIndex::new(&self.rope.to_string()))
     }
 
     /// How many changes have been applied since [`Document::new`].
@@ -117,24 +107,14 @@ impl Document {
         let root = self.tree.root_node();
         // Whitespace in the masked text is either YAML whitespace or masked Jinja.
         let masked = self.masked.text.as_bytes();
-        let significant_end = masked
-            .iter()
-            .rposition(|b| !b.is_ascii_whitespace())
-            .map_or(0, |p| p + 1);
-        let trailing = masked
-            .get(root.end_byte()..)
-            .and_then(|rest| rest.iter().position(|b| !b.is_ascii_whitespace()))
-            .map(|p| p + root.end_byte());
+        let significant_end = masked.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |p| p + 1);
+        let trailing = masked.get(root.end_byte()..).and_then(|rest| rest.iter().position(|b| !b.is_ascii_whitespace())).map(|p| p + root.end_byte());
         if !root.has_error() && trailing.is_none() {
             return Vec::new();
         }
         let source = self.text();
         let mut errors = Vec::new();
-        let mut walk = ErrorWalk {
-            source: &source,
-            significant_end,
-            out: &mut errors,
-        };
+        let mut walk = ErrorWalk { source: &source, significant_end, out: &mut errors };
         if let Some(at) = trailing {
             // The parser stopped at this token, so it, not the partial tree before
             // it, is what the user needs to look at.
@@ -174,9 +154,7 @@ fn yaml_parser() -> Parser {
     let mut parser = Parser::new();
     // This only fails when the grammar was generated for an ABI the tree-sitter
     // library does not support: a build problem, never a property of the input.
-    parser
-        .set_language(&tree_sitter_yaml::LANGUAGE.into())
-        .expect("tree-sitter-yaml is ABI-compatible with the tree-sitter crate");
+    parser.set_language(&tree_sitter_yaml::LANGUAGE.into()).expect("tree-sitter-yaml is ABI-compatible with the tree-sitter crate");
     parser
 }
 
@@ -184,9 +162,7 @@ fn yaml_parser() -> Parser {
 fn parse(parser: &mut Parser, text: &str, old: Option<&Tree>) -> Tree {
     // `parse` returns None only without a language, or after a timeout or a
     // cancellation; none of them is ever configured here.
-    parser
-        .parse(text, old)
-        .expect("a parser with a language, no timeout and no cancellation always yields a tree")
+    parser.parse(text, old).expect("a parser with a language, no timeout and no cancellation always yields a tree")
 }
 
 /// The tree-sitter edit turning `old` into `new`: the common prefix and suffix
@@ -209,14 +185,8 @@ fn masked_edit(old: &str, new: &str) -> Option<InputEdit> {
 fn point_at(text: &[u8], offset: usize) -> Point {
     let before = &text[..offset.min(text.len())];
     let row = before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |p| p + 1);
-    Point {
-        row,
-        column: before.len() - line_start,
-    }
+    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    Point { row, column: before.len() - line_start }
 }
 
 /// Collects syntax errors from the parts of the tree that contain them.
@@ -261,10 +231,7 @@ impl ErrorWalk<'_> {
     fn missing_node(&mut self, node: Node<'_>) {
         let at = floor_char_boundary(self.source, node.start_byte());
         let end = floor_char_boundary(self.source, node.end_byte()).max(at);
-        self.out.push(SyntaxError {
-            range: at..end,
-            message: format!("missing `{}`", node.kind()),
-        });
+        self.out.push(SyntaxError { range: at..end, message: format!("missing `{}`", node.kind()) });
     }
 
     fn error_node(&mut self, node: Node<'_>) {
@@ -279,17 +246,10 @@ impl ErrorWalk<'_> {
             // The error runs into the end of the text: something was left open.
             "unexpected end of file".to_owned()
         } else {
-            let snippet = self
-                .source
-                .get(start..end)
-                .map(first_token)
-                .unwrap_or_default();
+            let snippet = self.source.get(start..end).map(first_token).unwrap_or_default();
             format!("unexpected `{snippet}`")
         };
-        self.out.push(SyntaxError {
-            range: start..end,
-            message,
-        });
+        self.out.push(SyntaxError { range: start..end, message });
     }
 
     /// Reports the whitespace-separated token starting at (or after) `offset`.
@@ -300,17 +260,11 @@ impl ErrorWalk<'_> {
         let token = first_token(rest);
         let start = start + skipped;
         if token.is_empty() {
-            self.out.push(SyntaxError {
-                range: start..start,
-                message: "unexpected end of file".to_owned(),
-            });
+            self.out.push(SyntaxError { range: start..start, message: "unexpected end of file".to_owned() });
             return;
         }
         let token_len = rest.split_whitespace().next().map_or(0, str::len);
-        self.out.push(SyntaxError {
-            range: start..start + token_len,
-            message: format!("unexpected `{token}`"),
-        });
+        self.out.push(SyntaxError { range: start..start + token_len, message: format!("unexpected `{token}`") });
     }
 }
 
@@ -383,10 +337,7 @@ mod tests {
         assert_eq!(doc.text(), expected_text);
         let fresh = Document::new(expected_text);
         assert_eq!(doc.masked(), fresh.masked());
-        assert_eq!(
-            doc.tree().root_node().to_sexp(),
-            fresh.tree().root_node().to_sexp()
-        );
+        assert_eq!(doc.tree().root_node().to_sexp(), fresh.tree().root_node().to_sexp());
         assert_eq!(dump(doc.tree()), dump(fresh.tree()));
         assert_eq!(doc.syntax_errors(), fresh.syntax_errors());
         assert_eq!(doc.line_index(), fresh.line_index());
@@ -394,9 +345,7 @@ mod tests {
 
     #[test]
     fn parses_the_masked_text() {
-        let doc = Document::new(
-            "{% if x %}\n{{ id }}_pkg:\n  pkg.installed:\n    - name: {{ n }}\n{% endif %}\n",
-        );
+        let doc = Document::new("{% if x %}\n{{ id }}_pkg:\n  pkg.installed:\n    - name: {{ n }}\n{% endif %}\n");
         expect!["(stream (document (block_node (block_mapping (block_mapping_pair key: (flow_node (plain_scalar (string_scalar))) value: (block_node (block_mapping (block_mapping_pair key: (flow_node (plain_scalar (string_scalar))) value: (block_node (block_sequence (block_sequence_item (block_node (block_mapping (block_mapping_pair key: (flow_node (plain_scalar (string_scalar))) value: (flow_node (plain_scalar (string_scalar)))))))))))))))))"]
             .assert_eq(&doc.tree().root_node().to_sexp());
         assert!(doc.syntax_errors().is_empty());
@@ -422,17 +371,8 @@ mod tests {
     #[test]
     fn syntax_error_messages() {
         let mut out = String::new();
-        for src in [
-            "[1, 2",
-            "a: 'x\nb: 1",
-            "- a\nb: 1",
-            "a:\n  - b\n c: 1",
-            "]",
-            "a: 1\n]\nb: 2\n",
-            "key: [a, b}\n",
-            "k: {{ x }}\n  ]: ß\n",
-            "ß: [ℝ, 💣}\r\n",
-        ] {
+        for src in ["[1, 2", "a: 'x\nb: 1", "- a\nb: 1", "a:\n  - b\n c: 1", "]", "a: 1\n]\nb: 2\n", "key: [a, b}\n", "k: {{ x }}\n  ]: ß\n", "ß: [ℝ, 💣}\r\n"]
+        {
             let doc = Document::new(src);
             out.push_str(&format!("{src:?}\n"));
             for e in doc.syntax_errors() {
@@ -460,14 +400,7 @@ mod tests {
               14..15 unexpected `}`
         "#]]
         .assert_eq(&out);
-        for valid in [
-            "",
-            "\n",
-            "a: 1\n# c\n",
-            "a: 1\n---\nb: 2\n...\n",
-            "{# x #}\n",
-            "a: 1\n{% endif %}\n  \n",
-        ] {
+        for valid in ["", "\n", "a: 1\n# c\n", "a: 1\n---\nb: 2\n...\n", "{# x #}\n", "a: 1\n{% endif %}\n  \n"] {
             assert_eq!(Document::new(valid).syntax_errors(), vec![], "{valid:?}");
         }
     }
@@ -481,10 +414,7 @@ mod tests {
         assert!(doc.syntax_errors().is_empty());
         let index = doc.line_index();
         assert_eq!(index.line_count(), 4);
-        assert_eq!(
-            index.wide_line_col(crate::line_index::PositionEncoding::Utf16, text.len() - 2),
-            crate::line_index::WideLineCol { line: 2, col: 13 }
-        );
+        assert_eq!(index.wide_line_col(crate::line_index::PositionEncoding::Utf16, text.len() - 2), crate::line_index::WideLineCol { line: 2, col: 13 });
         // Replace 💣 (4 bytes) with ℝ (3 bytes), then insert before the last CRLF.
         doc.apply_change(Some(4..8), "ℝ");
         doc.apply_change(Some(doc.text().len() - 2..doc.text().len() - 2), " 💣");
@@ -573,11 +503,7 @@ mod tests {
 
     /// The byte range of `text` covering characters `[frac_start, frac_start + frac_len)`.
     fn char_range(text: &str, frac_start: f64, frac_len: f64) -> Range<usize> {
-        let bounds: Vec<usize> = text
-            .char_indices()
-            .map(|(i, _)| i)
-            .chain([text.len()])
-            .collect();
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
         let n = bounds.len() - 1;
         let s = ((n as f64) * frac_start) as usize;
         let e = (s + ((n as f64) * frac_len) as usize).min(n);

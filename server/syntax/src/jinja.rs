@@ -53,9 +53,7 @@ pub fn mask(src: &str) -> Masked {
 
 /// Whether `src` contains any Jinja opening delimiter (`{%`, `{{` or `{#`).
 pub fn is_templated(src: &str) -> bool {
-    src.as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'{' && matches!(w[1], b'%' | b'{' | b'#'))
+    src.as_bytes().windows(2).any(|w| w[0] == b'{' && matches!(w[1], b'%' | b'{' | b'#'))
 }
 
 impl Masked {
@@ -80,9 +78,7 @@ impl Masked {
             return self.block_at(range.start).is_some();
         }
         let idx = self.blocks.partition_point(|b| b.range.end <= range.start);
-        self.blocks
-            .get(idx)
-            .is_some_and(|b| b.range.start < range.end)
+        self.blocks.get(idx).is_some_and(|b| b.range.start < range.end)
     }
 
     /// Whether `offset` lies inside the body of a control-flow block: between
@@ -91,9 +87,7 @@ impl Masked {
     /// `{% end... %}` tag. `elif` and `else` branches stay inside. An opener
     /// without a matching end tag extends to the end of the file.
     pub fn in_control_flow(&self, offset: usize) -> bool {
-        self.control_flow_regions()
-            .iter()
-            .any(|r| r.start <= offset && offset < r.end)
+        self.control_flow_regions().iter().any(|r| r.start <= offset && offset < r.end)
     }
 
     /// The bodies of all control-flow blocks (see [`Masked::in_control_flow`]),
@@ -158,11 +152,7 @@ fn lex(src: &str) -> Vec<JinjaBlock> {
             _ => None,
         };
         let is_raw = keyword.as_deref() == Some("raw") && is_bare_raw(&bytes[i + 2..end]);
-        blocks.push(JinjaBlock {
-            range: i..end,
-            kind,
-            keyword,
-        });
+        blocks.push(JinjaBlock { range: i..end, kind, keyword });
         i = end;
         if is_raw {
             // The body of `{% raw %}` is literal text; only the closing tag is a block.
@@ -171,11 +161,7 @@ fn lex(src: &str) -> Vec<JinjaBlock> {
             match find_endraw(bytes, i) {
                 Some(tag) => {
                     i = tag.end;
-                    blocks.push(JinjaBlock {
-                        range: tag,
-                        kind: JinjaKind::Statement,
-                        keyword: Some("endraw".to_owned()),
-                    });
+                    blocks.push(JinjaBlock { range: tag, kind: JinjaKind::Statement, keyword: Some("endraw".to_owned()) });
                 }
                 None => i = bytes.len(),
             }
@@ -194,10 +180,7 @@ struct Scanner<'a> {
 
 impl<'a> Scanner<'a> {
     fn new(bytes: &'a [u8]) -> Self {
-        Scanner {
-            bytes,
-            unclosed_from: [None, None],
-        }
+        Scanner { bytes, unclosed_from: [None, None] }
     }
 
     /// The end offset (exclusive) of a block whose content starts at `from`;
@@ -209,11 +192,7 @@ impl<'a> Scanner<'a> {
             // Comments end at the first `#}`; quotes mean nothing inside them.
             return find(bytes, from, b"#}").map_or(len, |p| p + 2);
         }
-        let close = if kind == JinjaKind::Statement {
-            b'%'
-        } else {
-            b'}'
-        };
+        let close = if kind == JinjaKind::Statement { b'%' } else { b'}' };
         // Jinja only accepts the end delimiter while brackets are balanced, so
         // `{{ {'a': {'b': 1}} }}` ends at the last `}}`.
         let mut depth: usize = 0;
@@ -263,16 +242,9 @@ impl<'a> Scanner<'a> {
 
 /// The first word of a statement's content (after the opening `{%`).
 fn statement_keyword(content: &[u8]) -> Option<String> {
-    let rest = content
-        .strip_prefix(b"-")
-        .or_else(|| content.strip_prefix(b"+"))
-        .unwrap_or(content);
+    let rest = content.strip_prefix(b"-").or_else(|| content.strip_prefix(b"+")).unwrap_or(content);
     let start = rest.iter().position(|b| !b.is_ascii_whitespace())?;
-    let word: Vec<u8> = rest[start..]
-        .iter()
-        .copied()
-        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-        .collect();
+    let word: Vec<u8> = rest[start..].iter().copied().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').collect();
     if word.is_empty() || word[0].is_ascii_digit() {
         return None;
     }
@@ -284,14 +256,8 @@ fn statement_keyword(content: &[u8]) -> Option<String> {
 /// as Jinja requires for a raw block: `{% raw %}`, `{%- raw -%}`, `{%+ raw +%}`.
 fn is_bare_raw(content: &[u8]) -> bool {
     let inner = content.strip_suffix(b"%}").unwrap_or(content);
-    let inner = inner
-        .strip_prefix(b"-")
-        .or_else(|| inner.strip_prefix(b"+"))
-        .unwrap_or(inner);
-    let inner = inner
-        .strip_suffix(b"-")
-        .or_else(|| inner.strip_suffix(b"+"))
-        .unwrap_or(inner);
+    let inner = inner.strip_prefix(b"-").or_else(|| inner.strip_prefix(b"+")).unwrap_or(inner);
+    let inner = inner.strip_suffix(b"-").or_else(|| inner.strip_suffix(b"+")).unwrap_or(inner);
     inner.trim_ascii() == b"raw"
 }
 
@@ -325,11 +291,7 @@ fn find_endraw(bytes: &[u8], from: usize) -> Option<Range<usize>> {
 
 /// The first occurrence of `needle` in `bytes` at or after `from`.
 fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w == needle)
-        .map(|p| p + from)
+    bytes.get(from..)?.windows(needle.len()).position(|w| w == needle).map(|p| p + from)
 }
 
 /// How the bytes of one block are replaced.
@@ -353,9 +315,7 @@ fn render(src: &str, blocks: &[JinjaBlock]) -> String {
             next += 1;
             past_first_line = false;
         }
-        let inside = blocks
-            .get(next)
-            .is_some_and(|b| b.range.start <= offset && offset < b.range.end);
+        let inside = blocks.get(next).is_some_and(|b| b.range.start <= offset && offset < b.range.end);
         if !inside || ch == '\n' || ch == '\r' {
             if inside && ch == '\n' {
                 past_first_line = true;
@@ -364,11 +324,7 @@ fn render(src: &str, blocks: &[JinjaBlock]) -> String {
             continue;
         }
         let fill = fills.get(next).copied().unwrap_or(Fill::Spaces);
-        let replacement = if fill == Fill::Placeholder && !past_first_line {
-            '_'
-        } else {
-            ' '
-        };
+        let replacement = if fill == Fill::Placeholder && !past_first_line { '_' } else { ' ' };
         // Every byte of the character becomes one ASCII byte, so the length is kept.
         for _ in 0..ch.len_utf8() {
             out.push(replacement);
@@ -395,20 +351,14 @@ fn fills(src: &str, blocks: &[JinjaBlock]) -> Vec<Fill> {
         while blocks.get(next).is_some_and(|blk| blk.range.end <= offset) {
             next += 1;
         }
-        let inside = blocks
-            .get(next)
-            .is_some_and(|blk| blk.range.start <= offset && offset < blk.range.end);
+        let inside = blocks.get(next).is_some_and(|blk| blk.range.start <= offset && offset < blk.range.end);
         if !inside && !matches!(b, b' ' | b'\t' | b'\r') {
             if let Some(flag) = has_text.last_mut() {
                 *flag = true;
             }
         }
     }
-    let line_of = |offset: usize| {
-        line_starts
-            .partition_point(|&s| s <= offset)
-            .saturating_sub(1)
-    };
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset).saturating_sub(1);
     blocks
         .iter()
         .map(|block| {
@@ -417,9 +367,7 @@ fn fills(src: &str, blocks: &[JinjaBlock]) -> Vec<Fill> {
             }
             let first = line_of(block.range.start);
             let last = line_of(block.range.end.saturating_sub(1).max(block.range.start));
-            let shares_line = has_text
-                .get(first..=last)
-                .is_some_and(|lines| lines.iter().any(|&t| t));
+            let shares_line = has_text.get(first..=last).is_some_and(|lines| lines.iter().any(|&t| t));
             if shares_line {
                 Fill::Placeholder
             } else {
@@ -446,13 +394,7 @@ mod tests {
             out.push_str("|\n");
         }
         for b in &masked.blocks {
-            out.push_str(&format!(
-                "{:?} {:?} {:?} {:?}\n",
-                b.range,
-                b.kind,
-                b.keyword,
-                &src[b.range.clone()]
-            ));
+            out.push_str(&format!("{:?} {:?} {:?} {:?}\n", b.range, b.kind, b.keyword, &src[b.range.clone()]));
         }
         expect.assert_eq(&out);
     }
@@ -623,9 +565,7 @@ f: {{ 'it\'s }}' }}
                 0..11 Statement Some("if") "{% if \"x %}"
             "#]],
         );
-        for src in [
-            "{", "{%", "{{", "{#", "{{-", "{% '", "a {{ (", "{{ }", "}}%}#}",
-        ] {
+        for src in ["{", "{%", "{{", "{#", "{{-", "{% '", "a {{ (", "{{ }", "}}%}#}"] {
             let masked = mask(src);
             assert_invariants(src, &masked);
         }
@@ -663,22 +603,9 @@ f: {{ 'it\'s }}' }}
 
     #[test]
     fn keywords() {
-        let masked =
-            mask("{%- if x %}{%+for y in z%}{%endfor-%}{% %}{%  set_x %}{% 1 %}{{ if }}{# if #}");
+        let masked = mask("{%- if x %}{%+for y in z%}{%endfor-%}{% %}{%  set_x %}{% 1 %}{{ if }}{# if #}");
         let kw: Vec<_> = masked.blocks.iter().map(|b| b.keyword.as_deref()).collect();
-        assert_eq!(
-            kw,
-            [
-                Some("if"),
-                Some("for"),
-                Some("endfor"),
-                None,
-                Some("set_x"),
-                None,
-                None,
-                None
-            ]
-        );
+        assert_eq!(kw, [Some("if"), Some("for"), Some("endfor"), None, Some("set_x"), None, None, None]);
     }
 
     #[test]
@@ -727,16 +654,9 @@ h: 1
         assert!(masked.in_control_flow(at("e:")));
         assert!(!masked.in_control_flow(at("f:")));
         assert!(masked.in_control_flow(at("g{")));
-        assert!(
-            masked.in_control_flow(at("h:")),
-            "unterminated if runs to the end"
-        );
+        assert!(masked.in_control_flow(at("h:")), "unterminated if runs to the end");
         assert!(!masked.in_control_flow(at("{% if x")));
-        let regions: Vec<_> = masked
-            .control_flow_regions()
-            .into_iter()
-            .map(|r| src[r].replace('\n', "/"))
-            .collect();
+        let regions: Vec<_> = masked.control_flow_regions().into_iter().map(|r| src[r].replace('\n', "/")).collect();
         expect![[r#"
             [
                 "/b: 1/{% for i in l %}/c: {{ i }}/{% else %}/d: 1/{% endfor %}/{% elif y %}/e: 1/",
@@ -803,20 +723,7 @@ h: 1
     #[test]
     fn never_panics_on_odd_input() {
         let big = "{{ x }}ß\r\n{% if 💣 %}".repeat(10_000);
-        for src in [
-            "",
-            "\n",
-            "\r",
-            "{{{{{{",
-            "{%%}",
-            "{#}",
-            "{#}#}",
-            "ß{{ℝ}}💣",
-            "{{ '\\",
-            "{{ \"\\\"",
-            "{% raw %}{% endraw",
-            big.as_str(),
-        ] {
+        for src in ["", "\n", "\r", "{{{{{{", "{%%}", "{#}", "{#}#}", "ß{{ℝ}}💣", "{{ '\\", "{{ \"\\\"", "{% raw %}{% endraw", big.as_str()] {
             let masked = mask(src);
             assert_invariants(src, &masked);
             let _ = masked.in_control_flow(src.len());

@@ -51,29 +51,14 @@ impl LineIndex {
             if ch == '\n' {
                 let has_cr = offset > start && text.as_bytes().get(offset - 1) == Some(&b'\r');
                 let content_end = if has_cr { offset - 1 } else { offset };
-                lines.push(Line {
-                    start,
-                    content_end,
-                    wide: std::mem::take(&mut wide),
-                });
+                lines.push(Line { start, content_end, wide: std::mem::take(&mut wide) });
                 start = offset + 1;
             } else if !ch.is_ascii() {
-                wide.push(WideChar {
-                    col: offset - start,
-                    len8: ch.len_utf8(),
-                    len16: ch.len_utf16(),
-                });
+                wide.push(WideChar { col: offset - start, len8: ch.len_utf8(), len16: ch.len_utf16() });
             }
         }
-        lines.push(Line {
-            start,
-            content_end: text.len(),
-            wide,
-        });
-        LineIndex {
-            len: text.len(),
-            lines,
-        }
+        lines.push(Line { start, content_end: text.len(), wide });
+        LineIndex { len: text.len(), lines }
     }
 
     /// The length of the indexed text in bytes.
@@ -96,18 +81,12 @@ impl LineIndex {
     pub fn line_col(&self, offset: usize) -> LineCol {
         let offset = offset.min(self.len);
         // The line is the last one starting at or before `offset`.
-        let idx = self
-            .lines
-            .partition_point(|l| l.start <= offset)
-            .saturating_sub(1);
+        let idx = self.lines.partition_point(|l| l.start <= offset).saturating_sub(1);
         let Some(line) = self.lines.get(idx) else {
             return LineCol { line: 0, col: 0 };
         };
         let col = line.floor_col(offset - line.start);
-        LineCol {
-            line: to_u32(idx),
-            col: to_u32(col),
-        }
+        LineCol { line: to_u32(idx), col: to_u32(col) }
     }
 
     /// The byte offset of a byte-column position. A column past the line's
@@ -123,32 +102,18 @@ impl LineIndex {
     /// line's content clamps to its end; a line that does not exist is returned
     /// unchanged, since there is nothing to count.
     pub fn to_wide(&self, enc: PositionEncoding, pos: LineCol) -> WideLineCol {
-        let Some(line) = usize::try_from(pos.line)
-            .ok()
-            .and_then(|l| self.lines.get(l))
-        else {
-            return WideLineCol {
-                line: pos.line,
-                col: pos.col,
-            };
+        let Some(line) = usize::try_from(pos.line).ok().and_then(|l| self.lines.get(l)) else {
+            return WideLineCol { line: pos.line, col: pos.col };
         };
         let col = line.floor_col(usize::try_from(pos.col).unwrap_or(usize::MAX));
         let wide_col = match enc {
             PositionEncoding::Utf8 => col,
             PositionEncoding::Utf16 => {
-                let extra: usize = line
-                    .wide
-                    .iter()
-                    .take_while(|w| w.col < col)
-                    .map(|w| w.len8 - w.len16)
-                    .sum();
+                let extra: usize = line.wide.iter().take_while(|w| w.col < col).map(|w| w.len8 - w.len16).sum();
                 col - extra
             }
         };
-        WideLineCol {
-            line: pos.line,
-            col: to_u32(wide_col),
-        }
+        WideLineCol { line: pos.line, col: to_u32(wide_col) }
     }
 
     /// Converts a column in `enc` back to a byte column position.
@@ -159,10 +124,7 @@ impl LineIndex {
             PositionEncoding::Utf8 => line.floor_col(target),
             PositionEncoding::Utf16 => line.col_of_utf16(target),
         };
-        Some(LineCol {
-            line: pos.line,
-            col: to_u32(col),
-        })
+        Some(LineCol { line: pos.line, col: to_u32(col) })
     }
 
     /// The byte offset of a position whose column is counted in `enc`. A column
@@ -268,10 +230,7 @@ mod tests {
             let pos = index.line_col(offset);
             let w16 = index.to_wide(Utf16, pos);
             let w8 = index.to_wide(Utf8, pos);
-            table.push_str(&format!(
-                "{offset:2} -> {}:{} utf16 {} utf8 {}\n",
-                pos.line, pos.col, w16.col, w8.col
-            ));
+            table.push_str(&format!("{offset:2} -> {}:{} utf16 {} utf8 {}\n", pos.line, pos.col, w16.col, w8.col));
         }
         expect![[r#"
              0 -> 0:0 utf16 0 utf8 0
@@ -307,10 +266,7 @@ mod tests {
             assert_eq!(index.offset_of_wide(Utf8, wlc(line, 12)), Some(start + 10));
             // Past the end of the line: clamp to the content end, before `\r\n`.
             assert_eq!(index.offset_of_wide(Utf16, wlc(line, 11)), Some(start + 15));
-            assert_eq!(
-                index.offset_of_wide(Utf16, wlc(line, u32::MAX)),
-                Some(start + 15)
-            );
+            assert_eq!(index.offset_of_wide(Utf16, wlc(line, u32::MAX)), Some(start + 15));
             assert_eq!(index.offset_of_wide(Utf8, wlc(line, 16)), Some(start + 15));
             assert_eq!(index.offset(lc(line, 100)), Some(start + 15));
             assert_eq!(index.to_wide(Utf16, lc(line, 100)), wlc(line, 10));
@@ -326,18 +282,12 @@ mod tests {
         let index = LineIndex::new(&text);
         for (offset, _) in text.char_indices().chain([(text.len(), ' ')]) {
             let pos = index.line_col(offset);
-            let is_lf_of_crlf = offset > 0
-                && text.as_bytes().get(offset) == Some(&b'\n')
-                && text.as_bytes().get(offset - 1) == Some(&b'\r');
+            let is_lf_of_crlf = offset > 0 && text.as_bytes().get(offset) == Some(&b'\n') && text.as_bytes().get(offset - 1) == Some(&b'\r');
             let expected = if is_lf_of_crlf { offset - 1 } else { offset };
             assert_eq!(index.offset(pos), Some(expected), "offset {offset}");
             for enc in [Utf8, Utf16] {
                 let wide = index.to_wide(enc, pos);
-                assert_eq!(
-                    index.offset_of_wide(enc, wide),
-                    Some(expected),
-                    "{enc:?} {offset}"
-                );
+                assert_eq!(index.offset_of_wide(enc, wide), Some(expected), "{enc:?} {offset}");
             }
         }
     }

@@ -48,21 +48,11 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 /// masked `{% if %}`/`{% else %}` pair often declares the same key twice.
 pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let offsets = CharOffsets::new(text);
-    let mut builder = Builder {
-        allow_duplicates,
-        duplicates: Vec::new(),
-        offsets: &offsets,
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        docs: Vec::new(),
-        error: None,
-    };
+    let mut builder =
+        Builder { allow_duplicates, duplicates: Vec::new(), offsets: &offsets, stack: Vec::new(), anchors: HashMap::new(), docs: Vec::new(), error: None };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
-        return Err(YamlError {
-            offset: offsets.byte(e.marker().index()),
-            message: e.info().to_string(),
-        });
+        return Err(YamlError { offset: offsets.byte(e.marker().index()), message: e.info().to_string() });
     }
     if let Some(e) = builder.error {
         return Err(e);
@@ -72,19 +62,12 @@ pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<
     if let Some(offset) = docs.first().and_then(|d| leading_tab(text, d)) {
         // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
         // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
-        return Err(YamlError {
-            offset,
-            message: "found character '\\t' that cannot start any token".to_string(),
-        });
+        return Err(YamlError { offset, message: "found character '\\t' that cannot start any token".to_string() });
     }
     match docs.len() {
         0 => Ok((Node { value: Value::Null, span: 0..0 }, duplicates)),
         1 => Ok((docs.remove(0), duplicates)),
-        _ => Err(YamlError {
-            offset: docs[1].span.start,
-            message: "expected a single document in the stream, but found another document"
-                .to_string(),
-        }),
+        _ => Err(YamlError { offset: docs[1].span.start, message: "expected a single document in the stream, but found another document".to_string() }),
     }
 }
 
@@ -167,16 +150,16 @@ impl<'a> CharOffsets<'a> {
             return self.text.len();
         };
         let rest = char_index % 64;
-        self.text[start..]
-            .char_indices()
-            .nth(rest)
-            .map(|(b, _)| start + b)
-            .unwrap_or(self.text.len())
+        self.text[start..].char_indices().nth(rest).map(|(b, _)| start + b).unwrap_or(self.text.len())
     }
 }
 
 enum Frame {
-    Seq { items: Vec<Node>, start: usize, anchor: usize },
+    Seq {
+        items: Vec<Node>,
+        start: usize,
+        anchor: usize,
+    },
     Map {
         pairs: Vec<(Node, Node)>,
         key: Option<Node>,
@@ -221,24 +204,12 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
             }
             Event::Alias(id) => match self.anchors.get(&id).cloned() {
                 Some(node) => self.push(Node { span: start..end, ..node }, 0, false),
-                None => {
-                    self.error = Some(YamlError {
-                        offset: start,
-                        message: "found undefined alias".to_string(),
-                    })
-                }
+                None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
-            Event::SequenceStart(anchor, _) => {
-                self.stack.push(Frame::Seq { items: Vec::new(), start, anchor })
+            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq { items: Vec::new(), start, anchor }),
+            Event::MappingStart(anchor, _) => {
+                self.stack.push(Frame::Map { pairs: Vec::new(), key: None, start, anchor, merges: Vec::new(), seen: std::collections::HashSet::new() })
             }
-            Event::MappingStart(anchor, _) => self.stack.push(Frame::Map {
-                pairs: Vec::new(),
-                key: None,
-                start,
-                anchor,
-                merges: Vec::new(),
-                seen: std::collections::HashSet::new(),
-            }),
             Event::SequenceEnd => {
                 if let Some(Frame::Seq { items, start, anchor }) = self.stack.pop() {
                     let end = end.max(items.last().map_or(start, |n| n.span.end));
@@ -249,11 +220,7 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 if let Some(Frame::Map { pairs, start, anchor, merges, .. }) = self.stack.pop() {
                     let end = end.max(pairs.last().map_or(start, |(_, v)| v.span.end));
                     match flatten_merges(pairs, merges) {
-                        Ok(pairs) => self.push(
-                            Node { value: Value::Map(pairs), span: start..end },
-                            anchor,
-                            false,
-                        ),
+                        Ok(pairs) => self.push(Node { value: Value::Map(pairs), span: start..end }, anchor, false),
                         Err(e) => self.error = Some(e),
                     }
                 }
@@ -305,11 +272,7 @@ impl Builder<'_, '_> {
                 Some(k) if k.as_str() == Some(MERGE_KEY) => merges.push(node),
                 Some(k) => {
                     if matches!(k.value, Value::Seq(_) | Value::Map(_)) {
-                        self.error = Some(YamlError {
-                            offset: k.span.start,
-                            message: "while constructing a mapping: found unacceptable key"
-                                .to_string(),
-                        });
+                        self.error = Some(YamlError { offset: k.span.start, message: "while constructing a mapping: found unacceptable key".to_string() });
                         return;
                     }
                     if !seen.insert(canonical_key(&k.value)) {
@@ -319,10 +282,7 @@ impl Builder<'_, '_> {
                         }
                         self.error = Some(YamlError {
                             offset: k.span.start,
-                            message: format!(
-                                "while constructing a mapping: found conflicting ID '{}'",
-                                py_str(&k.value)
-                            ),
+                            message: format!("while constructing a mapping: found conflicting ID '{}'", py_str(&k.value)),
                         });
                         return;
                     }
@@ -361,8 +321,7 @@ fn flatten_merges(pairs: Vec<(Node, Node)>, merges: Vec<Node>) -> Result<Vec<(No
                         _ => {
                             return Err(YamlError {
                                 offset: item.span.start,
-                                message: "while constructing a mapping: expected a mapping for merging"
-                                    .to_string(),
+                                message: "while constructing a mapping: expected a mapping for merging".to_string(),
                             })
                         }
                     }
@@ -371,8 +330,7 @@ fn flatten_merges(pairs: Vec<(Node, Node)>, merges: Vec<Node>) -> Result<Vec<(No
             _ => {
                 return Err(YamlError {
                     offset: m.span.start,
-                    message: "while constructing a mapping: expected a mapping or list of mappings for merging"
-                        .to_string(),
+                    message: "while constructing a mapping: expected a mapping or list of mappings for merging".to_string(),
                 })
             }
         }
@@ -400,7 +358,11 @@ pub fn py_float(f: f64) -> String {
     if f.is_nan() {
         "nan".into()
     } else if f.is_infinite() {
-        if f > 0.0 { "inf".into() } else { "-inf".into() }
+        if f > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else if f == f.trunc() && f.abs() < 1e16 {
         format!("{f:.1}")
     } else {
@@ -428,9 +390,7 @@ fn resolve_tagged(text: &str, tag: &str) -> Result<Value, String> {
         Some("null") => Ok(Value::Null),
         // Salt keeps timestamps as strings; binary and others are rare in SLS files.
         Some("timestamp") | Some("binary") => Ok(Value::Str(text.to_string())),
-        _ => Err(format!(
-            "could not determine a constructor for the tag '{tag}'"
-        )),
+        _ => Err(format!("could not determine a constructor for the tag '{tag}'")),
     }
 }
 
@@ -480,8 +440,7 @@ fn is_int(t: &str) -> bool {
     }
     let mut parts = body.split(':');
     let first = parts.next().unwrap_or("");
-    let first_ok = first.starts_with(|c: char| matches!(c, '1'..='9'))
-        && first.chars().all(|c| c.is_ascii_digit() || c == '_');
+    let first_ok = first.starts_with(|c: char| matches!(c, '1'..='9')) && first.chars().all(|c| c.is_ascii_digit() || c == '_');
     if !first_ok {
         return false;
     }
@@ -570,9 +529,7 @@ fn is_float(t: &str) -> bool {
         }
         let mut parts = int_part.split(':');
         let first = parts.next().unwrap_or("");
-        return first.starts_with(|c: char| c.is_ascii_digit())
-            && first.chars().all(|c| c.is_ascii_digit() || c == '_')
-            && parts.all(is_sexagesimal_part);
+        return first.starts_with(|c: char| c.is_ascii_digit()) && first.chars().all(|c| c.is_ascii_digit() || c == '_') && parts.all(is_sexagesimal_part);
     }
     int_part.starts_with(|c: char| c.is_ascii_digit()) && int_part.chars().all(|c| c.is_ascii_digit() || c == '_')
 }
@@ -606,10 +563,7 @@ mod tests {
     fn show(n: &Node) -> String {
         match &n.value {
             Value::Seq(items) => format!("[{}]", items.iter().map(show).collect::<Vec<_>>().join(", ")),
-            Value::Map(pairs) => format!(
-                "{{{}}}",
-                pairs.iter().map(|(k, v)| format!("{}: {}", show(k), show(v))).collect::<Vec<_>>().join(", ")
-            ),
+            Value::Map(pairs) => format!("{{{}}}", pairs.iter().map(|(k, v)| format!("{}: {}", show(k), show(v))).collect::<Vec<_>>().join(", ")),
             v => format!("{v:?}@{}..{}", n.span.start, n.span.end),
         }
     }
@@ -644,8 +598,7 @@ mod tests {
     #[test]
     fn spans_are_bytes_with_non_ascii() {
         let n = load("ß_💣:\n  - ℝ\n  - 'x'\n").unwrap();
-        expect_test::expect![[r#"{Str("ß_💣")@0..7: [Str("ℝ")@13..16, Str("x")@21..24]}"#]]
-            .assert_eq(&show(&n));
+        expect_test::expect![[r#"{Str("ß_💣")@0..7: [Str("ℝ")@13..16, Str("x")@21..24]}"#]].assert_eq(&show(&n));
     }
 
     #[test]

@@ -49,10 +49,9 @@ impl Loaded {
     pub fn to_node(&self) -> Node {
         match self {
             Loaded::Whole(node) => node.clone(),
-            Loaded::Blocks { span, .. } => Node {
-                value: Value::Map(self.block_pairs().map(|(k, v, at)| (shifted(k, at), shifted(v, at))).collect()),
-                span: span.clone(),
-            },
+            Loaded::Blocks { span, .. } => {
+                Node { value: Value::Map(self.block_pairs().map(|(k, v, at)| (shifted(k, at), shifted(v, at))).collect()), span: span.clone() }
+            }
         }
     }
 
@@ -125,9 +124,7 @@ pub fn line_kind(line: &str) -> LineKind {
     match line.as_bytes().first().copied().unwrap_or(b'\n') {
         b' ' | b'\n' | b'\r' | b'#' => LineKind::Inside,
         // Only a plain or quoted key may start a block.
-        b'\t' | b'%' | b'&' | b'*' | b'!' | b'?' | b':' | b'-' | b'[' | b']' | b'{' | b'}' | b'|' | b'>' | b'@' | b'`' | b',' => {
-            LineKind::Unsplittable
-        }
+        b'\t' | b'%' | b'&' | b'*' | b'!' | b'?' | b':' | b'-' | b'[' | b']' | b'{' | b'}' | b'|' | b'>' | b'@' | b'`' | b',' => LineKind::Unsplittable,
         _ if line.starts_with("---") || line.starts_with("...") => LineKind::Unsplittable,
         _ => LineKind::Key,
     }
@@ -146,8 +143,7 @@ fn block_starts(text: &str) -> Option<Vec<usize>> {
 
 fn load_blocks(text: &str) -> Option<Loaded> {
     let starts = block_starts(text)?;
-    let ranges: Vec<(usize, usize)> =
-        starts.iter().enumerate().map(|(i, &s)| (s, starts.get(i + 1).copied().unwrap_or(text.len()))).collect();
+    let ranges: Vec<(usize, usize)> = starts.iter().enumerate().map(|(i, &s)| (s, starts.get(i + 1).copied().unwrap_or(text.len()))).collect();
     // Hits under one lock; misses parsed outside it, then stored.
     let mut parsed: Vec<Option<Arc<Node>>> = {
         let guard = CACHE.lock().ok()?;

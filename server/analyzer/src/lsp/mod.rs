@@ -79,7 +79,11 @@ pub fn run_stdio() -> ExitCode {
     // Blocking tasks still computing diagnostics for a client that left are not waited for.
     runtime.shutdown_background();
     // The protocol: exit code 0 after `shutdown`, 1 when `exit` (or EOF) came without it.
-    if clean { ExitCode::SUCCESS } else { ExitCode::from(1) }
+    if clean {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 #[cfg(test)]

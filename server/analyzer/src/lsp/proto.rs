@@ -29,9 +29,7 @@ pub mod from_proto {
 
     /// The byte offset of a position; a line past the end is the end of the text.
     pub fn offset(index: &LineIndex, enc: PositionEncoding, pos: lsp::Position) -> usize {
-        index
-            .offset_of_wide(enc, WideLineCol { line: pos.line, col: pos.character })
-            .unwrap_or_else(|| index.len())
+        index.offset_of_wide(enc, WideLineCol { line: pos.line, col: pos.character }).unwrap_or_else(|| index.len())
     }
 
     pub fn range(index: &LineIndex, enc: PositionEncoding, range: lsp::Range) -> Range<usize> {
@@ -56,20 +54,10 @@ pub mod from_proto {
         ClientFlags {
             encoding: encoding(caps),
             work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
-            dynamic_watchers: caps
-                .workspace
-                .as_ref()
-                .and_then(|w| w.did_change_watched_files.as_ref())
-                .and_then(|d| d.dynamic_registration)
-                .unwrap_or(false),
-            resource_create: caps
-                .workspace
-                .as_ref()
-                .and_then(|w| w.workspace_edit.as_ref())
-                .is_some_and(|e| {
-                    e.document_changes == Some(true)
-                        && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
-                }),
+            dynamic_watchers: caps.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
+            resource_create: caps.workspace.as_ref().and_then(|w| w.workspace_edit.as_ref()).is_some_and(|e| {
+                e.document_changes == Some(true) && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
+            }),
             status_notification: opt_bool("statusNotification"),
             pull_diagnostics: opt_bool("pullDiagnostics"),
             hierarchical_symbols: caps
@@ -174,10 +162,7 @@ pub mod to_proto {
         if targets.is_empty() {
             return None;
         }
-        let locations = targets
-            .into_iter()
-            .map(|t| location(analysis, enc, &FileRange { path: t.path, range: t.focus_range }))
-            .collect();
+        let locations = targets.into_iter().map(|t| location(analysis, enc, &FileRange { path: t.path, range: t.focus_range })).collect();
         Some(lsp::GotoDefinitionResponse::Array(locations))
     }
 
@@ -215,7 +200,14 @@ pub mod to_proto {
         }
         // A client without nested symbols gets the tree flattened, with containers named.
         let mut flat = Vec::new();
-        fn walk(index: &LineIndex, enc: PositionEncoding, path: &Path, syms: Vec<DocumentSymbol>, container: Option<&str>, out: &mut Vec<lsp::SymbolInformation>) {
+        fn walk(
+            index: &LineIndex,
+            enc: PositionEncoding,
+            path: &Path,
+            syms: Vec<DocumentSymbol>,
+            container: Option<&str>,
+            out: &mut Vec<lsp::SymbolInformation>,
+        ) {
             for s in syms {
                 out.push(lsp::SymbolInformation {
                     name: s.name.clone(),

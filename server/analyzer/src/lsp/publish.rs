@@ -48,7 +48,9 @@ async fn run(client: Client, state: Arc<Mutex<State>>, wake: Arc<Notify>, flags:
         && client.send_request::<lsp::request::WorkDoneProgressCreate>(lsp::WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
     if progress {
         let begin = lsp::WorkDoneProgress::Begin(lsp::WorkDoneProgressBegin { title: "Indexing Salt states".into(), ..Default::default() });
-        client.send_notification::<lsp::notification::Progress>(lsp::ProgressParams { token: token.clone(), value: lsp::ProgressParamsValue::WorkDone(begin) }).await;
+        client
+            .send_notification::<lsp::notification::Progress>(lsp::ProgressParams { token: token.clone(), value: lsp::ProgressParamsValue::WorkDone(begin) })
+            .await;
     }
     let mut pending: BTreeSet<PathBuf> = BTreeSet::new();
     let mut first = true;
@@ -102,7 +104,9 @@ async fn run(client: Client, state: Arc<Mutex<State>>, wake: Arc<Notify>, flags:
             let end = lsp::WorkDoneProgress::End(lsp::WorkDoneProgressEnd {
                 message: Some(format!("{} files in {} ms", snap.workspace_files().len(), started.elapsed().as_millis())),
             });
-            client.send_notification::<lsp::notification::Progress>(lsp::ProgressParams { token: token.clone(), value: lsp::ProgressParamsValue::WorkDone(end) }).await;
+            client
+                .send_notification::<lsp::notification::Progress>(lsp::ProgressParams { token: token.clone(), value: lsp::ProgressParamsValue::WorkDone(end) })
+                .await;
             progress = false;
         }
         if flags.status_notification && announced.is_none_or(|a| a < snap.revision()) {

@@ -427,11 +427,8 @@ impl Lsp {
             assert!(self.handle(msg).is_none(), "a response after shutdown");
         }
         // The one panic a test provokes on purpose is the only error allowed.
-        let errors: Vec<&Value> = self
-            .logs
-            .iter()
-            .filter(|l| l["type"] == json!(1) && !l["message"].as_str().unwrap_or("").contains("debugPanic was asked to panic"))
-            .collect();
+        let errors: Vec<&Value> =
+            self.logs.iter().filter(|l| l["type"] == json!(1) && !l["message"].as_str().unwrap_or("").contains("debugPanic was asked to panic")).collect();
         assert!(errors.is_empty(), "the server logged errors: {errors:?}");
     }
 }

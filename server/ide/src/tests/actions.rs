@@ -72,10 +72,7 @@ base:
 w: test.nop
 "#,
     );
-    assert_eq!(
-        f.analysis().minions(),
-        [MinionInfo { id: "web01".into(), selected: false }, MinionInfo { id: "db01".into(), selected: true }]
-    );
+    assert_eq!(f.analysis().minions(), [MinionInfo { id: "web01".into(), selected: false }, MinionInfo { id: "db01".into(), selected: true }]);
     f.host.set_minion(Some("web01".into()));
     let a = f.analysis();
     assert!(a.minions()[0].selected);

@@ -99,7 +99,11 @@ fn only_edits_to_files_the_highstate_read_recompile_it() {
     assert!(all_diagnostics(&f.analysis()).contains("monitoring.sls:1:1 \"shared_id\" duplicate-id: In the highstate of minion `web01`"));
     // The top file is read by every highstate: editing it recompiles.
     f.open("top.sls");
-    f.host.change(&ws("top.sls"), vec![(Some("base:\n  'web01':\n    - web\n".len().."base:\n  'web01':\n    - web\n    - monitoring\n".len()), String::new())], 2);
+    f.host.change(
+        &ws("top.sls"),
+        vec![(Some("base:\n  'web01':\n    - web\n".len().."base:\n  'web01':\n    - web\n    - monitoring\n".len()), String::new())],
+        2,
+    );
     expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
     assert_eq!(compiles(&f), 4);
 }

@@ -56,18 +56,25 @@ fn hover(marker: char, minion: Option<&str>, expect: Expect) {
 
 #[test]
 fn hover_on_an_include() {
-    hover('C', None, expect![[r#"
+    hover(
+        'C',
+        None,
+        expect![[r#"
         **include** `.tls`
 
         SLS `web.tls` in environment `base`
 
         File: `base/web/tls.sls` (`salt://web/tls.sls`)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn hover_on_a_state_id() {
-    hover('D', None, expect![[r#"
+    hover(
+        'D',
+        None,
+        expect![[r#"
         **state ID** `web_id`
 
         State functions: `pkg.installed`
@@ -78,8 +85,12 @@ fn hover_on_a_state_id() {
         - top file in `base/top.sls`:3
 
         In the highstate of minion `web01` through `base:web`
-    "#]]);
-    hover('F', None, expect![[r#"
+    "#]],
+    );
+    hover(
+        'F',
+        None,
+        expect![[r#"
         **state ID** `db_id`
 
         State functions: `test.nop`
@@ -90,32 +101,48 @@ fn hover_on_a_state_id() {
         - top file in `base/top.sls`:6
 
         Not in the highstate of minion `web01`.
-    "#]]);
-    hover('E', None, expect![[r#"
+    "#]],
+    );
+    hover(
+        'E',
+        None,
+        expect![[r#"
         **require** `pkg: web_id`
 
         → `web_id` in `base/web/init.sls`:3
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn hover_on_top_file_parts_follows_the_selected_minion() {
-    hover('A', None, expect![[r#"
+    hover(
+        'A',
+        None,
+        expect![[r#"
         **top-file section** `base`
 
         For minion `web01` (`top_file_merging_strategy: merge`): **used**. base's top file is authoritative for every environment (top_file_merging_strategy: merge)
 
         Other top files defining `base`:
         - `dev/top.sls` (dev's top file)
-    "#]]);
-    hover('B', None, expect![[r#"
+    "#]],
+    );
+    hover(
+        'B',
+        None,
+        expect![[r#"
         **target** `G@roles:db` in section `base` (matcher `compound`)
 
         Minion `web01` **does not match**: compound: `G@roles:db` -> False
 
         SLS: `db`
-    "#]]);
-    hover('B', Some("db01"), expect![[r#"
+    "#]],
+    );
+    hover(
+        'B',
+        Some("db01"),
+        expect![[r#"
         **target** `G@roles:db` in section `base` (matcher `compound`)
 
         Minion `db01` **matches**: compound: `G@roles:db` -> True
@@ -123,5 +150,6 @@ fn hover_on_top_file_parts_follows_the_selected_minion() {
         Adds `base:db`
 
         SLS: `db`
-    "#]]);
+    "#]],
+    );
 }

@@ -88,93 +88,144 @@ fn references(marker: char, expect: Expect) {
 
 #[test]
 fn goto_include_items() {
-    goto('A', expect![[r#"
+    goto(
+        'A',
+        expect![[r#"
         base/app/sibling.sls:1:1 (app.sibling)
-    "#]]);
+    "#]],
+    );
     // `web.sls` wins over `web/init.sls`.
-    goto('D', expect![[r#"
+    goto(
+        'D',
+        expect![[r#"
         base/web.sls:1:1 (web)
-    "#]]);
-    goto('E', expect![[r#"
+    "#]],
+    );
+    goto(
+        'E',
+        expect![[r#"
         dev/tools/init.sls:1:1 (tools)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn goto_top_entries() {
-    goto('B', expect![[r#"
+    goto(
+        'B',
+        expect![[r#"
         base/web.sls:1:1 (web)
-    "#]]);
-    goto('C', expect![[r#"
+    "#]],
+    );
+    goto(
+        'C',
+        expect![[r#"
         dev/tools/init.sls:1:1 (tools)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn goto_requisite_targets() {
     // By name, module-typed.
-    goto('F', expect![[r#"
+    goto(
+        'F',
+        expect![[r#"
         base/web.sls:1:1 "web_id" (web_id)
-    "#]]);
+    "#]],
+    );
     // By ID, untyped.
-    goto('G', expect![[r#"
+    goto(
+        'G',
+        expect![[r#"
         base/app/sibling.sls:1:1 "sib_id" (sib_id)
-    "#]]);
-    goto('H', expect![[r#"
+    "#]],
+    );
+    goto(
+        'H',
+        expect![[r#"
         base/web.sls:1:1 (web)
-    "#]]);
+    "#]],
+    );
     // An `_in` requisite, to a non-ASCII ID.
-    goto('J', expect![[r#"
+    goto(
+        'J',
+        expect![[r#"
         base/app/sibling.sls:5:1 "ß_file" (ß_file)
-    "#]]);
+    "#]],
+    );
     // From an included file back to its includer (they share the closure of `app.relative`).
-    goto('M', expect![[r#"
+    goto(
+        'M',
+        expect![[r#"
         base/app/relative.sls:5:1 "requirer" (requirer)
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn goto_extend_and_urls() {
-    goto('K', expect![[r#"
+    goto(
+        'K',
+        expect![[r#"
         base/app/sibling.sls:1:1 "sib_id" (sib_id)
-    "#]]);
-    goto('I', expect![[r#"
+    "#]],
+    );
+    goto(
+        'I',
+        expect![[r#"
         base/files/conf.txt:1:1 (salt://files/conf.txt)
-    "#]]);
+    "#]],
+    );
     // Nothing to go to from a declaration itself.
     goto('L', expect![[""]]);
 }
 
 #[test]
 fn references_of_a_state_id() {
-    references('L', expect![[r#"
+    references(
+        'L',
+        expect![[r#"
         base/app/relative.sls:9:9 "sib_id"
         base/app/relative.sls:15:3 "sib_id"
         base/app/sibling.sls:1:1 "sib_id"
-    "#]]);
-    references('P', expect![[r#"
+    "#]],
+    );
+    references(
+        'P',
+        expect![[r#"
         base/app/relative.sls:5:1 "requirer"
         base/app/relative.sls:18:16 "requirer"
         base/app/sibling.sls:4:14 "requirer"
-    "#]]);
+    "#]],
+    );
     // From a reference: the same as from the declaration.
-    references('G', expect![[r#"
+    references(
+        'G',
+        expect![[r#"
         base/app/relative.sls:9:9 "sib_id"
         base/app/relative.sls:15:3 "sib_id"
         base/app/sibling.sls:1:1 "sib_id"
-    "#]]);
+    "#]],
+    );
 }
 
 #[test]
 fn references_of_an_sls() {
     // `web` is named by a relative include, a top entry and an `sls:` requisite.
-    references('D', expect![[r#"
+    references(
+        'D',
+        expect![[r#"
         base/app/relative.sls:3:5 "..web"
         base/app/relative.sls:10:14 "web"
         base/top.sls:3:7 "web"
-    "#]]);
-    references('E', expect![[r#"
+    "#]],
+    );
+    references(
+        'E',
+        expect![[r#"
         base/app/relative.sls:4:10 "tools"
         base/top.sls:7:7 "tools"
-    "#]]);
+    "#]],
+    );
 }

@@ -96,11 +96,8 @@ wizard: test.nop
 "#,
     );
     let a = f.analysis();
-    let out: String = a
-        .workspace_symbols("web")
-        .iter()
-        .map(|s| format!("{:?} {} in {} @ {}\n", s.kind, s.name, s.container, at(&a, &s.path, s.range.clone())))
-        .collect();
+    let out: String =
+        a.workspace_symbols("web").iter().map(|s| format!("{:?} {} in {} @ {}\n", s.kind, s.name, s.container, at(&a, &s.path, s.range.clone()))).collect();
     expect![[r#"
         Sls web in base @ base/web/init.sls:1:1
         StateId web_server in base:web @ base/web/init.sls:1:1 "web_server"

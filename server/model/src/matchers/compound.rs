@@ -7,10 +7,7 @@ use std::collections::VecDeque;
 
 use serde_json::Value;
 
-use super::{
-    glob, ipcidr, list, nodegroup, pcre, py, quote, resource, subdict, MatchContext, MatchError,
-    MatchErrorKind, MatchOutcome, Returned,
-};
+use super::{glob, ipcidr, list, nodegroup, pcre, py, quote, resource, subdict, MatchContext, MatchError, MatchErrorKind, MatchOutcome, Returned};
 
 /// One word split into the parts of Salt's `TARGET_REX`:
 /// `(?:(?P<engine>G|P|I|J|L|N|S|E|R|T|M)(?P<delimiter>(?<=G|P|I|J).)?@)?(?P<pattern>.+)$`.
@@ -42,31 +39,19 @@ pub fn parse_target(word: &str) -> TargetInfo<'_> {
                     if d != '\n' {
                         let after = &rest[d.len_utf8() + 1..];
                         if let Some(p) = dot_plus_dollar(after) {
-                            return TargetInfo {
-                                engine: Some(c0),
-                                delimiter: Some(d),
-                                pattern: p,
-                            };
+                            return TargetInfo { engine: Some(c0), delimiter: Some(d), pattern: p };
                         }
                     }
                 }
             }
             if c1 == Some('@') {
                 if let Some(p) = dot_plus_dollar(&rest[1..]) {
-                    return TargetInfo {
-                        engine: Some(c0),
-                        delimiter: None,
-                        pattern: p,
-                    };
+                    return TargetInfo { engine: Some(c0), delimiter: None, pattern: p };
                 }
             }
         }
     }
-    TargetInfo {
-        engine: None,
-        delimiter: None,
-        pattern: dot_plus_dollar(word).unwrap_or(word),
-    }
+    TargetInfo { engine: None, delimiter: None, pattern: dot_plus_dollar(word).unwrap_or(word) }
 }
 
 /// The matcher an engine letter selects. `N` is expanded in place rather than matched, and
@@ -89,13 +74,7 @@ pub fn engine_matcher(letter: char) -> Option<&'static str> {
 /// `compound_match.match(tgt)`: `tgt` is a string (split on whitespace) or a list of words.
 pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
     let (words, shown): (Vec<Value>, String) = match tgt {
-        Value::String(s) => (
-            py::split_whitespace(s)
-                .into_iter()
-                .map(|w| Value::String(w.to_string()))
-                .collect(),
-            s.clone(),
-        ),
+        Value::String(s) => (py::split_whitespace(s).into_iter().map(|w| Value::String(w.to_string())).collect(), s.clone()),
         Value::Array(items) => (items.clone(), py::repr(tgt)),
         other => {
             return MatchOutcome::failed(
@@ -103,10 +82,7 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
                 py::str_of(other),
                 MatchError::logged(
                     MatchErrorKind::InvalidTarget,
-                    format!(
-                        "compound target {} is neither a string nor a list, so it never matches",
-                        py::repr(other)
-                    ),
+                    format!("compound target {} is neither a string nor a list, so it never matches", py::repr(other)),
                 ),
             )
         }
@@ -166,25 +142,19 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
     let mut results: Vec<Tok> = Vec::new();
     let mut parts: Vec<MatchOutcome> = Vec::new();
     let mut errors: Vec<MatchError> = Vec::new();
-    let finish =
-        |matched: bool, text: String, parts: Vec<MatchOutcome>, errors: Vec<MatchError>| {
-            let mut out = MatchOutcome::new("compound", shown, matched, text);
-            out.parts = parts;
-            out.errors = errors;
-            out
-        };
+    let finish = |matched: bool, text: String, parts: Vec<MatchOutcome>, errors: Vec<MatchError>| {
+        let mut out = MatchOutcome::new("compound", shown, matched, text);
+        out.parts = parts;
+        out.errors = errors;
+        out
+    };
     // Salt's nodegroup expansion has no size limit; ours keeps a pathological set of nested
     // groups from exhausting memory.
     let mut spliced_words = 0usize;
     while let Some(word) = words.pop_front() {
         let Value::String(word) = word else {
-            errors.push(MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                format!(
-                    "compound word {} is not a string (Salt raises TypeError)",
-                    py::repr(&word)
-                ),
-            ));
+            errors
+                .push(MatchError::raised(MatchErrorKind::InvalidTarget, format!("compound word {} is not a string (Salt raises TypeError)", py::repr(&word))));
             let text = format!("compound: {}: a word is not a string", quote(shown));
             return finish(false, text, parts, errors);
         };
@@ -193,16 +163,8 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
                 Some(&last) => {
                     if last == Tok::Open && (op == Tok::And || op == Tok::Or) {
                         let msg = format!("invalid operator `{word}` right after `(`");
-                        errors.push(MatchError::logged(
-                            MatchErrorKind::InvalidCompound,
-                            msg.clone(),
-                        ));
-                        return finish(
-                            false,
-                            format!("compound: {}: {msg}", quote(shown)),
-                            parts,
-                            errors,
-                        );
+                        errors.push(MatchError::logged(MatchErrorKind::InvalidCompound, msg.clone()));
+                        return finish(false, format!("compound: {}: {msg}", quote(shown)), parts, errors);
                     }
                     if op == Tok::Not && !matches!(last, Tok::And | Tok::Or | Tok::Open) {
                         // Salt inserts an implicit `and` before a `not` that follows a term.
@@ -213,16 +175,8 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
                 None => {
                     if op != Tok::Open && op != Tok::Not {
                         let msg = format!("invalid beginning operator `{word}`");
-                        errors.push(MatchError::logged(
-                            MatchErrorKind::InvalidCompound,
-                            msg.clone(),
-                        ));
-                        return finish(
-                            false,
-                            format!("compound: {}: {msg}", quote(shown)),
-                            parts,
-                            errors,
-                        );
+                        errors.push(MatchError::logged(MatchErrorKind::InvalidCompound, msg.clone()));
+                        return finish(false, format!("compound: {}: {msg}", quote(shown)), parts, errors);
                     }
                     results.push(op);
                 }
@@ -243,32 +197,17 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
             errors.extend(expansion.errors.iter().cloned());
             let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
             let explanation = if expansion.words.is_empty() {
-                format!(
-                    "nodegroup {} contributes nothing to the expression",
-                    quote(info.pattern)
-                )
+                format!("nodegroup {} contributes nothing to the expression", quote(info.pattern))
             } else {
-                format!(
-                    "nodegroup {} expands to {}",
-                    quote(info.pattern),
-                    quote(&spliced.join(" "))
-                )
+                format!("nodegroup {} expands to {}", quote(info.pattern), quote(&spliced.join(" ")))
             };
             let mut part = MatchOutcome::new("nodegroup", info.pattern, false, explanation);
             part.errors = expansion.errors.clone();
             parts.push(part);
             if fatal {
-                return finish(
-                    false,
-                    format!("compound: {}: invalid nodegroup", quote(shown)),
-                    parts,
-                    errors,
-                );
+                return finish(false, format!("compound: {}: invalid nodegroup", quote(shown)), parts, errors);
             }
-            if !expansion.wrapped
-                && spliced.iter().any(|w| w == "or")
-                && (!results.is_empty() || !words.is_empty())
-            {
+            if !expansion.wrapped && spliced.iter().any(|w| w == "or") && (!results.is_empty() || !words.is_empty()) {
                 errors.push(MatchError::quirk(format!(
                     "nodegroup {} has no nested N@, so Salt splices `{}` in without parentheses; \
                      the surrounding operators bind to its first and last terms",
@@ -280,18 +219,9 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
             if spliced_words > nodegroup::MAX_EXPANSION {
                 errors.push(MatchError::logged(
                     MatchErrorKind::InvalidNodegroup,
-                    format!(
-                        "nodegroup {} expands to more than {} words",
-                        quote(info.pattern),
-                        nodegroup::MAX_EXPANSION
-                    ),
+                    format!("nodegroup {} expands to more than {} words", quote(info.pattern), nodegroup::MAX_EXPANSION),
                 ));
-                return finish(
-                    false,
-                    format!("compound: {}: nodegroup expansion too large", quote(shown)),
-                    parts,
-                    errors,
-                );
+                return finish(false, format!("compound: {}: nodegroup expansion too large", quote(shown)), parts, errors);
             }
             for w in expansion.words.into_iter().rev() {
                 words.push_front(w);
@@ -299,20 +229,9 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
             continue;
         }
         let Some(matcher) = engine_matcher(engine) else {
-            let msg = format!(
-                "unsupported target engine `{engine}@` in {} (range targeting needs seco.range, which is not installed)",
-                quote(&word)
-            );
-            errors.push(MatchError::logged(
-                MatchErrorKind::UnsupportedEngine,
-                msg.clone(),
-            ));
-            return finish(
-                false,
-                format!("compound: {}: {msg}", quote(shown)),
-                parts,
-                errors,
-            );
+            let msg = format!("unsupported target engine `{engine}@` in {} (range targeting needs seco.range, which is not installed)", quote(&word));
+            errors.push(MatchError::logged(MatchErrorKind::UnsupportedEngine, msg.clone()));
+            return finish(false, format!("compound: {}: {msg}", quote(shown)), parts, errors);
         };
         let part = run_engine(ctx, matcher, info.pattern, info.delimiter);
         let fatal = part.is_fatal();
@@ -321,54 +240,24 @@ pub(crate) fn matches_words(ctx: &MatchContext, words: Vec<Value>, shown: &str) 
         parts.push(part);
         if fatal {
             // Salt's matcher raised, and the exception leaves the compound matcher.
-            return finish(
-                false,
-                format!("compound: {}: a term raised an error", quote(shown)),
-                parts,
-                errors,
-            );
+            return finish(false, format!("compound: {}: a term raised an error", quote(shown)), parts, errors);
         }
     }
     let expr: Vec<&str> = results.iter().map(|t| t.text()).collect();
     let expr = expr.join(" ");
     match python_eval(&results) {
-        Ok(v) => finish(
-            v,
-            format!("compound: {} -> {expr}", quote(shown)),
-            parts,
-            errors,
-        ),
+        Ok(v) => finish(v, format!("compound: {} -> {expr}", quote(shown)), parts, errors),
         Err(e) => {
-            let shown_expr = if expr.is_empty() {
-                "(nothing)".to_string()
-            } else {
-                expr.clone()
-            };
+            let shown_expr = if expr.is_empty() { "(nothing)".to_string() } else { expr.clone() };
             let msg = format!("the expression `{shown_expr}` is not valid Python ({e}), so Salt treats it as False");
-            errors.push(MatchError::logged(
-                MatchErrorKind::InvalidCompound,
-                msg.clone(),
-            ));
-            finish(
-                false,
-                format!(
-                    "compound: {} -> {shown_expr}: invalid expression",
-                    quote(shown)
-                ),
-                parts,
-                errors,
-            )
+            errors.push(MatchError::logged(MatchErrorKind::InvalidCompound, msg.clone()));
+            finish(false, format!("compound: {} -> {shown_expr}: invalid expression", quote(shown)), parts, errors)
         }
     }
 }
 
 /// Run one engine on its pattern, as `<engine>_match.match(pattern, delimiter=...)`.
-fn run_engine(
-    ctx: &MatchContext,
-    matcher: &str,
-    pattern: &str,
-    delimiter: Option<char>,
-) -> MatchOutcome {
+fn run_engine(ctx: &MatchContext, matcher: &str, pattern: &str, delimiter: Option<char>) -> MatchOutcome {
     let delim = delimiter.map(|c| c.to_string());
     let value = Value::String(pattern.to_string());
     match matcher {
@@ -387,10 +276,7 @@ fn run_engine(
 /// Parentheses glued to a word are part of the glob, not grouping (SALT-SEMANTICS.md B.7).
 fn warn_attached_parens(word: &str, errors: &mut Vec<MatchError>) {
     if word.len() > 1 && (word.starts_with('(') || word.ends_with(')')) {
-        errors.push(MatchError::quirk(format!(
-            "{} is globbed as a whole: parentheses must be separate words (`( a or b )`)",
-            quote(word)
-        )));
+        errors.push(MatchError::quirk(format!("{} is globbed as a whole: parentheses must be separate words (`( a or b )`)", quote(word))));
     }
 }
 
@@ -472,11 +358,7 @@ impl ExprParser<'_> {
             self.pos += 1;
             items.push(self.and_test()?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            Expr::Or(items)
-        })
+        Ok(if items.len() == 1 { items.remove(0) } else { Expr::Or(items) })
     }
     fn and_test(&mut self) -> Result<Expr, String> {
         let mut items = vec![self.not_test()?];
@@ -484,11 +366,7 @@ impl ExprParser<'_> {
             self.pos += 1;
             items.push(self.not_test()?);
         }
-        Ok(if items.len() == 1 {
-            items.remove(0)
-        } else {
-            Expr::And(items)
-        })
+        Ok(if items.len() == 1 { items.remove(0) } else { Expr::And(items) })
     }
     fn not_test(&mut self) -> Result<Expr, String> {
         // Consecutive `not`s cannot occur (Salt puts `and` between them), so recursion here
@@ -503,11 +381,7 @@ impl ExprParser<'_> {
         let mut e = self.atom()?;
         while self.peek() == Some(Tok::Open) {
             self.pos += 1;
-            let arg = if self.peek() == Some(Tok::Close) {
-                None
-            } else {
-                Some(Box::new(self.or_test()?))
-            };
+            let arg = if self.peek() == Some(Tok::Close) { None } else { Some(Box::new(self.or_test()?)) };
             if self.peek() != Some(Tok::Close) {
                 return Err("invalid syntax".into());
             }
@@ -679,10 +553,7 @@ mod tests {
             (vec![], Err(())),
             (vec![Not], Err(())),
             (vec![Val(T), Or, Val(F), And, Val(F)], Ok(true)),
-            (
-                vec![Open, Val(T), Or, Val(F), Close, And, Val(F)],
-                Ok(false),
-            ),
+            (vec![Open, Val(T), Or, Val(F), Close, And, Val(F)], Ok(false)),
         ];
         for (toks, want) in rows {
             assert_eq!(python_eval(&toks).map_err(|_| ()), want, "{toks:?}");
@@ -721,10 +592,7 @@ mod tests {
             assert!(!super::tests::run(&deep(201)).matched);
             assert!(!super::tests::run(&deep(100_000)).matched);
         };
-        let joined = std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(run)
-            .map(|h| h.join());
+        let joined = std::thread::Builder::new().stack_size(2 << 20).spawn(run).map(|h| h.join());
         assert!(matches!(joined, Ok(Ok(()))));
     }
 
@@ -736,8 +604,7 @@ mod tests {
         assert_eq!(out.errors[0].kind, MatchErrorKind::InvalidCompound);
         expect!["compound: `web* or` -> True or: invalid expression"].assert_eq(&out.explanation);
         let out = run("and web*");
-        expect!["compound: `and web*`: invalid beginning operator `and`"]
-            .assert_eq(&out.explanation);
+        expect!["compound: `and web*`: invalid beginning operator `and`"].assert_eq(&out.explanation);
         let out = run("(web* or db*)");
         assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
         // An operator error returns before a later term could raise.

@@ -12,22 +12,11 @@ pub fn matches(_ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
         return MatchOutcome::failed(
             "data",
             py::str_of(tgt),
-            MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                format!(
-                    "data target {} is not a string (Salt raises AttributeError)",
-                    py::repr(tgt)
-                ),
-            ),
+            MatchError::raised(MatchErrorKind::InvalidTarget, format!("data target {} is not a string (Salt raises AttributeError)", py::repr(tgt))),
         );
     };
     if t.split(':').count() < 2 {
-        return MatchOutcome::new(
-            "data",
-            t.as_str(),
-            false,
-            format!("data target `{t}` has no `:`, so it never matches"),
-        );
+        return MatchOutcome::new("data", t.as_str(), false, format!("data target `{t}` has no `:`, so it never matches"));
     }
     MatchOutcome::failed(
         "data",

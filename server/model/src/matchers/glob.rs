@@ -10,17 +10,9 @@ use crate::fnmatch;
 pub fn matches(ctx: &MatchContext, pattern: &str) -> MatchOutcome {
     let matched = fnmatch::fnmatch(ctx.minion_id, pattern);
     let explanation = if matched {
-        format!(
-            "minion id {} matches glob {}",
-            quote(ctx.minion_id),
-            quote(pattern)
-        )
+        format!("minion id {} matches glob {}", quote(ctx.minion_id), quote(pattern))
     } else {
-        let mut s = format!(
-            "minion id {} does not match glob {}",
-            quote(ctx.minion_id),
-            quote(pattern)
-        );
+        let mut s = format!("minion id {} does not match glob {}", quote(ctx.minion_id), quote(pattern));
         if fnmatch::fnmatch(&ctx.minion_id.to_lowercase(), &pattern.to_lowercase()) {
             s.push_str(" (globs are case-sensitive)");
         }
@@ -33,15 +25,7 @@ pub fn matches(ctx: &MatchContext, pattern: &str) -> MatchOutcome {
 pub fn matches_value(ctx: &MatchContext, target: &Value) -> MatchOutcome {
     match target {
         Value::String(s) => matches(ctx, s),
-        other => MatchOutcome::new(
-            "glob",
-            py::str_of(other),
-            false,
-            format!(
-                "glob target {} is not a string, so it never matches",
-                py::repr(other)
-            ),
-        ),
+        other => MatchOutcome::new("glob", py::str_of(other), false, format!("glob target {} is not a string, so it never matches", py::repr(other))),
     }
 }
 
@@ -56,15 +40,8 @@ mod tests {
     fn glob_truth_table() {
         let g = json!({});
         let ctx = MatchContext::new("web01.example.com", &g, &g);
-        let rows = [
-            ("web*", true),
-            ("WEB*", false),
-            ("web0?.example.com", true),
-            ("web0[0-9].*", true),
-            ("web0[!1]*", false),
-            ("*.com", true),
-            ("web01", false),
-        ];
+        let rows =
+            [("web*", true), ("WEB*", false), ("web0?.example.com", true), ("web0[0-9].*", true), ("web0[!1]*", false), ("*.com", true), ("web01", false)];
         for (pat, want) in rows {
             assert_eq!(matches(&ctx, pat).matched, want, "{pat}");
         }
@@ -95,11 +72,7 @@ mod tests {
     fn glob_explanations() {
         let g = json!({});
         let ctx = MatchContext::new("web01.example.com", &g, &g);
-        expect![
-            "minion id `web01.example.com` does not match glob `WEB*` (globs are case-sensitive)"
-        ]
-        .assert_eq(&matches(&ctx, "WEB*").explanation);
-        expect!["glob target 1 is not a string, so it never matches"]
-            .assert_eq(&matches_value(&ctx, &json!(1)).explanation);
+        expect!["minion id `web01.example.com` does not match glob `WEB*` (globs are case-sensitive)"].assert_eq(&matches(&ctx, "WEB*").explanation);
+        expect!["glob target 1 is not a string, so it never matches"].assert_eq(&matches_value(&ctx, &json!(1)).explanation);
     }
 }

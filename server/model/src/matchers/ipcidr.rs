@@ -12,10 +12,7 @@ use super::{py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome, R
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IpTarget {
     /// An address; `scope` is an IPv6 zone (`fe80::1%eth0`), part of its string form.
-    Address {
-        addr: std::net::IpAddr,
-        scope: Option<String>,
-    },
+    Address { addr: std::net::IpAddr, scope: Option<String> },
     /// A network whose host bits are all zero.
     Network(IpNetwork),
 }
@@ -54,14 +51,9 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
         Value::Bool(b) => Ok(int_address(u128::from(*b))),
         Value::Number(n) => match n.as_u64() {
             Some(u) => Ok(int_address(u128::from(u))),
-            None => Err(format!(
-                "{shown} does not appear to be an IPv4 or IPv6 address"
-            )),
+            None => Err(format!("{shown} does not appear to be an IPv4 or IPv6 address")),
         },
-        _ => Err(format!(
-            "{} does not appear to be an IPv4 or IPv6 network",
-            py::repr(target)
-        )),
+        _ => Err(format!("{} does not appear to be an IPv4 or IPv6 network", py::repr(target))),
     };
     let tgt = match parsed {
         Ok(t) => t,
@@ -69,10 +61,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
             let mut out = MatchOutcome::failed(
                 "ipcidr",
                 shown.clone(),
-                MatchError::logged(
-                    MatchErrorKind::InvalidCidr,
-                    format!("invalid IP/CIDR target {}: {e}", quote(&shown)),
-                ),
+                MatchError::logged(MatchErrorKind::InvalidCidr, format!("invalid IP/CIDR target {}: {e}", quote(&shown))),
             );
             out.returned = Returned::EmptyList;
             return out;
@@ -80,12 +69,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
     };
     let proto = tgt.proto();
     let Some(grain) = ctx.grains.get(proto) else {
-        return MatchOutcome::new(
-            "ipcidr",
-            shown,
-            false,
-            format!("grain `{proto}` is missing from the profile"),
-        );
+        return MatchOutcome::new("ipcidr", shown, false, format!("grain `{proto}` is missing from the profile"));
     };
     match &tgt {
         IpTarget::Address { addr, scope } => {
@@ -98,27 +82,12 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
                     return MatchOutcome::failed(
                         "ipcidr",
                         shown,
-                        MatchError::raised(
-                            MatchErrorKind::InvalidData,
-                            format!(
-                                "grain `{proto}` is {}, not a list (Salt raises TypeError)",
-                                py::repr(other)
-                            ),
-                        ),
+                        MatchError::raised(MatchErrorKind::InvalidData, format!("grain `{proto}` is {}, not a list (Salt raises TypeError)", py::repr(other))),
                     )
                 }
             };
             let verb = if matched { "lists" } else { "does not list" };
-            MatchOutcome::new(
-                "ipcidr",
-                shown,
-                matched,
-                format!(
-                    "grain `{proto}` {} {verb} address {}",
-                    quote(&py::str_of(grain)),
-                    quote(&text)
-                ),
-            )
+            MatchOutcome::new("ipcidr", shown, matched, format!("grain `{proto}` {} {verb} address {}", quote(&py::str_of(grain)), quote(&text)))
         }
         IpTarget::Network(net) => {
             let items: Vec<&Value> = match grain {
@@ -128,10 +97,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
                     return MatchOutcome::failed(
                         "ipcidr",
                         shown,
-                        MatchError::logged(
-                            MatchErrorKind::InvalidData,
-                            format!("grain `{proto}` is None, so Salt would test the host's own interfaces"),
-                        ),
+                        MatchError::logged(MatchErrorKind::InvalidData, format!("grain `{proto}` is None, so Salt would test the host's own interfaces")),
                     );
                 }
                 other => vec![other],
@@ -155,11 +121,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
                         "ipcidr",
                         shown,
                         true,
-                        format!(
-                            "grain `{proto}` address {} is in {}",
-                            quote(&py::str_of(item)),
-                            quote(&network_string(net))
-                        ),
+                        format!("grain `{proto}` address {} is in {}", quote(&py::str_of(item)), quote(&network_string(net))),
                     );
                 }
             }
@@ -167,11 +129,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
                 "ipcidr",
                 shown,
                 false,
-                format!(
-                    "no address of grain `{proto}` {} is in {}",
-                    quote(&py::str_of(grain)),
-                    quote(&network_string(net))
-                ),
+                format!("no address of grain `{proto}` {} is in {}", quote(&py::str_of(grain)), quote(&network_string(net))),
             )
         }
     }
@@ -179,11 +137,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
 
 /// A packed integer address: IPv4 below 2**32, else IPv6.
 fn int_address(n: u128) -> IpTarget {
-    let addr = if n <= u128::from(u32::MAX) {
-        std::net::IpAddr::V4(Ipv4Addr::from(n as u32))
-    } else {
-        std::net::IpAddr::V6(Ipv6Addr::from(n))
-    };
+    let addr = if n <= u128::from(u32::MAX) { std::net::IpAddr::V4(Ipv4Addr::from(n as u32)) } else { std::net::IpAddr::V6(Ipv6Addr::from(n)) };
     IpTarget::Address { addr, scope: None }
 }
 
@@ -192,10 +146,7 @@ fn item_address(item: &Value) -> Result<std::net::IpAddr, String> {
     match item {
         Value::String(s) => match parse_address(s) {
             Some(IpTarget::Address { addr, .. }) => Ok(addr),
-            _ => Err(format!(
-                "{} does not appear to be an IPv4 or IPv6 address",
-                py::repr(item)
-            )),
+            _ => Err(format!("{} does not appear to be an IPv4 or IPv6 address", py::repr(item))),
         },
         Value::Bool(b) => Ok(std::net::IpAddr::V4(Ipv4Addr::from(u32::from(*b)))),
         Value::Number(n) => match n.as_u64() {
@@ -203,30 +154,18 @@ fn item_address(item: &Value) -> Result<std::net::IpAddr, String> {
                 IpTarget::Address { addr, .. } => Ok(addr),
                 IpTarget::Network(_) => Err("not an address".into()),
             },
-            None => Err(format!(
-                "{} does not appear to be an IPv4 or IPv6 address",
-                py::repr(item)
-            )),
+            None => Err(format!("{} does not appear to be an IPv4 or IPv6 address", py::repr(item))),
         },
-        other => Err(format!(
-            "{} does not appear to be an IPv4 or IPv6 address",
-            py::repr(other)
-        )),
+        other => Err(format!("{} does not appear to be an IPv4 or IPv6 address", py::repr(other))),
     }
 }
 
 fn parse_address(s: &str) -> Option<IpTarget> {
     if let Ok(v4) = parse_v4(s) {
-        return Some(IpTarget::Address {
-            addr: std::net::IpAddr::V4(v4),
-            scope: None,
-        });
+        return Some(IpTarget::Address { addr: std::net::IpAddr::V4(v4), scope: None });
     }
     let (v6, scope) = parse_v6_scoped(s).ok()?;
-    Some(IpTarget::Address {
-        addr: std::net::IpAddr::V6(v6),
-        scope,
-    })
+    Some(IpTarget::Address { addr: std::net::IpAddr::V6(v6), scope })
 }
 
 /// `IPv4Address(s)`: four decimal octets, no leading zeros, no `/`.
@@ -247,16 +186,10 @@ fn parse_v4(s: &str) -> Result<Ipv4Addr, String> {
             return Err(format!("Empty octet not permitted in {}", py::repr_str(s)));
         }
         if !o.bytes().all(|b| b.is_ascii_digit()) || o.len() > 3 {
-            return Err(format!(
-                "Only decimal digits permitted in {}",
-                py::repr_str(o)
-            ));
+            return Err(format!("Only decimal digits permitted in {}", py::repr_str(o)));
         }
         if *o != "0" && o.starts_with('0') {
-            return Err(format!(
-                "Leading zeros are not permitted in {}",
-                py::repr_str(o)
-            ));
+            return Err(format!("Leading zeros are not permitted in {}", py::repr_str(o)));
         }
         let v: u32 = o.parse().map_err(|_| "bad octet".to_string())?;
         if v > 255 {
@@ -364,12 +297,7 @@ fn parse_v6(s: &str) -> Result<Ipv6Addr, String> {
 
 /// `ipaddress.ip_network(s)` with `strict=True`.
 fn parse_network(s: &str) -> Result<IpTarget, String> {
-    let bad = || {
-        format!(
-            "{} does not appear to be an IPv4 or IPv6 network",
-            py::repr_str(s)
-        )
-    };
+    let bad = || format!("{} does not appear to be an IPv4 or IPv6 network", py::repr_str(s));
     let pieces: Vec<&str> = s.split('/').collect();
     if pieces.len() > 2 {
         return Err(bad());
@@ -410,11 +338,7 @@ fn prefix_number(m: &str, max: u8) -> Option<u8> {
     if digits.len() > 3 {
         return None;
     }
-    let v: u32 = if digits.is_empty() {
-        0
-    } else {
-        digits.parse().ok()?
-    };
+    let v: u32 = if digits.is_empty() { 0 } else { digits.parse().ok()? };
     (v <= u32::from(max)).then_some(v as u8)
 }
 
@@ -430,11 +354,7 @@ fn v4_prefix(m: &str) -> Option<u8> {
 /// `_prefix_from_ip_int`: the prefix length of a netmask, `None` if the ones are not leading.
 fn prefix_from_int(n: u32) -> Option<u8> {
     let n = u64::from(n);
-    let trailing = if n == 0 {
-        32
-    } else {
-        u64::from(n.trailing_zeros())
-    };
+    let trailing = if n == 0 { 32 } else { u64::from(n.trailing_zeros()) };
     let prefix = 32 - trailing;
     let leading = n >> trailing;
     let ones = (1u64 << prefix) - 1;

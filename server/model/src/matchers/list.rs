@@ -12,10 +12,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
     let id = ctx.minion_id;
     match target {
         Value::String(tgt) => {
-            let matched = tgt.contains(&format!(",{id},"))
-                || tgt.starts_with(&format!("{id},"))
-                || tgt.ends_with(&format!(",{id}"))
-                || tgt == id;
+            let matched = tgt.contains(&format!(",{id},")) || tgt.starts_with(&format!("{id},")) || tgt.ends_with(&format!(",{id}")) || tgt == id;
             let explanation = if matched {
                 format!("minion id {} is in the list {}", quote(id), quote(tgt))
             } else {
@@ -33,18 +30,12 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
         // and then `tgt.startswith` raises AttributeError, so `id in tgt` decides.
         Value::Array(items) => {
             let comma = format!(",{id},");
-            let matched = items
-                .iter()
-                .any(|v| v.as_str() == Some(comma.as_str()) || v.as_str() == Some(id));
+            let matched = items.iter().any(|v| v.as_str() == Some(comma.as_str()) || v.as_str() == Some(id));
             let shown = py::repr(target);
             let explanation = if matched {
                 format!("minion id {} is an item of {}", quote(id), quote(&shown))
             } else {
-                format!(
-                    "minion id {} is not an item of {}",
-                    quote(id),
-                    quote(&shown)
-                )
+                format!("minion id {} is not an item of {}", quote(id), quote(&shown))
             };
             MatchOutcome::new("list", shown, matched, explanation)
         }
@@ -58,15 +49,9 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
             };
             MatchOutcome::new("list", shown, matched, explanation)
         }
-        other => MatchOutcome::new(
-            "list",
-            py::str_of(other),
-            false,
-            format!(
-                "list target {} is neither a string nor a list, so it never matches",
-                py::repr(other)
-            ),
-        ),
+        other => {
+            MatchOutcome::new("list", py::str_of(other), false, format!("list target {} is neither a string nor a list, so it never matches", py::repr(other)))
+        }
     }
 }
 

@@ -71,13 +71,7 @@ static NULL: Value = Value::Null;
 impl<'a> MatchContext<'a> {
     /// A context with no nodegroups and no resources.
     pub fn new(minion_id: &'a str, grains: &'a Value, pillar: &'a Value) -> Self {
-        MatchContext {
-            minion_id,
-            grains,
-            pillar,
-            nodegroups: &NULL,
-            resources: &NULL,
-        }
+        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL }
     }
 
     /// The same context with `opts["nodegroups"]` set.
@@ -186,12 +180,7 @@ impl Returned {
 
 impl MatchOutcome {
     /// An outcome with no errors.
-    pub(crate) fn new(
-        matcher: &str,
-        target: impl Into<String>,
-        matched: bool,
-        explanation: impl Into<String>,
-    ) -> MatchOutcome {
+    pub(crate) fn new(matcher: &str, target: impl Into<String>, matched: bool, explanation: impl Into<String>) -> MatchOutcome {
         MatchOutcome {
             matcher: matcher.to_string(),
             target: target.into(),
@@ -204,11 +193,7 @@ impl MatchOutcome {
     }
 
     /// A non-match caused by `error`, explained by the error's message.
-    pub(crate) fn failed(
-        matcher: &str,
-        target: impl Into<String>,
-        error: MatchError,
-    ) -> MatchOutcome {
+    pub(crate) fn failed(matcher: &str, target: impl Into<String>, error: MatchError) -> MatchOutcome {
         let mut out = MatchOutcome::new(matcher, target, false, error.message.clone());
         out.errors.push(error);
         out
@@ -239,9 +224,7 @@ impl MatchOutcome {
         out.push('\n');
         // Errors of the parts are printed with the parts, and an error that is the
         // explanation itself is not repeated.
-        let own = self.errors.iter().filter(|e| {
-            e.message != self.explanation && !self.parts.iter().any(|p| p.has_error(e))
-        });
+        let own = self.errors.iter().filter(|e| e.message != self.explanation && !self.parts.iter().any(|p| p.has_error(e)));
         for e in own {
             for _ in 0..=depth {
                 out.push_str("  ");
@@ -274,30 +257,15 @@ impl fmt::Display for MatchOutcome {
 impl MatchError {
     /// An error Salt only logs: the target simply does not match.
     pub(crate) fn logged(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
-        MatchError {
-            kind,
-            severity: Severity::Error,
-            fatal: false,
-            message: message.into(),
-        }
+        MatchError { kind, severity: Severity::Error, fatal: false, message: message.into() }
     }
     /// An error Salt raises: the top file fails to compile.
     pub(crate) fn raised(kind: MatchErrorKind, message: impl Into<String>) -> MatchError {
-        MatchError {
-            kind,
-            severity: Severity::Error,
-            fatal: true,
-            message: message.into(),
-        }
+        MatchError { kind, severity: Severity::Error, fatal: true, message: message.into() }
     }
     /// A warning about a valid target whose meaning is probably unintended.
     pub(crate) fn quirk(message: impl Into<String>) -> MatchError {
-        MatchError {
-            kind: MatchErrorKind::Quirk,
-            severity: Severity::Warning,
-            fatal: false,
-            message: message.into(),
-        }
+        MatchError { kind: MatchErrorKind::Quirk, severity: Severity::Warning, fatal: false, message: message.into() }
     }
 }
 
@@ -314,12 +282,10 @@ pub fn matches(ctx: &MatchContext, matcher: &str, target: &Value) -> MatchOutcom
         "glob" => glob::matches_value(ctx, target),
         "pcre" => pcre::matches_value(ctx, target),
         "list" => list::matches(ctx, target),
-        "grain" | "grain_pcre" | "pillar" | "pillar_pcre" | "pillar_exact" => {
-            match subdict::Kind::from_matcher(matcher) {
-                Some(kind) => subdict::matches_value(ctx, kind, target, None),
-                None => unknown_matcher(matcher, target),
-            }
-        }
+        "grain" | "grain_pcre" | "pillar" | "pillar_pcre" | "pillar_exact" => match subdict::Kind::from_matcher(matcher) {
+            Some(kind) => subdict::matches_value(ctx, kind, target, None),
+            None => unknown_matcher(matcher, target),
+        },
         "ipcidr" => ipcidr::matches(ctx, target),
         "compound" => compound::matches(ctx, target),
         "nodegroup" => nodegroup::matches(ctx, target),
@@ -342,28 +308,13 @@ pub fn matches_str(ctx: &MatchContext, matcher: &str, target: &str) -> MatchOutc
 /// SLS names and option dicts, or a single string). The matcher is `default_matcher`
 /// ([`TOP_DEFAULT_MATCHER`], `compound`, for state and pillar tops) unless a dict item in
 /// the body has a `match` key; the last such item wins.
-pub fn confirm_top(
-    ctx: &MatchContext,
-    target: &str,
-    body: &Value,
-    default_matcher: &str,
-) -> MatchOutcome {
-    confirm_top_value(
-        ctx,
-        &Value::String(target.to_string()),
-        body,
-        default_matcher,
-    )
+pub fn confirm_top(ctx: &MatchContext, target: &str, body: &Value, default_matcher: &str) -> MatchOutcome {
+    confirm_top_value(ctx, &Value::String(target.to_string()), body, default_matcher)
 }
 
 /// [`confirm_top`] for a target key that YAML loaded as something other than a string
 /// (`1:`, `true:`, `~:`), which most matchers reject or never match.
-pub fn confirm_top_value(
-    ctx: &MatchContext,
-    target: &Value,
-    body: &Value,
-    default_matcher: &str,
-) -> MatchOutcome {
+pub fn confirm_top_value(ctx: &MatchContext, target: &Value, body: &Value, default_matcher: &str) -> MatchOutcome {
     match select_matcher(body, default_matcher) {
         Ok(matcher) => matches(ctx, &matcher, target),
         Err(e) => MatchOutcome::failed("confirm_top", py::str_of(target), e),
@@ -391,10 +342,7 @@ pub fn select_matcher(body: &Value, default_matcher: &str) -> Result<String, Mat
         other => {
             return Err(MatchError::raised(
                 MatchErrorKind::InvalidTarget,
-                format!(
-                    "the target's body is {}, which Salt cannot iterate (TypeError)",
-                    py::repr(other)
-                ),
+                format!("the target's body is {}, which Salt cannot iterate (TypeError)", py::repr(other)),
             ))
         }
     }
@@ -408,10 +356,7 @@ pub fn select_matcher(body: &Value, default_matcher: &str) -> Result<String, Mat
         }
         other => Err(MatchError::raised(
             MatchErrorKind::UnknownMatcher,
-            format!(
-                "`match: {}` is not a matcher name (Salt raises TypeError adding it to a string)",
-                py::repr(&other)
-            ),
+            format!("`match: {}` is not a matcher name (Salt raises TypeError adding it to a string)", py::repr(&other)),
         )),
     }
 }
@@ -419,10 +364,7 @@ pub fn select_matcher(body: &Value, default_matcher: &str) -> Result<String, Mat
 fn unknown_matcher_error(name: &str) -> MatchError {
     MatchError::raised(
         MatchErrorKind::UnknownMatcher,
-        format!(
-            "unknown matcher `{name}` (Salt raises KeyError: '{name}_match.match'); known matchers: {}",
-            MATCHERS.join(", ")
-        ),
+        format!("unknown matcher `{name}` (Salt raises KeyError: '{name}_match.match'); known matchers: {}", MATCHERS.join(", ")),
     )
 }
 
@@ -433,16 +375,11 @@ fn unknown_matcher(name: &str, target: &Value) -> MatchOutcome {
 /// `range_match.match`: without the `seco.range` library, which Salt does not ship, it
 /// returns False for every target.
 fn range_outcome(target: &Value) -> MatchOutcome {
-    MatchOutcome::new(
-        "range",
-        py::str_of(target),
-        false,
-        "the range matcher needs the seco.range library, which Salt does not ship, so it never matches",
-    )
-    .with_error(MatchError::logged(
-        MatchErrorKind::UnsupportedEngine,
-        "range targeting needs seco.range, which is not installed; this target never matches",
-    ))
+    MatchOutcome::new("range", py::str_of(target), false, "the range matcher needs the seco.range library, which Salt does not ship, so it never matches")
+        .with_error(MatchError::logged(
+            MatchErrorKind::UnsupportedEngine,
+            "range targeting needs seco.range, which is not installed; this target never matches",
+        ))
 }
 
 /// Backticks around a value for an explanation, shortened when long.
@@ -487,81 +424,25 @@ mod tests {
         let ctx = MatchContext::new("web01.example.com", &g, &p).with_nodegroups(&ng);
         // A plain word is still globbed inside compound.
         assert!(top(&ctx, "web*", json!(["one"])));
-        assert!(top(
-            &ctx,
-            "web* and G@os_family:Debian",
-            json!(["compound_default"])
-        ));
-        assert!(top(
-            &ctx,
-            "os_family:Debian",
-            json!([{"match": "grain"}, "grainmatch"])
-        ));
-        assert!(top(
-            &ctx,
-            "web0[0-9]",
-            json!([{"match": "pcre"}, "pcre_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "web0[0-9].example.com",
-            json!([{"match": "glob"}, "glob_class"])
-        ));
-        assert!(top(
-            &ctx,
-            "a,web01.example.com",
-            json!([{"match": "list"}, "list_hit"])
-        ));
+        assert!(top(&ctx, "web* and G@os_family:Debian", json!(["compound_default"])));
+        assert!(top(&ctx, "os_family:Debian", json!([{"match": "grain"}, "grainmatch"])));
+        assert!(top(&ctx, "web0[0-9]", json!([{"match": "pcre"}, "pcre_hit"])));
+        assert!(top(&ctx, "web0[0-9].example.com", json!([{"match": "glob"}, "glob_class"])));
+        assert!(top(&ctx, "a,web01.example.com", json!([{"match": "list"}, "list_hit"])));
         assert!(top(&ctx, "webs", json!([{"match": "nodegroup"}, "ng_hit"])));
-        assert!(top(
-            &ctx,
-            "roles:w*",
-            json!([{"match": "grain"}, "grain_glob_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "os_family:debian",
-            json!([{"match": "grain"}, "grain_case_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "deep:key:value",
-            json!([{"match": "grain"}, "deep_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "app:color:Blue",
-            json!([{"match": "pillar"}, "pillar_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "app:color:^bl",
-            json!([{"match": "pillar_pcre"}, "pillar_pcre_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "os_family:^deb",
-            json!([{"match": "grain_pcre"}, "grain_pcre_hit"])
-        ));
+        assert!(top(&ctx, "roles:w*", json!([{"match": "grain"}, "grain_glob_hit"])));
+        assert!(top(&ctx, "os_family:debian", json!([{"match": "grain"}, "grain_case_hit"])));
+        assert!(top(&ctx, "deep:key:value", json!([{"match": "grain"}, "deep_hit"])));
+        assert!(top(&ctx, "app:color:Blue", json!([{"match": "pillar"}, "pillar_hit"])));
+        assert!(top(&ctx, "app:color:^bl", json!([{"match": "pillar_pcre"}, "pillar_pcre_hit"])));
+        assert!(top(&ctx, "os_family:^deb", json!([{"match": "grain_pcre"}, "grain_pcre_hit"])));
         assert!(top(&ctx, "G|@deep|key|value", json!(["alt_delim_hit"])));
-        assert!(top(
-            &ctx,
-            "L@x,web01.example.com and G@os_family:Debian",
-            json!(["compound_list_hit"])
-        ));
-        assert!(top(
-            &ctx,
-            "10.1.0.0/16",
-            json!([{"match": "ipcidr"}, "ipcidr_hit"])
-        ));
+        assert!(top(&ctx, "L@x,web01.example.com and G@os_family:Debian", json!(["compound_list_hit"])));
+        assert!(top(&ctx, "10.1.0.0/16", json!([{"match": "ipcidr"}, "ipcidr_hit"])));
         // The targets that did not match.
         assert!(!top(&ctx, "WEB01.EXAMPLE.COM", json!(["x"])));
         assert!(!top(&ctx, "G@deep|key:value", json!(["x"])));
-        assert!(!top(
-            &ctx,
-            "web01.example.com and not G@os_family:Debian",
-            json!(["x"])
-        ));
+        assert!(!top(&ctx, "web01.example.com and not G@os_family:Debian", json!(["x"])));
         assert!(!top(&ctx, "G@roles:web G@roles:db", json!(["x"])));
         assert!(!top(&ctx, "nothere", json!(["x"])));
         // A string body is a one-item list; dict bodies iterate their keys.
@@ -590,12 +471,7 @@ mod tests {
     fn confirm_top_raises() {
         let g = grains();
         let ctx = MatchContext::new("web01.example.com", &g, &NULL);
-        let out = confirm_top(
-            &ctx,
-            "web*",
-            &json!([{"match": "globb"}]),
-            TOP_DEFAULT_MATCHER,
-        );
+        let out = confirm_top(&ctx, "web*", &json!([{"match": "globb"}]), TOP_DEFAULT_MATCHER);
         assert!(out.is_fatal());
         assert_eq!(out.errors[0].kind, MatchErrorKind::UnknownMatcher);
         let out = confirm_top(&ctx, "web*", &json!([{"match": 1}]), TOP_DEFAULT_MATCHER);
@@ -616,33 +492,13 @@ mod tests {
         let out = confirm_top_value(&ctx, &json!(1), &json!(["x"]), TOP_DEFAULT_MATCHER);
         assert!(!out.matched && !out.is_fatal());
         assert_eq!(out.errors[0].kind, MatchErrorKind::InvalidTarget);
-        let out = confirm_top_value(
-            &ctx,
-            &json!(1),
-            &json!([{"match": "glob"}]),
-            TOP_DEFAULT_MATCHER,
-        );
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "glob"}]), TOP_DEFAULT_MATCHER);
         assert!(!out.matched && out.errors.is_empty());
-        let out = confirm_top_value(
-            &ctx,
-            &json!(1),
-            &json!([{"match": "ipcidr"}]),
-            TOP_DEFAULT_MATCHER,
-        );
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "ipcidr"}]), TOP_DEFAULT_MATCHER);
         assert!(out.matched);
-        let out = confirm_top_value(
-            &ctx,
-            &json!(1),
-            &json!([{"match": "pcre"}]),
-            TOP_DEFAULT_MATCHER,
-        );
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "pcre"}]), TOP_DEFAULT_MATCHER);
         assert!(out.is_fatal());
-        let out = confirm_top_value(
-            &ctx,
-            &json!(1),
-            &json!([{"match": "grain"}]),
-            TOP_DEFAULT_MATCHER,
-        );
+        let out = confirm_top_value(&ctx, &json!(1), &json!([{"match": "grain"}]), TOP_DEFAULT_MATCHER);
         assert!(out.is_fatal());
     }
 

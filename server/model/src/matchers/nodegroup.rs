@@ -38,13 +38,7 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
             return MatchOutcome::failed(
                 "nodegroup",
                 shown.clone(),
-                MatchError::logged(
-                    MatchErrorKind::UndefinedNodegroup,
-                    format!(
-                        "no nodegroups are defined, so nodegroup {} never matches",
-                        quote(&shown)
-                    ),
-                ),
+                MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("no nodegroups are defined, so nodegroup {} never matches", quote(&shown))),
             )
         }
     };
@@ -54,13 +48,7 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
             return MatchOutcome::failed(
                 "nodegroup",
                 shown,
-                MatchError::raised(
-                    MatchErrorKind::InvalidTarget,
-                    format!(
-                        "nodegroup target {} is unhashable (Salt raises TypeError)",
-                        py::repr(tgt)
-                    ),
-                ),
+                MatchError::raised(MatchErrorKind::InvalidTarget, format!("nodegroup target {} is unhashable (Salt raises TypeError)", py::repr(tgt))),
             )
         }
         // A non-string name is never a key of nodegroups loaded from a config file.
@@ -70,41 +58,20 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
         return MatchOutcome::failed(
             "nodegroup",
             shown.clone(),
-            MatchError::logged(
-                MatchErrorKind::UndefinedNodegroup,
-                format!("nodegroup {} is not defined", quote(&shown)),
-            ),
+            MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("nodegroup {} is not defined", quote(&shown))),
         );
     }
     let expansion = nodegroup_comp(name, ctx.nodegroups);
     let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
     let display = spliced.join(" ");
     if expansion.errors.iter().any(|e| e.fatal) {
-        let mut out = MatchOutcome::new(
-            "nodegroup",
-            name,
-            false,
-            format!("nodegroup {} cannot be expanded", quote(name)),
-        );
+        let mut out = MatchOutcome::new("nodegroup", name, false, format!("nodegroup {} cannot be expanded", quote(name)));
         out.errors = expansion.errors;
         return out;
     }
     let inner = compound::matches_words(ctx, expansion.words.clone(), &display);
-    let verb = if inner.matched {
-        "matches"
-    } else {
-        "does not match"
-    };
-    let mut out = MatchOutcome::new(
-        "nodegroup",
-        name,
-        inner.matched,
-        format!(
-            "nodegroup {} expands to {}, which {verb}",
-            quote(name),
-            quote(&display)
-        ),
-    );
+    let verb = if inner.matched { "matches" } else { "does not match" };
+    let mut out = MatchOutcome::new("nodegroup", name, inner.matched, format!("nodegroup {} expands to {}, which {verb}", quote(name), quote(&display)));
     out.errors = expansion.errors;
     out.errors.extend(inner.errors.iter().cloned());
     out.parts.push(inner);
@@ -116,26 +83,14 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
 pub fn nodegroup_comp(name: &str, nodegroups: &Value) -> Expansion {
     let empty = Map::new();
     let groups = nodegroups.as_object().unwrap_or(&empty);
-    let mut state = Comp {
-        groups,
-        errors: Vec::new(),
-        produced: 0,
-    };
+    let mut state = Comp { groups, errors: Vec::new(), produced: 0 };
     let mut skip = HashSet::new();
     match state.comp(name, &mut skip, true, &mut Vec::new()) {
-        Ok((words, wrapped)) => Expansion {
-            words,
-            wrapped,
-            errors: state.errors,
-        },
+        Ok((words, wrapped)) => Expansion { words, wrapped, errors: state.errors },
         Err(e) => {
             let mut errors = state.errors;
             errors.push(e);
-            Expansion {
-                words: Vec::new(),
-                wrapped: false,
-                errors,
-            }
+            Expansion { words: Vec::new(), wrapped: false, errors }
         }
     }
 }
@@ -149,45 +104,25 @@ struct Comp<'g> {
 impl Comp<'_> {
     /// One (possibly recursive) call. Returns the words and whether they are parenthesised;
     /// `Err` is an exception in Salt (or our size limit).
-    fn comp(
-        &mut self,
-        name: &str,
-        skip: &mut HashSet<String>,
-        first_call: bool,
-        chain: &mut Vec<String>,
-    ) -> Result<(Vec<Value>, bool), MatchError> {
+    fn comp(&mut self, name: &str, skip: &mut HashSet<String>, first_call: bool, chain: &mut Vec<String>) -> Result<(Vec<Value>, bool), MatchError> {
         if !first_call && skip.contains(name) {
             self.errors.push(MatchError::logged(
                 MatchErrorKind::NodegroupLoop,
-                format!(
-                    "illegal nested nodegroup {}: {} -> {name}; that reference expands to nothing",
-                    quote(name),
-                    chain.join(" -> ")
-                ),
+                format!("illegal nested nodegroup {}: {} -> {name}; that reference expands to nothing", quote(name), chain.join(" -> ")),
             ));
             return Ok((Vec::new(), false));
         }
         let Some(definition) = self.groups.get(name) else {
-            self.errors.push(MatchError::logged(
-                MatchErrorKind::UndefinedNodegroup,
-                format!("unknown nodegroup {}; it expands to nothing", quote(name)),
-            ));
+            self.errors.push(MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("unknown nodegroup {}; it expands to nothing", quote(name))));
             return Ok((Vec::new(), false));
         };
         let words: Vec<Value> = match definition {
-            Value::String(s) => py::split_whitespace(s)
-                .into_iter()
-                .map(|w| Value::String(w.to_string()))
-                .collect(),
+            Value::String(s) => py::split_whitespace(s).into_iter().map(|w| Value::String(w.to_string())).collect(),
             Value::Array(items) => items.clone(),
             other => {
                 self.errors.push(MatchError::logged(
                     MatchErrorKind::InvalidNodegroup,
-                    format!(
-                        "nodegroup {} is {}, neither a string nor a list; it expands to nothing",
-                        quote(name),
-                        py::repr(other)
-                    ),
+                    format!("nodegroup {} is {}, neither a string nor a list; it expands to nothing", quote(name), py::repr(other)),
                 ));
                 return Ok((Vec::new(), false));
             }
@@ -195,10 +130,7 @@ impl Comp<'_> {
         if chain.len() >= MAX_DEPTH {
             return Err(MatchError::raised(
                 MatchErrorKind::InvalidNodegroup,
-                format!(
-                    "nodegroups nest more than {MAX_DEPTH} levels deep at {} (Salt raises RecursionError)",
-                    quote(name)
-                ),
+                format!("nodegroups nest more than {MAX_DEPTH} levels deep at {} (Salt raises RecursionError)", quote(name)),
             ));
         }
         skip.insert(name.to_string());
@@ -220,10 +152,7 @@ impl Comp<'_> {
             if self.produced > MAX_EXPANSION || ret.len() > MAX_EXPANSION {
                 return Err(MatchError::logged(
                     MatchErrorKind::InvalidNodegroup,
-                    format!(
-                        "nodegroup {} expands to more than {MAX_EXPANSION} words",
-                        quote(name)
-                    ),
+                    format!("nodegroup {} expands to more than {MAX_EXPANSION} words", quote(name)),
                 ));
             }
         }
@@ -251,29 +180,15 @@ impl Comp<'_> {
 
     /// `_nodegroup_regex`: a group without operators, `*` or `X@` words becomes one
     /// `E@w1,w2` word (if any word looks like a regex) or one `L@w1,w2` word.
-    fn nodegroup_regex(
-        &self,
-        name: &str,
-        words: &[Value],
-    ) -> Result<Option<Vec<Value>>, MatchError> {
+    fn nodegroup_regex(&self, name: &str, words: &[Value]) -> Result<Option<Vec<Value>>, MatchError> {
         // `set(words)` raises for a list or dict among them.
-        if let Some(bad) = words
-            .iter()
-            .find(|w| matches!(w, Value::Array(_) | Value::Object(_)))
-        {
+        if let Some(bad) = words.iter().find(|w| matches!(w, Value::Array(_) | Value::Object(_))) {
             return Err(MatchError::raised(
                 MatchErrorKind::InvalidNodegroup,
-                format!(
-                    "nodegroup {} contains {}, which is unhashable (Salt raises TypeError)",
-                    quote(name),
-                    py::repr(bad)
-                ),
+                format!("nodegroup {} contains {}, which is unhashable (Salt raises TypeError)", quote(name), py::repr(bad)),
             ));
         }
-        if words
-            .iter()
-            .any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s)))
-        {
+        if words.iter().any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s))) {
             return Ok(None);
         }
         let mut strs = Vec::with_capacity(words.len());
@@ -283,11 +198,7 @@ impl Comp<'_> {
                 None => {
                     return Err(MatchError::raised(
                         MatchErrorKind::InvalidNodegroup,
-                        format!(
-                        "nodegroup {} contains {}, which is not a string (Salt raises TypeError)",
-                        quote(name),
-                        py::repr(w)
-                    ),
+                        format!("nodegroup {} contains {}, which is not a string (Salt raises TypeError)", quote(name), py::repr(w)),
                     ))
                 }
             }
@@ -299,9 +210,7 @@ impl Comp<'_> {
         if strs.iter().any(|s| s.contains('*') || typed(s)) {
             return Ok(None);
         }
-        let regexy = strs
-            .iter()
-            .any(|s| s.contains(['(', '[', '{', '\\', '?', '}', ']', ')']));
+        let regexy = strs.iter().any(|s| s.contains(['(', '[', '{', '\\', '?', '}', ']', ')']));
         let joined = format!("{}@{}", if regexy { "E" } else { "L" }, strs.join(","));
         Ok(Some(vec![Value::String(joined)]))
     }
@@ -336,31 +245,16 @@ mod tests {
         assert_eq!(words(&nodegroup_comp("short", &ng)), ["N@", "or", "web*"]);
         assert_eq!(words(&nodegroup_comp("g9", &ng)), ["web*", "or", "db*"]);
         assert!(!nodegroup_comp("g9", &ng).wrapped);
-        assert_eq!(
-            words(&nodegroup_comp("g10", &ng)),
-            ["(", "(", "web*", "or", "db*", ")", ")"]
-        );
+        assert_eq!(words(&nodegroup_comp("g10", &ng)), ["(", "(", "web*", "or", "db*", ")", ")"]);
         assert_eq!(words(&nodegroup_comp("q", &ng)), ["E@web0?"]);
-        assert_eq!(
-            words(&nodegroup_comp("l", &ng)),
-            ["L@web01.example.com,web02"]
-        );
-        assert_eq!(
-            words(&nodegroup_comp("mixed", &ng)),
-            ["web01.example.com", "db*"]
-        );
+        assert_eq!(words(&nodegroup_comp("l", &ng)), ["L@web01.example.com,web02"]);
+        assert_eq!(words(&nodegroup_comp("mixed", &ng)), ["web01.example.com", "db*"]);
         assert_eq!(words(&nodegroup_comp("empty", &ng)), ["L@"]);
         let e = nodegroup_comp("loop_a", &ng);
         assert_eq!(words(&e), ["(", "or", "x", ")"]);
-        assert!(e
-            .errors
-            .iter()
-            .any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
         let e = nodegroup_comp("self", &ng);
-        assert!(e
-            .errors
-            .iter()
-            .any(|x| x.kind == MatchErrorKind::NodegroupLoop));
+        assert!(e.errors.iter().any(|x| x.kind == MatchErrorKind::NodegroupLoop));
         let e = nodegroup_comp("bad", &ng);
         assert!(e.words.is_empty() && e.errors[0].kind == MatchErrorKind::InvalidNodegroup);
         let e = nodegroup_comp("nosuch", &ng);
@@ -372,20 +266,14 @@ mod tests {
         let run = || {
             let mut ng = Map::new();
             for i in 0..2000 {
-                ng.insert(
-                    format!("g{i}"),
-                    Value::String(format!("N@g{} or web*", i + 1)),
-                );
+                ng.insert(format!("g{i}"), Value::String(format!("N@g{} or web*", i + 1)));
             }
             let ng = Value::Object(ng);
             let e = nodegroup_comp("g0", &ng);
             assert!(e.words.is_empty());
             assert!(e.errors.iter().any(|x| x.fatal));
         };
-        let joined = std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(run)
-            .map(|h| h.join());
+        let joined = std::thread::Builder::new().stack_size(2 << 20).spawn(run).map(|h| h.join());
         assert!(matches!(joined, Ok(Ok(()))));
     }
 

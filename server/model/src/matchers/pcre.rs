@@ -18,13 +18,7 @@ pub fn matches_value(ctx: &MatchContext, target: &Value) -> MatchOutcome {
         other => MatchOutcome::failed(
             "pcre",
             py::str_of(other),
-            MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                format!(
-                    "pcre target {} is not a string (Salt raises TypeError)",
-                    py::repr(other)
-                ),
-            ),
+            MatchError::raised(MatchErrorKind::InvalidTarget, format!("pcre target {} is not a string (Salt raises TypeError)", py::repr(other))),
         ),
     }
 }
@@ -34,44 +28,19 @@ pub(crate) fn regex_on_id(matcher: &str, id: &str, pattern: &str) -> MatchOutcom
     let re = match PyRegex::compile(pattern) {
         Ok(re) => re,
         Err(e) => {
-            return MatchOutcome::failed(
-                matcher,
-                pattern,
-                MatchError::raised(
-                    MatchErrorKind::InvalidRegex,
-                    format!("invalid regex {}: {e}", quote(pattern)),
-                ),
-            )
+            return MatchOutcome::failed(matcher, pattern, MatchError::raised(MatchErrorKind::InvalidRegex, format!("invalid regex {}: {e}", quote(pattern))))
         }
     };
     match re.re_match(id) {
-        Ok(true) => MatchOutcome::new(
-            matcher,
-            pattern,
-            true,
-            format!("minion id {} matches regex {}", quote(id), quote(pattern)),
-        ),
+        Ok(true) => MatchOutcome::new(matcher, pattern, true, format!("minion id {} matches regex {}", quote(id), quote(pattern))),
         Ok(false) => {
-            let mut s = format!(
-                "minion id {} does not match regex {}",
-                quote(id),
-                quote(pattern)
-            );
-            if PyRegex::compile(&format!(".*(?:{pattern})"))
-                .is_ok_and(|r| r.re_match(id) == Ok(true))
-            {
+            let mut s = format!("minion id {} does not match regex {}", quote(id), quote(pattern));
+            if PyRegex::compile(&format!(".*(?:{pattern})")).is_ok_and(|r| r.re_match(id) == Ok(true)) {
                 s.push_str(" (re.match is anchored at the start of the id)");
             }
             MatchOutcome::new(matcher, pattern, false, s)
         }
-        Err(e) => MatchOutcome::failed(
-            matcher,
-            pattern,
-            MatchError::raised(
-                MatchErrorKind::InvalidRegex,
-                format!("regex {}: {e}", quote(pattern)),
-            ),
-        ),
+        Err(e) => MatchOutcome::failed(matcher, pattern, MatchError::raised(MatchErrorKind::InvalidRegex, format!("regex {}: {e}", quote(pattern)))),
     }
 }
 
@@ -86,15 +55,7 @@ mod tests {
     fn pcre_truth_table() {
         let g = json!({});
         let ctx = MatchContext::new("web01.example.com", &g, &g);
-        let rows = [
-            ("web", true),
-            ("example", false),
-            (".*example", true),
-            ("WEB", false),
-            ("(?i)WEB", true),
-            ("", true),
-            (r"web01\.example\.com\Z", true),
-        ];
+        let rows = [("web", true), ("example", false), (".*example", true), ("WEB", false), ("(?i)WEB", true), ("", true), (r"web01\.example\.com\Z", true)];
         for (pat, want) in rows {
             let out = matches(&ctx, pat);
             assert!(out.errors.is_empty(), "{pat}: {:?}", out.errors);
@@ -110,8 +71,7 @@ mod tests {
         let out = matches(&ctx, "(");
         assert!(!out.matched);
         assert!(out.is_fatal());
-        expect!["invalid regex `(`: missing ), unterminated subpattern at position 0"]
-            .assert_eq(&out.explanation);
+        expect!["invalid regex `(`: missing ), unterminated subpattern at position 0"].assert_eq(&out.explanation);
         assert!(matches_value(&ctx, &json!(3)).is_fatal());
     }
 

@@ -73,11 +73,7 @@ fn write_repr(v: &Value, out: &mut String) {
 /// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`, with Python's
 /// escapes for backslashes, the chosen quote and characters that are not printable.
 pub(crate) fn repr_str(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -137,11 +133,7 @@ pub(crate) fn float_repr(f: f64) -> String {
         return if f > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if f == 0.0 {
-        return if f.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
+        return if f.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
     }
     // Rust's `{:e}` gives the shortest round-trip digits, e.g. `1.5e-5` or `-2e16`.
     let sci = format!("{f:e}");
@@ -239,10 +231,7 @@ pub(crate) fn yamlify_to_other_string(arg: &str) -> Option<String> {
     }
     // A plain scalar without surrounding spaces loads as itself or as a non-string; only
     // quoting, tags, anchors, block indicators and the like can give a different string.
-    let plain_start = arg
-        .chars()
-        .next()
-        .is_some_and(|c| !c.is_whitespace() && !"-?:,[]{}#&*!|>'\"%@`".contains(c));
+    let plain_start = arg.chars().next().is_some_and(|c| !c.is_whitespace() && !"-?:,[]{}#&*!|>'\"%@`".contains(c));
     let plain_end = arg.chars().last().is_some_and(|c| !c.is_whitespace());
     if plain_start && plain_end {
         return None;
@@ -275,10 +264,7 @@ mod tests {
         assert_eq!(str_of(&json!(1e16)), "1e+16");
         assert_eq!(str_of(&json!(123456.789)), "123456.789");
         assert_eq!(str_of(&json!(0.0001)), "0.0001");
-        assert_eq!(
-            str_of(&json!(["a", 1, {"k": "it's"}])),
-            r#"['a', 1, {'k': "it's"}]"#
-        );
+        assert_eq!(str_of(&json!(["a", 1, {"k": "it's"}])), r#"['a', 1, {'k': "it's"}]"#);
         assert_eq!(str_of(&json!("x\ny")), "x\ny");
         assert_eq!(repr_str("a\\b\u{7}"), r"'a\\b\x07'");
     }

@@ -27,9 +27,7 @@ impl PyRegex {
     /// Python's `bool(re.match(pattern, subject))`: anchored at the start, not at the end.
     /// An error means the backtracking limit was hit, where Python would just be slow.
     pub(crate) fn re_match(&self, subject: &str) -> Result<bool, String> {
-        self.re
-            .is_match(subject)
-            .map_err(|e| format!("regex evaluation failed: {e}"))
+        self.re.is_match(subject).map_err(|e| format!("regex evaluation failed: {e}"))
     }
 }
 
@@ -109,36 +107,15 @@ enum RepeatKind {
 enum Node {
     Literal(char),
     Any,
-    In {
-        negate: bool,
-        items: Vec<SetItem>,
-    },
+    In { negate: bool, items: Vec<SetItem> },
     At(At),
     Branch(Vec<Vec<Node>>),
-    Repeat {
-        kind: RepeatKind,
-        min: u64,
-        max: u64,
-        item: Vec<Node>,
-    },
-    Subpattern {
-        group: Option<usize>,
-        add: u32,
-        del: u32,
-        body: Vec<Node>,
-    },
+    Repeat { kind: RepeatKind, min: u64, max: u64, item: Vec<Node> },
+    Subpattern { group: Option<usize>, add: u32, del: u32, body: Vec<Node> },
     Atomic(Vec<Node>),
-    Assert {
-        behind: bool,
-        negate: bool,
-        body: Vec<Node>,
-    },
+    Assert { behind: bool, negate: bool, body: Vec<Node> },
     GroupRef(usize),
-    GroupRefExists {
-        group: usize,
-        yes: Vec<Node>,
-        no: Option<Vec<Node>>,
-    },
+    GroupRefExists { group: usize, yes: Vec<Node>, no: Option<Vec<Node>> },
 }
 
 /// One tokenizer token: a character, or a backslash with the character after it.
@@ -180,18 +157,10 @@ impl Parser {
                 if i + 1 >= chars.len() {
                     return Err(format!("bad escape (end of pattern) at position {i}"));
                 }
-                toks.push(Tok {
-                    c: chars[i + 1],
-                    esc: true,
-                    pos: i,
-                });
+                toks.push(Tok { c: chars[i + 1], esc: true, pos: i });
                 i += 2;
             } else {
-                toks.push(Tok {
-                    c: chars[i],
-                    esc: false,
-                    pos: i,
-                });
+                toks.push(Tok { c: chars[i], esc: false, pos: i });
                 i += 1;
             }
         }
@@ -222,10 +191,7 @@ impl Parser {
             }
         }
         check_lookbehinds(&nodes, &p.groupwidths)?;
-        Ok(Parsed {
-            nodes,
-            flags: p.flags,
-        })
+        Ok(Parsed { nodes, flags: p.flags })
     }
 
     fn peek(&self) -> Option<Tok> {
@@ -307,9 +273,7 @@ impl Parser {
                 return Err(self.error("cannot refer to an open group"));
             }
             if gid >= lb {
-                return Err(
-                    self.error("cannot refer to group defined in the same lookbehind subpattern")
-                );
+                return Err(self.error("cannot refer to group defined in the same lookbehind subpattern"));
             }
         }
         Ok(())
@@ -377,11 +341,7 @@ impl Parser {
                                 continue;
                             }
                             let lo = self.getwhile(usize::MAX, "0123456789");
-                            let hi = if self.matches(',') {
-                                self.getwhile(usize::MAX, "0123456789")
-                            } else {
-                                lo.clone()
-                            };
+                            let hi = if self.matches(',') { self.getwhile(usize::MAX, "0123456789") } else { lo.clone() };
                             if !self.matches('}') {
                                 sub.push(Node::Literal('{'));
                                 self.index = here;
@@ -413,18 +373,11 @@ impl Parser {
                     };
                     match &last {
                         Node::At(_) => return Err(format!("nothing to repeat at position {at}")),
-                        Node::Repeat { .. } => {
-                            return Err(format!("multiple repeat at position {at}"))
-                        }
+                        Node::Repeat { .. } => return Err(format!("multiple repeat at position {at}")),
                         _ => {}
                     }
                     let item = match last {
-                        Node::Subpattern {
-                            group: None,
-                            add: 0,
-                            del: 0,
-                            body,
-                        } => body,
+                        Node::Subpattern { group: None, add: 0, del: 0, body } => body,
                         other => vec![other],
                     };
                     let kind = if self.matches('?') {
@@ -434,12 +387,7 @@ impl Parser {
                     } else {
                         RepeatKind::Greedy
                     };
-                    sub.push(Node::Repeat {
-                        kind,
-                        min,
-                        max,
-                        item,
-                    });
+                    sub.push(Node::Repeat { kind, min, max, item });
                 }
                 '.' => sub.push(Node::Any),
                 '(' => {
@@ -459,12 +407,7 @@ impl Parser {
         let mut out = Vec::with_capacity(sub.len());
         for node in sub {
             match node {
-                Node::Subpattern {
-                    group: None,
-                    add: 0,
-                    del: 0,
-                    body,
-                } => out.extend(body),
+                Node::Subpattern { group: None, add: 0, del: 0, body } => out.extend(body),
                 other => out.push(other),
             }
         }
@@ -472,14 +415,7 @@ impl Parser {
     }
 
     /// A group construct after `(`. `None` when nothing is appended (comments, global flags).
-    fn parse_group(
-        &mut self,
-        start: usize,
-        verbose: bool,
-        nested: usize,
-        first: bool,
-        sub: &[Node],
-    ) -> PResult<Option<Node>> {
+    fn parse_group(&mut self, start: usize, verbose: bool, nested: usize, first: bool, sub: &[Node]) -> PResult<Option<Node>> {
         let mut capture = true;
         let mut atomic = false;
         let mut name: Option<String> = None;
@@ -517,9 +453,7 @@ impl Parser {
             } else if c == '#' {
                 loop {
                     let Some(t) = self.get() else {
-                        return Err(format!(
-                            "missing ), unterminated comment at position {start}"
-                        ));
+                        return Err(format!("missing ), unterminated comment at position {start}"));
                     };
                     if !t.esc && t.c == ')' {
                         break;
@@ -548,15 +482,9 @@ impl Parser {
                     self.lookbehindgroups = None;
                 }
                 if !self.matches(')') {
-                    return Err(format!(
-                        "missing ), unterminated subpattern at position {start}"
-                    ));
+                    return Err(format!("missing ), unterminated subpattern at position {start}"));
                 }
-                return Ok(Some(Node::Assert {
-                    behind,
-                    negate: c == '!',
-                    body,
-                }));
+                return Ok(Some(Node::Assert { behind, negate: c == '!', body }));
             } else if c == '(' {
                 let condname = self.getuntil(')', "group name")?;
                 let condgroup = if is_identifier(&condname) {
@@ -566,13 +494,8 @@ impl Parser {
                     g
                 } else {
                     // Python's `int(condname)`, which must not be negative.
-                    let Some(g) = super::py::parse_int(&condname)
-                        .filter(|g| *g >= 0)
-                        .map(|g| usize::try_from(g).unwrap_or(usize::MAX))
-                    else {
-                        return Err(
-                            self.error(&format!("bad character in group name '{condname}'"))
-                        );
+                    let Some(g) = super::py::parse_int(&condname).filter(|g| *g >= 0).map(|g| usize::try_from(g).unwrap_or(usize::MAX)) else {
+                        return Err(self.error(&format!("bad character in group name '{condname}'")));
                     };
                     if g == 0 {
                         return Err(self.error("bad group number"));
@@ -597,15 +520,9 @@ impl Parser {
                     None
                 };
                 if !self.matches(')') {
-                    return Err(format!(
-                        "missing ), unterminated subpattern at position {start}"
-                    ));
+                    return Err(format!("missing ), unterminated subpattern at position {start}"));
                 }
-                return Ok(Some(Node::GroupRefExists {
-                    group: condgroup,
-                    yes,
-                    no,
-                }));
+                return Ok(Some(Node::GroupRefExists { group: condgroup, yes, no }));
             } else if c == '>' {
                 capture = false;
                 atomic = true;
@@ -613,9 +530,7 @@ impl Parser {
                 match self.parse_flags(c)? {
                     None => {
                         if !first || !sub.is_empty() {
-                            return Err(
-                                self.error("global flags not at the start of the expression")
-                            );
+                            return Err(self.error("global flags not at the start of the expression"));
                         }
                         return Ok(None);
                     }
@@ -638,9 +553,7 @@ impl Parser {
             }
             if let Some(n) = &name {
                 if let Some(ogid) = self.groupdict.get(n) {
-                    return Err(self.error(&format!(
-                        "redefinition of group name '{n}' as group {gid}; was group {ogid}"
-                    )));
+                    return Err(self.error(&format!("redefinition of group name '{n}' as group {gid}; was group {ogid}")));
                 }
                 self.groupdict.insert(n.clone(), gid);
             }
@@ -651,9 +564,7 @@ impl Parser {
         let sub_verbose = (verbose || add_flags & FLAG_X != 0) && del_flags & FLAG_X == 0;
         let body = self.parse_sub(sub_verbose, nested + 1)?;
         if !self.matches(')') {
-            return Err(format!(
-                "missing ), unterminated subpattern at position {start}"
-            ));
+            return Err(format!("missing ), unterminated subpattern at position {start}"));
         }
         if let Some(gid) = group {
             let w = width(&body, &self.groupwidths);
@@ -664,12 +575,7 @@ impl Parser {
         if atomic {
             return Ok(Some(Node::Atomic(body)));
         }
-        Ok(Some(Node::Subpattern {
-            group,
-            add: add_flags,
-            del: del_flags,
-            body,
-        }))
+        Ok(Some(Node::Subpattern { group, add: add_flags, del: del_flags, body }))
     }
 
     /// `_parse_flags`: `None` for global flags `(?i)`, else the scoped `(?i-m:` flags.
@@ -681,15 +587,11 @@ impl Parser {
             loop {
                 let flag = flag_of(c).unwrap_or(0);
                 if c == 'L' {
-                    return Err(
-                        self.error("bad inline flags: cannot use 'L' flag with a str pattern")
-                    );
+                    return Err(self.error("bad inline flags: cannot use 'L' flag with a str pattern"));
                 }
                 add |= flag;
                 if flag & TYPE_FLAGS != 0 && add & TYPE_FLAGS != flag {
-                    return Err(
-                        self.error("bad inline flags: flags 'a', 'u' and 'L' are incompatible")
-                    );
+                    return Err(self.error("bad inline flags: flags 'a', 'u' and 'L' are incompatible"));
                 }
                 let Some(t) = self.get() else {
                     return Err(self.error("missing -, : or )"));
@@ -702,11 +604,7 @@ impl Parser {
                     break;
                 }
                 if flag_of(c).is_none() {
-                    return Err(self.error(if c.is_alphabetic() {
-                        "unknown flag"
-                    } else {
-                        "missing -, : or )"
-                    }));
+                    return Err(self.error(if c.is_alphabetic() { "unknown flag" } else { "missing -, : or )" }));
                 }
             }
         }
@@ -723,18 +621,12 @@ impl Parser {
             };
             c = t.c;
             if t.esc || flag_of(c).is_none() {
-                return Err(self.error(if c.is_alphabetic() && !t.esc {
-                    "unknown flag"
-                } else {
-                    "missing flag"
-                }));
+                return Err(self.error(if c.is_alphabetic() && !t.esc { "unknown flag" } else { "missing flag" }));
             }
             loop {
                 let flag = flag_of(c).unwrap_or(0);
                 if flag & TYPE_FLAGS != 0 {
-                    return Err(
-                        self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'")
-                    );
+                    return Err(self.error("bad inline flags: cannot turn off flags 'a', 'u' and 'L'"));
                 }
                 del |= flag;
                 let Some(t) = self.get() else {
@@ -745,11 +637,7 @@ impl Parser {
                     break;
                 }
                 if t.esc || flag_of(c).is_none() {
-                    return Err(self.error(if c.is_alphabetic() && !t.esc {
-                        "unknown flag"
-                    } else {
-                        "missing :"
-                    }));
+                    return Err(self.error(if c.is_alphabetic() && !t.esc { "unknown flag" } else { "missing :" }));
                 }
             }
         }
@@ -772,11 +660,7 @@ impl Parser {
             if !this.esc && this.c == ']' && !items.is_empty() {
                 break;
             }
-            let code1 = if this.esc {
-                self.class_escape(this)?
-            } else {
-                SetItem::Literal(this.c)
-            };
+            let code1 = if this.esc { self.class_escape(this)? } else { SetItem::Literal(this.c) };
             if self.matches('-') {
                 let Some(that) = self.get() else {
                     return Err(format!("unterminated character set at position {here}"));
@@ -786,24 +670,12 @@ impl Parser {
                     items.push(SetItem::Literal('-'));
                     break;
                 }
-                let code2 = if that.esc {
-                    self.class_escape(that)?
-                } else {
-                    SetItem::Literal(that.c)
-                };
+                let code2 = if that.esc { self.class_escape(that)? } else { SetItem::Literal(that.c) };
                 let (SetItem::Literal(lo), SetItem::Literal(hi)) = (&code1, &code2) else {
-                    return Err(self.error(&format!(
-                        "bad character range {}-{}",
-                        tok_text(this),
-                        tok_text(that)
-                    )));
+                    return Err(self.error(&format!("bad character range {}-{}", tok_text(this), tok_text(that))));
                 };
                 if hi < lo {
-                    return Err(self.error(&format!(
-                        "bad character range {}-{}",
-                        tok_text(this),
-                        tok_text(that)
-                    )));
+                    return Err(self.error(&format!("bad character range {}-{}", tok_text(this), tok_text(that))));
                 }
                 items.push(SetItem::Range(*lo, *hi));
             } else {
@@ -834,10 +706,7 @@ impl Parser {
             _ => {}
         }
         if let Some(cat) = category(t.c) {
-            return Ok(Node::In {
-                negate: false,
-                items: vec![SetItem::Category(cat)],
-            });
+            return Ok(Node::In { negate: false, items: vec![SetItem::Category(cat)] });
         }
         if let Some(c) = simple_escape(t.c) {
             return Ok(Node::Literal(c));
@@ -854,13 +723,9 @@ impl Parser {
                     digits.push(e);
                     let v = u32::from_str_radix(&digits, 8).unwrap_or(0);
                     if v > 0o377 {
-                        return Err(self.error(&format!(
-                            "octal escape value \\{digits} outside of range 0-0o377"
-                        )));
+                        return Err(self.error(&format!("octal escape value \\{digits} outside of range 0-0o377")));
                     }
-                    return char::from_u32(v)
-                        .map(Node::Literal)
-                        .ok_or_else(|| self.error("bad escape"));
+                    return char::from_u32(v).map(Node::Literal).ok_or_else(|| self.error("bad escape"));
                 }
             }
             let group: usize = digits.parse().unwrap_or(usize::MAX);
@@ -897,9 +762,7 @@ impl Parser {
                 digits.push_str(&self.getwhile(2, "01234567"));
                 let v = u32::from_str_radix(&digits, 8).unwrap_or(u32::MAX);
                 if in_class && v > 0o377 {
-                    return Err(self.error(&format!(
-                        "octal escape value \\{digits} outside of range 0-0o377"
-                    )));
+                    return Err(self.error(&format!("octal escape value \\{digits} outside of range 0-0o377")));
                 }
                 char::from_u32(v).ok_or_else(|| self.error("bad escape"))
             }
@@ -974,11 +837,7 @@ fn width(nodes: &[Node], groupwidths: &[Option<(u64, u64)>]) -> (u64, u64) {
             Node::Repeat { min, max, item, .. } => {
                 let (i, j) = width(item, groupwidths);
                 let lo_part = i.saturating_mul(*min);
-                let hi_part = if *max == MAXREPEAT && j > 0 {
-                    MAXWIDTH
-                } else {
-                    j.saturating_mul(*max)
-                };
+                let hi_part = if *max == MAXREPEAT && j > 0 { MAXWIDTH } else { j.saturating_mul(*max) };
                 (lo_part, hi_part)
             }
             Node::Literal(_) | Node::Any | Node::In { .. } => (1, 1),
@@ -1019,9 +878,7 @@ fn check_lookbehinds(nodes: &[Node], gw: &[Option<(u64, u64)>]) -> PResult<()> {
                     check_lookbehinds(alt, gw)?;
                 }
             }
-            Node::Atomic(body)
-            | Node::Subpattern { body, .. }
-            | Node::Repeat { item: body, .. } => check_lookbehinds(body, gw)?,
+            Node::Atomic(body) | Node::Subpattern { body, .. } | Node::Repeat { item: body, .. } => check_lookbehinds(body, gw)?,
             Node::GroupRefExists { yes, no, .. } => {
                 check_lookbehinds(yes, gw)?;
                 if let Some(no) = no {
@@ -1036,9 +893,7 @@ fn check_lookbehinds(nodes: &[Node], gw: &[Option<(u64, u64)>]) -> PResult<()> {
 
 /// Whether a sequence is empty or made only of anchors and look-arounds.
 fn only_assertions(nodes: &[Node]) -> bool {
-    nodes
-        .iter()
-        .all(|n| matches!(n, Node::At(_) | Node::Assert { .. }))
+    nodes.iter().all(|n| matches!(n, Node::At(_) | Node::Assert { .. }))
 }
 
 /// Writes the fancy-regex equivalent of a parsed pattern. Anchors, `.` and character
@@ -1085,11 +940,7 @@ impl Emitter<'_> {
                 self.out.push(')');
             }
             Node::Any => {
-                self.out.push_str(if flags & FLAG_S != 0 {
-                    "(?s:.)"
-                } else {
-                    "(?-s:.)"
-                });
+                self.out.push_str(if flags & FLAG_S != 0 { "(?s:.)" } else { "(?-s:.)" });
             }
             Node::In { negate, items } => {
                 self.casei_open(flags);
@@ -1121,9 +972,7 @@ impl Emitter<'_> {
                     At::Boundary => format!("(?:(?<=[{w}])(?![{w}])|(?<![{w}])(?=[{w}]))"),
                     // SRE never finds a non-boundary in an empty string.
                     At::NonBoundary => {
-                        format!(
-                            "(?:(?<=(?s:.))|(?=(?s:.)))(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))"
-                        )
+                        format!("(?:(?<=(?s:.))|(?=(?s:.)))(?:(?<=[{w}])(?=[{w}])|(?<![{w}])(?![{w}]))")
                     }
                 };
                 self.out.push_str(&s);
@@ -1138,19 +987,10 @@ impl Emitter<'_> {
                 }
                 self.out.push(')');
             }
-            Node::Repeat {
-                kind,
-                min,
-                max,
-                item,
-            } if only_assertions(item) => {
+            Node::Repeat { kind, min, max, item } if only_assertions(item) => {
                 // fancy-regex refuses to repeat an assertion or nothing. Repeating a
                 // zero-width item changes nothing but whether it is tried at all.
-                self.out.push_str(if *kind == RepeatKind::Possessive {
-                    "(?>"
-                } else {
-                    "(?:"
-                });
+                self.out.push_str(if *kind == RepeatKind::Possessive { "(?>" } else { "(?:" });
                 match (*min, kind) {
                     (0, RepeatKind::Lazy) => {
                         self.out.push('|');
@@ -1164,12 +1004,7 @@ impl Emitter<'_> {
                 }
                 self.out.push(')');
             }
-            Node::Repeat {
-                kind,
-                min,
-                max,
-                item,
-            } => {
+            Node::Repeat { kind, min, max, item } => {
                 self.out.push_str("(?:");
                 self.seq(item, flags);
                 self.out.push(')');
@@ -1184,12 +1019,7 @@ impl Emitter<'_> {
                     RepeatKind::Possessive => self.out.push('+'),
                 }
             }
-            Node::Subpattern {
-                group,
-                add,
-                del,
-                body,
-            } => {
+            Node::Subpattern { group, add, del, body } => {
                 let inner = (flags | add) & !del;
                 self.out.push_str(if group.is_some() { "(" } else { "(?:" });
                 self.seq(body, inner);
@@ -1200,11 +1030,7 @@ impl Emitter<'_> {
                 self.seq(body, flags);
                 self.out.push(')');
             }
-            Node::Assert {
-                behind,
-                negate,
-                body,
-            } => {
+            Node::Assert { behind, negate, body } => {
                 self.out.push_str(match (behind, negate) {
                     (false, false) => "(?=",
                     (false, true) => "(?!",
@@ -1232,11 +1058,7 @@ impl Emitter<'_> {
 
     /// A category inside a set (a bare class body, or a nested negated class).
     fn category(&mut self, cat: Cat, ascii: bool) {
-        let (word, space, digit) = if ascii {
-            (WORD_ASCII, SPACE_ASCII, "0-9")
-        } else {
-            (WORD, SPACE, r"\d")
-        };
+        let (word, space, digit) = if ascii { (WORD_ASCII, SPACE_ASCII, "0-9") } else { (WORD, SPACE, r"\d") };
         let s = match cat {
             Cat::Digit => digit.to_string(),
             Cat::NotDigit => format!("[^{digit}]"),
@@ -1327,11 +1149,7 @@ mod tests {
         for (p, s, want) in rows {
             let got = m(p, s);
             match want {
-                Some(w) => assert_eq!(
-                    got.as_ref().ok(),
-                    Some(w),
-                    "re.match({p:?}, {s:?}) = {got:?}"
-                ),
+                Some(w) => assert_eq!(got.as_ref().ok(), Some(w), "re.match({p:?}, {s:?}) = {got:?}"),
                 None => assert!(got.is_err(), "re.compile({p:?}) should fail, got {got:?}"),
             }
         }
@@ -1339,15 +1157,9 @@ mod tests {
 
     #[test]
     fn error_messages_follow_python() {
-        assert_eq!(
-            m("(", "").unwrap_err(),
-            "missing ), unterminated subpattern at position 0"
-        );
+        assert_eq!(m("(", "").unwrap_err(), "missing ), unterminated subpattern at position 0");
         assert_eq!(m("a**", "").unwrap_err(), "multiple repeat at position 2");
-        assert_eq!(
-            m("[a", "").unwrap_err(),
-            "unterminated character set at position 0"
-        );
+        assert_eq!(m("[a", "").unwrap_err(), "unterminated character set at position 0");
     }
 }
 

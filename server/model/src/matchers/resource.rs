@@ -17,23 +17,14 @@ pub fn resource(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
         return MatchOutcome::failed(
             "resource",
             shown,
-            MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                format!(
-                    "resource target {} is not a string (Salt raises TypeError)",
-                    py::repr(tgt)
-                ),
-            ),
+            MatchError::raised(MatchErrorKind::InvalidTarget, format!("resource target {} is not a string (Salt raises TypeError)", py::repr(tgt))),
         );
     };
     let Value::Object(map) = resources else {
         return MatchOutcome::failed(
             "resource",
             shown,
-            MatchError::raised(
-                MatchErrorKind::InvalidData,
-                "opts[\"resources\"] is not a dict (Salt raises AttributeError)",
-            ),
+            MatchError::raised(MatchErrorKind::InvalidData, "opts[\"resources\"] is not a dict (Salt raises AttributeError)"),
         );
     };
     if let Some((rtype, rid)) = t.split_once(':') {
@@ -48,43 +39,17 @@ pub fn resource(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
                     shown,
                     MatchError::raised(
                         MatchErrorKind::InvalidData,
-                        format!(
-                            "resources of type {} are {} (Salt raises TypeError)",
-                            quote(rtype),
-                            py::repr(other)
-                        ),
+                        format!("resources of type {} are {} (Salt raises TypeError)", quote(rtype), py::repr(other)),
                     ),
                 )
             }
         };
-        let verb = if matched {
-            "manages"
-        } else {
-            "does not manage"
-        };
-        MatchOutcome::new(
-            "resource",
-            t.as_str(),
-            matched,
-            format!(
-                "this minion {verb} resource {} of type {}",
-                quote(rid),
-                quote(rtype)
-            ),
-        )
+        let verb = if matched { "manages" } else { "does not manage" };
+        MatchOutcome::new("resource", t.as_str(), matched, format!("this minion {verb} resource {} of type {}", quote(rid), quote(rtype)))
     } else {
         let matched = map.get(t.as_str()).is_some_and(truthy);
-        let verb = if matched {
-            "manages"
-        } else {
-            "does not manage"
-        };
-        MatchOutcome::new(
-            "resource",
-            t.as_str(),
-            matched,
-            format!("this minion {verb} resources of type {}", quote(t)),
-        )
+        let verb = if matched { "manages" } else { "does not manage" };
+        MatchOutcome::new("resource", t.as_str(), matched, format!("this minion {verb} resources of type {}", quote(t)))
     }
 }
 
@@ -93,16 +58,7 @@ pub fn managing_minion(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
     let shown = py::str_of(tgt);
     let matched = tgt.as_str() == Some(ctx.minion_id);
     let verb = if matched { "is" } else { "is not" };
-    MatchOutcome::new(
-        "managing_minion",
-        shown.clone(),
-        matched,
-        format!(
-            "minion id {} {verb} {}",
-            quote(ctx.minion_id),
-            quote(&shown)
-        ),
-    )
+    MatchOutcome::new("managing_minion", shown.clone(), matched, format!("minion id {} {verb} {}", quote(ctx.minion_id), quote(&shown)))
 }
 
 /// Python truthiness of a JSON value.

@@ -78,27 +78,11 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
     let delim = delimiter.unwrap_or(DEFAULT_DELIMITER);
     let name = kind.matcher();
     if delim.is_empty() {
-        return MatchOutcome::failed(
-            name,
-            tgt,
-            MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                "empty delimiter (Salt raises ValueError)",
-            ),
-        );
+        return MatchOutcome::failed(name, tgt, MatchError::raised(MatchErrorKind::InvalidTarget, "empty delimiter (Salt raises ValueError)"));
     }
     if !tgt.contains(delim) {
-        let msg = format!(
-            "{} target {} has no {} delimiter, so it never matches",
-            kind.source(),
-            quote(tgt),
-            quote(delim)
-        );
-        return MatchOutcome::failed(
-            name,
-            tgt,
-            MatchError::logged(MatchErrorKind::MissingDelimiter, msg),
-        );
+        let msg = format!("{} target {} has no {} delimiter, so it never matches", kind.source(), quote(tgt), quote(delim));
+        return MatchOutcome::failed(name, tgt, MatchError::logged(MatchErrorKind::MissingDelimiter, msg));
     }
     let data = match kind {
         Kind::Grain | Kind::GrainPcre => ctx.grains,
@@ -108,28 +92,16 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
     let (matched, explanation) = engine.explain(data, tgt, delim, kind.source());
     let mut out = MatchOutcome::new(name, tgt, matched, explanation);
     for (pattern, err) in engine.bad_regexes {
-        out.explanation.push_str(&format!(
-            "; the regex {} is invalid, so it never matches",
-            quote(&pattern)
-        ));
-        out.errors.push(MatchError::logged(
-            MatchErrorKind::InvalidRegex,
-            format!("invalid regex {}: {err}", quote(&pattern)),
-        ));
+        out.explanation.push_str(&format!("; the regex {} is invalid, so it never matches", quote(&pattern)));
+        out.errors.push(MatchError::logged(MatchErrorKind::InvalidRegex, format!("invalid regex {}: {err}", quote(&pattern))));
     }
     if engine.exhausted {
-        out.errors.push(MatchError::logged(
-            MatchErrorKind::InvalidTarget,
-            "the target is too deep or has too many delimiters to evaluate; treated as not matching",
-        ));
+        out.errors
+            .push(MatchError::logged(MatchErrorKind::InvalidTarget, "the target is too deep or has too many delimiters to evaluate; treated as not matching"));
     }
     if kind.mode() == Mode::Regex {
         if let Some(esc) = case_sensitive_escape(tgt) {
-            out.errors.push(MatchError::quirk(format!(
-                "Salt lowercases {} regexes, so `\\{esc}` is read as `\\{}`",
-                kind.source(),
-                esc.to_ascii_lowercase()
-            )));
+            out.errors.push(MatchError::quirk(format!("Salt lowercases {} regexes, so `\\{esc}` is read as `\\{}`", kind.source(), esc.to_ascii_lowercase())));
         }
     }
     out
@@ -138,12 +110,7 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
 /// [`matches`] for any target value. Salt raises for a number or `None` (`in` needs a
 /// container) and for a list or dict that contains the delimiter (`split` needs a string);
 /// another list or dict is logged as lacking the delimiter.
-pub fn matches_value(
-    ctx: &MatchContext,
-    kind: Kind,
-    target: &Value,
-    delimiter: Option<&str>,
-) -> MatchOutcome {
+pub fn matches_value(ctx: &MatchContext, kind: Kind, target: &Value, delimiter: Option<&str>) -> MatchOutcome {
     let delim = delimiter.unwrap_or(DEFAULT_DELIMITER);
     let name = kind.matcher();
     let has_delim = match target {
@@ -154,13 +121,7 @@ pub fn matches_value(
             return MatchOutcome::failed(
                 name,
                 py::str_of(other),
-                MatchError::raised(
-                    MatchErrorKind::InvalidTarget,
-                    format!(
-                        "{name} target {} is not a string (Salt raises TypeError)",
-                        py::repr(other)
-                    ),
-                ),
+                MatchError::raised(MatchErrorKind::InvalidTarget, format!("{name} target {} is not a string (Salt raises TypeError)", py::repr(other))),
             )
         }
     };
@@ -169,26 +130,13 @@ pub fn matches_value(
         MatchOutcome::failed(
             name,
             shown.clone(),
-            MatchError::raised(
-                MatchErrorKind::InvalidTarget,
-                format!(
-                    "{name} target {} is not a string (Salt raises AttributeError)",
-                    quote(&shown)
-                ),
-            ),
+            MatchError::raised(MatchErrorKind::InvalidTarget, format!("{name} target {} is not a string (Salt raises AttributeError)", quote(&shown))),
         )
     } else {
         MatchOutcome::failed(
             name,
             shown.clone(),
-            MatchError::logged(
-                MatchErrorKind::MissingDelimiter,
-                format!(
-                    "{name} target {} is not a string with a {} delimiter",
-                    quote(&shown),
-                    quote(delim)
-                ),
-            ),
+            MatchError::logged(MatchErrorKind::MissingDelimiter, format!("{name} target {} is not a string with a {} delimiter", quote(&shown), quote(delim))),
         )
     }
 }
@@ -206,16 +154,8 @@ pub fn subdict_match(data: &Value, expr: &str, delimiter: &str, mode: Mode) -> b
 /// Salt returns the default. In a list, a numeric part is an index (negative counts from the
 /// end) and any other part looks into the first embedded dict that has it; a dict key that
 /// is missing is retried as YAML would load it (`'a'` is `a`).
-pub fn traverse_dict_and_list<'v>(
-    data: &'v Value,
-    key: &str,
-    delimiter: &str,
-) -> Option<&'v Value> {
-    let parts: Vec<&str> = if delimiter.is_empty() {
-        vec![key]
-    } else {
-        key.split(delimiter).collect()
-    };
+pub fn traverse_dict_and_list<'v>(data: &'v Value, key: &str, delimiter: &str) -> Option<&'v Value> {
+    let parts: Vec<&str> = if delimiter.is_empty() { vec![key] } else { key.split(delimiter).collect() };
     walk(data, &parts)
 }
 
@@ -240,10 +180,7 @@ fn walk<'v>(data: &'v Value, parts: &[&str]) -> Option<&'v Value> {
                     }
                     items.get(i as usize)?
                 }
-                None => items
-                    .iter()
-                    .filter_map(Value::as_object)
-                    .find_map(|m| m.get(each))?,
+                None => items.iter().filter_map(Value::as_object).find_map(|m| m.get(each))?,
             },
             Value::Object(map) => dict_get(map, each)?,
             // Indexing a string, number or None raises TypeError, which yields the default.
@@ -328,15 +265,7 @@ const MAX_DEPTH: usize = 64;
 
 impl Engine {
     fn new(mode: Mode) -> Engine {
-        Engine {
-            mode,
-            regexes: HashMap::new(),
-            globs: HashMap::new(),
-            bad_regexes: Vec::new(),
-            steps: 0,
-            depth: 0,
-            exhausted: false,
-        }
+        Engine { mode, regexes: HashMap::new(), globs: HashMap::new(), bad_regexes: Vec::new(), steps: 0, depth: 0, exhausted: false }
     }
 
     fn tick(&mut self) -> bool {
@@ -361,8 +290,7 @@ impl Engine {
         match self.mode {
             Mode::Glob => {
                 if !self.globs.contains_key(&pattern) {
-                    self.globs
-                        .insert(pattern.clone(), fnmatch::Pattern::new(&pattern));
+                    self.globs.insert(pattern.clone(), fnmatch::Pattern::new(&pattern));
                 }
                 self.globs.get(&pattern).is_some_and(|p| p.matches(&target))
             }
@@ -545,38 +473,22 @@ impl Engine {
             };
             let key = parts[..idx].join(delim);
             let text = if key == "*" {
-                format!(
-                    "a {source} matches {} (the `*:` wildcard looks one level deep)",
-                    quote(&pattern)
-                )
+                format!("a {source} matches {} (the `*:` wildcard looks one level deep)", quote(&pattern))
             } else {
                 match how {
-                    How::Scalar => format!(
-                        "{source} {} is {}, which matches {} ({mode}, case-insensitive)",
-                        quote(&key),
-                        quote(&found.text()),
-                        quote(&pattern)
-                    ),
-                    How::ListItem(item) => format!(
-                        "{source} {} contains {}, which matches {} ({mode}, case-insensitive)",
-                        quote(&key),
-                        quote(&item),
-                        quote(&pattern)
-                    ),
-                    How::DictKey => format!(
-                        "{source} {} has a key or nested value matching {} ({mode}, case-insensitive)",
-                        quote(&key),
-                        quote(&pattern)
-                    ),
+                    How::Scalar => {
+                        format!("{source} {} is {}, which matches {} ({mode}, case-insensitive)", quote(&key), quote(&found.text()), quote(&pattern))
+                    }
+                    How::ListItem(item) => {
+                        format!("{source} {} contains {}, which matches {} ({mode}, case-insensitive)", quote(&key), quote(&item), quote(&pattern))
+                    }
+                    How::DictKey => format!("{source} {} has a key or nested value matching {} ({mode}, case-insensitive)", quote(&key), quote(&pattern)),
                 }
             };
             return (true, text);
         }
         let text = match deepest {
-            Some((1, _)) if parts.first() == Some(&"*") => format!(
-                "no {source} matches {} (the `*:` wildcard looks one level deep)",
-                quote(expr)
-            ),
+            Some((1, _)) if parts.first() == Some(&"*") => format!("no {source} matches {} (the `*:` wildcard looks one level deep)", quote(expr)),
             Some((idx, found)) => {
                 let what = if found.is_list() {
                     "matches none of its items"
@@ -595,10 +507,7 @@ impl Engine {
             None => {
                 let first = parts.first().copied().unwrap_or_default();
                 match traverse_dict_and_list(data, first, delim) {
-                    Some(Value::Object(m)) if m.is_empty() => format!(
-                        "{source} {} is an empty dict, which Salt treats as missing",
-                        quote(first)
-                    ),
+                    Some(Value::Object(m)) if m.is_empty() => format!("{source} {} is an empty dict, which Salt treats as missing", quote(first)),
                     _ => format!("{source} {} is missing from the profile", quote(first)),
                 }
             }
@@ -680,10 +589,7 @@ mod tests {
         // `\Z` lowercases to `\z`, which Python rejects: logged, never matches.
         let out = run(Kind::GrainPcre, r"os:ubuntu\Z", None);
         assert!(!out.matched);
-        assert!(out
-            .errors
-            .iter()
-            .any(|e| e.kind == MatchErrorKind::InvalidRegex && !e.fatal));
+        assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::InvalidRegex && !e.fatal));
         let out = run(Kind::GrainPcre, r"os:\S+", None);
         assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
     }
@@ -698,53 +604,22 @@ mod tests {
             "q": {"a b": "c"},
         });
         assert_eq!(traverse_dict_and_list(&data, "l:0", ":"), Some(&json!("a")));
-        assert_eq!(
-            traverse_dict_and_list(&data, "l:-1", ":"),
-            Some(&json!({"k": "w"}))
-        );
+        assert_eq!(traverse_dict_and_list(&data, "l:-1", ":"), Some(&json!({"k": "w"})));
         assert_eq!(traverse_dict_and_list(&data, "l:9", ":"), None);
         assert_eq!(traverse_dict_and_list(&data, "l:k", ":"), Some(&json!("v")));
-        assert_eq!(
-            traverse_dict_and_list(&data, "q:'a b'", ":"),
-            Some(&json!("c"))
-        );
+        assert_eq!(traverse_dict_and_list(&data, "q:'a b'", ":"), Some(&json!("c")));
         assert_eq!(traverse_dict_and_list(&data, "l:0:x", ":"), None);
         assert!(subdict_match(&data, "l:1:b", ":", Mode::Glob));
         assert!(subdict_match(&data, "l:k:v", ":", Mode::Glob));
         assert!(!subdict_match(&data, "e:*", ":", Mode::Glob));
         // The wildcard looks only one level deep, but does look into list values (✔run).
         assert!(subdict_match(&json!({"a": "c"}), "*:c", ":", Mode::Glob));
-        assert!(subdict_match(
-            &json!({"a": ["x", "c"]}),
-            "*:c",
-            ":",
-            Mode::Glob
-        ));
-        assert!(!subdict_match(
-            &json!({"a": {"b": "c"}}),
-            "*:c",
-            ":",
-            Mode::Glob
-        ));
-        assert!(!subdict_match(
-            &json!({"a": {"b": {"c": "d"}}}),
-            "*:d",
-            ":",
-            Mode::Glob
-        ));
+        assert!(subdict_match(&json!({"a": ["x", "c"]}), "*:c", ":", Mode::Glob));
+        assert!(!subdict_match(&json!({"a": {"b": "c"}}), "*:c", ":", Mode::Glob));
+        assert!(!subdict_match(&json!({"a": {"b": {"c": "d"}}}), "*:d", ":", Mode::Glob));
         // The nested `subdict_match` inside `_dict_match` always splits on `:`.
-        assert!(subdict_match(
-            &json!({"a": {"b": {"c": "d"}}}),
-            "a|b:c:d",
-            "|",
-            Mode::Glob
-        ));
-        assert!(subdict_match(
-            &json!({"a": [{"b": {"c": "d"}}]}),
-            "a|b:c:d",
-            "|",
-            Mode::Glob
-        ));
+        assert!(subdict_match(&json!({"a": {"b": {"c": "d"}}}), "a|b:c:d", "|", Mode::Glob));
+        assert!(subdict_match(&json!({"a": [{"b": {"c": "d"}}]}), "a|b:c:d", "|", Mode::Glob));
     }
 
     // Targets with thousands of delimiters, or `*:` repeated, end quickly and on a small stack.
@@ -760,10 +635,7 @@ mod tests {
             assert!(!out.matched);
             assert!(matches(&ctx, Kind::Grain, "a:a:a:b", None).matched);
         };
-        let joined = std::thread::Builder::new()
-            .stack_size(2 << 20)
-            .spawn(run)
-            .map(|h| h.join());
+        let joined = std::thread::Builder::new().stack_size(2 << 20).spawn(run).map(|h| h.join());
         assert!(matches!(joined, Ok(Ok(()))));
     }
 
@@ -779,13 +651,9 @@ mod tests {
 
     #[test]
     fn explanations() {
-        expect!["grain `os` is `Ubuntu`, pattern `db` does not match (glob, case-insensitive)"]
-            .assert_eq(&run(Kind::Grain, "os:db", None).explanation);
-        expect!["grain `role` is missing from the profile"]
-            .assert_eq(&run(Kind::Grain, "role:web", None).explanation);
-        expect!["grain `roles` contains `web`, which matches `w*` (glob, case-insensitive)"]
-            .assert_eq(&run(Kind::Grain, "roles:w*", None).explanation);
-        expect!["grain target `roles` has no `:` delimiter, so it never matches"]
-            .assert_eq(&run(Kind::Grain, "roles", None).explanation);
+        expect!["grain `os` is `Ubuntu`, pattern `db` does not match (glob, case-insensitive)"].assert_eq(&run(Kind::Grain, "os:db", None).explanation);
+        expect!["grain `role` is missing from the profile"].assert_eq(&run(Kind::Grain, "role:web", None).explanation);
+        expect!["grain `roles` contains `web`, which matches `w*` (glob, case-insensitive)"].assert_eq(&run(Kind::Grain, "roles:w*", None).explanation);
+        expect!["grain target `roles` has no `:` delimiter, so it never matches"].assert_eq(&run(Kind::Grain, "roles", None).explanation);
     }
 }
