@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use model::check::{Diagnostic, Severity};
-use model::errors::SaltError;
-use model::highstate::Matches;
-use model::jinja_render::JinjaSetup;
-use model::roots::FileRoots;
-use model::vfs::{FileTable, RealFs};
+use model::diagnostic::SaltError;
+use model::diagnostic::{Diagnostic, Severity};
+use model::render::jinja::JinjaSetup;
+use model::state::highstate::Matches;
+use model::workspace::roots::FileRoots;
+use model::workspace::vfs::{FileTable, RealFs};
 use model::workspace::Workspace;
 use serde_json::json;
 
@@ -110,8 +110,8 @@ fn find_root(start: Option<&Path>) -> PathBuf {
     start
 }
 
-fn select_minion(ws: &Workspace, common: &Common) -> Result<model::minion::Minion, ExitCode> {
-    model::minion::select(&RealFs, ws, common.minion.as_deref()).map_err(|e| {
+fn select_minion(ws: &Workspace, common: &Common) -> Result<model::workspace::minion::Minion, ExitCode> {
+    model::workspace::minion::select(&RealFs, ws, common.minion.as_deref()).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
     })
@@ -135,7 +135,7 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
         Some(loc) => (json!(files.path(loc.file).display().to_string()), json!(files.line_col(loc.file, loc.span.start).0)),
         None => (serde_json::Value::Null, serde_json::Value::Null),
     };
-    if e.code == model::errors::Code::RequisiteCycle && !e.cycle_ids.is_empty() {
+    if e.code == model::diagnostic::Code::RequisiteCycle && !e.cycle_ids.is_empty() {
         return e
             .cycle_ids
             .iter()
@@ -167,10 +167,10 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         if saltenv.is_some() {
             opts.saltenv = saltenv.map(str::to_string);
         }
-        model::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
+        model::state::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
     } else {
         let matches = Matches::from([(env, sls.to_vec())]);
-        model::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches, Some(&jinja))
+        model::state::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches, Some(&jinja))
     };
     let errors = low.errors();
     if common.format == Format::Json {
@@ -216,7 +216,7 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
     let roots = FileRoots::scan(&RealFs, &opts.file_roots);
     let mut files = FileTable::default();
     let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
-    let result = model::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja));
+    let result = model::targeting::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja));
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
         (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(&files)).unwrap_or_default()),

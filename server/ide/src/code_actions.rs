@@ -22,7 +22,7 @@ pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>
             let env = file_env(analysis, path);
             for item in s.includes.iter().filter(|i| overlaps(&i.span, &range)) {
                 let Some((ienv, name)) = include_target(analysis, path, item) else { continue };
-                if model::fnmatch::has_magic(&name) || !resolve_sls(analysis, &ienv, &name, &env).is_empty() {
+                if model::py::fnmatch::has_magic(&name) || !resolve_sls(analysis, &ienv, &name, &env).is_empty() {
                     continue;
                 }
                 let Some(root) = world.ws.opts.file_roots.get(&ienv).and_then(|r| r.first()) else { continue };

@@ -5,8 +5,8 @@
 use std::ops::Range;
 use std::path::Path;
 
-use model::check::Severity as ModelSeverity;
-use model::errors::Code;
+use model::diagnostic::Code;
+use model::diagnostic::Severity as ModelSeverity;
 
 use crate::analysis::Analysis;
 use crate::types::*;

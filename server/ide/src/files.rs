@@ -1,12 +1,12 @@
 //! The file layer: the disk, read once and cached until the host is told a file changed,
-//! under the editor's open buffers (a [`model::vfs::Overlay`]), as one snapshot sees it.
+//! under the editor's open buffers (a [`model::workspace::vfs::Overlay`]), as one snapshot sees it.
 
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use model::vfs::{Overlay, Vfs};
+use model::workspace::vfs::{Overlay, Vfs};
 
 /// Disk contents and directory listings, cached. Shared by the host and every snapshot:
 /// a snapshot that reads a file after it changed on disk sees the new text, which is harmless
@@ -197,7 +197,7 @@ impl Vfs for Files {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::vfs::MemFs;
+    use model::workspace::vfs::MemFs;
 
     #[test]
     fn invalidation_reports_created_and_deleted_files() {

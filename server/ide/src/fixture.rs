@@ -47,7 +47,7 @@ impl Fixture {
     /// Opens a fixture file in the host with its disk text.
     pub(crate) fn open(&mut self, rel: &str) {
         let path = Path::new("/ws").join(rel);
-        let text = model::vfs::Vfs::read(&*self.disk, &path).expect("fixture file");
+        let text = model::workspace::vfs::Vfs::read(&*self.disk, &path).expect("fixture file");
         self.host.open(&path, &text, 1);
     }
 }

@@ -1,5 +1,5 @@
 //! Highstate diagnostics: the selected minion's whole highstate compiled as `state.apply`
-//! would (`model::lowstate::compile_highstate`: its top file, Jinja rendered with its grains
+//! would (`model::state::lowstate::compile_highstate`: its top file, Jinja rendered with its grains
 //! and pillar, Salt's apply pipeline), its errors as diagnostics in the files they point to,
 //! and the cache that keeps the result until the minion, the configuration or a file the
 //! compilation read changes.
@@ -13,12 +13,13 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use model::check::{error_diagnostics, Diagnostic};
-use model::errors::{Code, SaltError};
-use model::jinja_render::JinjaSetup;
-use model::top::TopResult;
+use model::check::error_diagnostics;
+use model::diagnostic::Diagnostic;
+use model::diagnostic::{Code, SaltError};
+use model::render::jinja::JinjaSetup;
+use model::targeting::top::TopResult;
 use model::value::{Loc, V};
-use model::vfs::FileTable;
+use model::workspace::vfs::FileTable;
 
 use crate::files::Files;
 use crate::semantic::Change;
@@ -132,7 +133,7 @@ fn compile(world: &Arc<World>, files: &Files, summaries: &Summaries, choice: &Ch
         deps.extend(p.grains_file.iter().chain(&p.pillar_file).cloned());
     }
     // A profile whose data cannot be read compiles nothing; hovers and `topExplain` say why.
-    let Ok(minion) = model::minion::select(files, ws, name) else { return (BTreeMap::new(), deps) };
+    let Ok(minion) = model::workspace::minion::select(files, ws, name) else { return (BTreeMap::new(), deps) };
     let reads: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
     let setup = {
         let (world, files, reads) = (world.clone(), files.fork(), reads.clone());
@@ -146,7 +147,7 @@ fn compile(world: &Arc<World>, files: &Files, summaries: &Summaries, choice: &Ch
         })
     };
     let mut table = FileTable::default();
-    let (low, top) = model::lowstate::compile_highstate(files, &ws.opts, &world.ctx.roots, &mut table, &minion.context(), Some(&setup));
+    let (low, top) = model::state::lowstate::compile_highstate(files, &ws.opts, &world.ctx.roots, &mut table, &minion.context(), Some(&setup));
     deps.extend((0..table.len() as u32).map(|id| table.path(id).to_path_buf()));
     deps.extend(low.highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())));
     deps.extend(world.top_files().into_iter().map(|(_, p)| p));
@@ -251,7 +252,7 @@ fn top_entry(top: &TopResult, env: &str, sls: &str) -> Option<(Loc, String)> {
 /// section `env` (of any target of the section when that target has no such entry).
 fn top_item_span(world: &World, files: &Files, summaries: &Summaries, path: &Path, env: &str, target: &str, sls: &str) -> Option<std::ops::Range<usize>> {
     let summary = summaries.get(world, files, path)?;
-    let sections: Vec<&model::summary::TopEnv> = summary.top()?.envs.iter().filter(|e| e.env == env).collect();
+    let sections: Vec<&model::check::summary::TopEnv> = summary.top()?.envs.iter().filter(|e| e.env == env).collect();
     let find = |same_target: bool| {
         sections
             .iter()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use model::vfs::{RealFs, Vfs};
+use model::workspace::vfs::{RealFs, Vfs};
 use model::workspace::WORKSPACE_FILE;
 use syntax::document::SyntaxError;
 use syntax::line_index::LineIndex;
@@ -195,7 +195,7 @@ impl AnalysisHost {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.buffers.contains_key(path) || model::vfs::Vfs::is_file(&crate::files::Disk(self.disk.clone()), path)
+        self.buffers.contains_key(path) || model::workspace::vfs::Vfs::is_file(&crate::files::Disk(self.disk.clone()), path)
     }
 
     fn is_config_file(&self, path: &Path) -> bool {

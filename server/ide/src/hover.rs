@@ -26,7 +26,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
                         ));
                     }
                     for f in found {
-                        let sls = model::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
+                        let sls = model::workspace::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
                         out.push_str(&format!("\nSLS `{sls}` in environment `{}`\n\nFile: `{}` (`{}`)\n", f.env, world.rel(&f.path), f.source));
                     }
                 }

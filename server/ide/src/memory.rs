@@ -5,7 +5,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
-use model::vfs::{MemFs, Vfs};
+use model::workspace::vfs::{MemFs, Vfs};
 
 /// A mutable in-memory file system.
 #[derive(Default)]

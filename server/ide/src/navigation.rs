@@ -2,8 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
-use model::fnmatch;
-use model::summary::StateDecl;
+use model::check::summary::StateDecl;
+use model::py::fnmatch;
 
 use crate::analysis::Analysis;
 use crate::resolve::*;
@@ -34,15 +34,15 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
 }
 
 fn extend_like(analysis: &Analysis, path: &Path, id: &str) -> Cancellable<Vec<Decl>> {
-    let key = model::summary::ExtendKey { id: id.to_string(), span: 0..0, functions: Vec::new() };
+    let key = model::check::summary::ExtendKey { id: id.to_string(), span: 0..0, functions: Vec::new() };
     extend_targets(analysis, path, &key)
 }
 
-fn files(found: Vec<model::roots::StateFile>) -> Vec<NavTarget> {
+fn files(found: Vec<model::workspace::roots::StateFile>) -> Vec<NavTarget> {
     found
         .into_iter()
         .map(|f| {
-            let name = model::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
+            let name = model::workspace::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
             NavTarget { path: f.path, full_range: 0..0, focus_range: 0..0, name }
         })
         .collect()

@@ -7,9 +7,9 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use model::fnmatch;
-use model::roots::StateFile;
-use model::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, SaltUrl, SlsSummary, StateDecl, StateFunction, TopEnv, TopSls, TopTarget};
+use model::check::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, SaltUrl, SlsSummary, StateDecl, StateFunction, TopEnv, TopSls, TopTarget};
+use model::py::fnmatch;
+use model::workspace::roots::StateFile;
 
 use crate::analysis::Analysis;
 use crate::summaries::FileSummary;

@@ -18,11 +18,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use model::check::{normalize, Diagnostic};
-use model::errors::Code;
-use model::recheck::Session;
-use model::roots::sls_name_of;
-use model::vfs::FileTable;
+use model::check::normalize;
+use model::check::recheck::Session;
+use model::diagnostic::Code;
+use model::diagnostic::Diagnostic;
+use model::workspace::roots::sls_name_of;
+use model::workspace::vfs::FileTable;
 
 use crate::files::Files;
 use crate::highstate::Highstate;
@@ -207,7 +208,7 @@ impl Index {
         if tops_dirty {
             let mut table = FileTable::default();
             let mut out = Vec::new();
-            model::top_check::check_tops(input.files, &world.ws.opts, &world.ctx.roots, &mut table, &mut out);
+            model::check::tops::check_tops(input.files, &world.ws.opts, &world.ctx.roots, &mut table, &mut out);
             self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
             self.unreported.extend(out.iter().map(|d| d.file.clone()));
             self.tops_deps = (0..table.len() as u32).map(|id| table.path(id).to_path_buf()).collect();
@@ -391,7 +392,7 @@ fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<B
         if maybe_glob {
             if let Some(summary) = input.summaries.get(world, input.files, file) {
                 if let Some(sls) = summary.sls() {
-                    magic |= sls.includes.iter().any(|i| i.resolved.as_deref().is_some_and(model::fnmatch::has_magic));
+                    magic |= sls.includes.iter().any(|i| i.resolved.as_deref().is_some_and(model::py::fnmatch::has_magic));
                 }
             }
         }

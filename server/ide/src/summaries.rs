@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use model::summary::{summarize_sls, summarize_top, SlsSummary, TopSummary};
+use model::check::summary::{summarize_sls, summarize_top, SlsSummary, TopSummary};
 
 use crate::files::Files;
 use crate::world::World;

@@ -4,8 +4,8 @@
 use std::ops::Range;
 use std::path::Path;
 
-use model::roots::sls_name_of;
-use model::summary::{SlsSummary, TopSummary};
+use model::check::summary::{SlsSummary, TopSummary};
+use model::workspace::roots::sls_name_of;
 
 use crate::analysis::Analysis;
 use crate::summaries::FileSummary;

@@ -1,14 +1,14 @@
-//! Minion profiles and the top-file explanation (`model::top`): which profile is selected,
+//! Minion profiles and the top-file explanation (`model::targeting::top`): which profile is selected,
 //! the `top --explain` text, and what hovers on a top file's environment sections and
 //! targets say for the selected minion.
 
 use std::path::Path;
 
-use model::jinja_render::JinjaSetup;
-use model::minion::Minion;
-use model::summary::{TopEnv, TopTarget};
-use model::top::{compile_top, TopResult};
-use model::vfs::FileTable;
+use model::check::summary::{TopEnv, TopTarget};
+use model::render::jinja::JinjaSetup;
+use model::targeting::top::{compile_top, TopResult};
+use model::workspace::minion::Minion;
+use model::workspace::vfs::FileTable;
 
 use crate::analysis::Analysis;
 use crate::types::MinionInfo;
@@ -33,7 +33,7 @@ pub(crate) fn minions(analysis: &Analysis) -> Vec<MinionInfo> {
 pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
     let world = analysis.world();
     let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
-    let minion = model::minion::select(&analysis.snap.files, &world.ws, name.as_deref()).map_err(|e| e.to_string())?;
+    let minion = model::workspace::minion::select(&analysis.snap.files, &world.ws, name.as_deref()).map_err(|e| e.to_string())?;
     let snap = analysis.snap.clone();
     let setup = JinjaSetup::new(&minion, &world.ws.opts, move |env, rel| {
         let path = snap.world.ctx.roots.find_file(env, rel)?;

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 use model::check::CheckContext;
-use model::config::{ConfigError, Opts};
-use model::roots::sls_name_of;
-use model::vfs::Vfs;
+use model::workspace::config::{ConfigError, Opts};
+use model::workspace::roots::sls_name_of;
+use model::workspace::vfs::Vfs;
 use model::workspace::Workspace;
 
 /// `(env, path relative to the file root)` of a root SLS file.
@@ -87,7 +87,7 @@ impl World {
     /// The environments in the order Salt lists them.
     pub(crate) fn env_names(&self) -> Vec<String> {
         let client: Vec<String> = self.ctx.roots.env_names().map(str::to_string).collect();
-        model::highstate::get_envs(&self.ws.opts, &client)
+        model::state::highstate::get_envs(&self.ws.opts, &client)
     }
 
     /// Every environment's top file that exists.

@@ -1,26 +1,15 @@
-//! Salt's semantics as pure functions over a file-system view: config, file roots,
-//! SLS resolution, includes, high data, requisites, ordering, top files and matchers.
+//! Salt's semantics as pure functions over a file-system view, one folder per Salt concern:
+//! where files and minions come from (`workspace`), which minion gets which SLS (`targeting`),
+//! turning a file into data (`render`), the state compiler (`state`), the checks built on them
+//! (`check`), and the Python behaviour Salt's answers depend on (`py`). `minion` is the one
+//! pipeline that compiles a minion from all of them. Nothing here does I/O except through
+//! [`workspace::vfs::Vfs`], and nothing executes a Salt module.
 
 pub mod check;
-pub mod compile;
-pub mod config;
-pub mod errors;
-pub mod extend;
-pub mod fnmatch;
-pub mod highstate;
-pub mod jinja_render;
-pub mod lowstate;
-pub mod matchers;
-pub mod minion;
-pub mod order;
-pub mod recheck;
+pub mod diagnostic;
+pub mod py;
 pub mod render;
-pub mod requisites;
-pub mod roots;
-pub mod summary;
-pub mod top;
-pub mod top_check;
+pub mod state;
+pub mod targeting;
 pub mod value;
-pub mod verify;
-pub mod vfs;
 pub mod workspace;

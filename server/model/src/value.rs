@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use syntax::yaml::{self, Node, Value};
 
-/// Index of a file in a [`crate::vfs::FileTable`].
+/// Index of a file in a [`crate::workspace::vfs::FileTable`].
 pub type FileId = u32;
 
 /// Where a value was written.
@@ -258,7 +258,7 @@ impl Val {
 
 /// Python's `repr(str)` (one implementation, shared with the matchers' explanations).
 pub fn py_str_repr(s: &str) -> String {
-    crate::matchers::py::repr_str(s)
+    crate::py::builtins::repr_str(s)
 }
 
 impl Dict {

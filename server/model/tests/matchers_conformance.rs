@@ -1,12 +1,12 @@
 //! Replays target-matcher cases computed by real Salt (`tests/conformance/matchers_cases.py`)
-//! against `salt_model::matchers`, and fails listing every case where the answers differ.
+//! against `salt_model::targeting::matchers`, and fails listing every case where the answers differ.
 //!
 //! The case file is named by `SALT_MATCHER_CASES`. Without it the test passes after printing
 //! a note; the project's test script always sets it.
 
 use std::fs;
 
-use salt_model::matchers::{self, MatchContext, TOP_DEFAULT_MATCHER};
+use salt_model::targeting::matchers::{self, MatchContext, TOP_DEFAULT_MATCHER};
 use serde_json::Value;
 
 #[test]

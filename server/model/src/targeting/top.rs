@@ -7,15 +7,15 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
-use crate::config::Opts;
-use crate::errors::{Code, SaltError};
-use crate::fnmatch;
-use crate::highstate::{get_envs, Matches};
-use crate::jinja_render::JinjaSetup;
-use crate::matchers::{self, MatchContext};
-use crate::roots::FileRoots;
+use crate::diagnostic::{Code, SaltError};
+use crate::py::fnmatch;
+use crate::render::jinja::JinjaSetup;
+use crate::state::highstate::{get_envs, Matches};
+use crate::targeting::matchers::{self, MatchContext};
 use crate::value::{Dict, Loc, Val, V};
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::config::Opts;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
 
 /// One rendered top file (or `{}` for an environment without one).
 #[derive(Debug, Clone)]
@@ -898,7 +898,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::vfs::MemFs;
+    use crate::workspace::vfs::MemFs;
     use crate::workspace::Workspace;
 
     /// Compile the top of a `#- path` fixture (rooted at `/ws`, options in its

@@ -7,7 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
-use crate::vfs::Vfs;
+use crate::workspace::vfs::Vfs;
 
 /// One environment's roots and the files found in them.
 #[derive(Debug, Clone, Default)]

@@ -9,13 +9,13 @@ use std::sync::Arc;
 
 use indexmap::IndexMap;
 
-use crate::config::Opts;
-use crate::errors::{Code, SaltError};
-use crate::fnmatch;
+use crate::diagnostic::{Code, SaltError};
+use crate::py::fnmatch;
 use crate::render;
-use crate::roots::{FileRoots, StateFile};
 use crate::value::{Dict, Loc, Val, V};
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::config::Opts;
+use crate::workspace::roots::{FileRoots, StateFile};
+use crate::workspace::vfs::{FileTable, Vfs};
 
 /// The requested SLS per environment (`{saltenv: [sls, ...]}` for `state.sls`, or the
 /// compiled top for a highstate). Order matters.
@@ -112,7 +112,7 @@ pub struct Builder<'a> {
     /// Static analysis: render templates through the Jinja mask instead of refusing them.
     pub static_mode: bool,
     /// The minion data templates are rendered with (none: templates are a render error).
-    pub jinja: Option<crate::jinja_render::JinjaSetup>,
+    pub jinja: Option<crate::render::jinja::JinjaSetup>,
 }
 
 impl<'a> Builder<'a> {

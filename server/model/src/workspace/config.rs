@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use crate::value::{Dict, Val, V};
-use crate::vfs::Vfs;
+use crate::workspace::vfs::Vfs;
 
 /// The Salt release whose rules we follow. Version-specific behaviour is keyed on this.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -202,12 +202,12 @@ mod tests {
         let _ = std::fs::create_dir_all(dir.join("minion.d"));
         std::fs::write(dir.join("minion"), "file_roots:\n  base: [/a]\nstate_auto_order: False\nid: m1\n").unwrap();
         std::fs::write(dir.join("minion.d/b.conf"), "file_roots:\n  base: [/b]\n  dev: [/d]\n").unwrap();
-        let opts = read_config_dir(&crate::vfs::RealFs, &dir).unwrap();
+        let opts = read_config_dir(&crate::workspace::vfs::RealFs, &dir).unwrap();
         assert_eq!(format!("{:?}", opts.file_roots), r#"{"base": ["/a", "/b"], "dev": ["/d"]}"#);
         assert!(!opts.state_auto_order);
         assert_eq!(opts.id, "m1");
         std::fs::write(dir.join("minion"), "file_roots: [\n").unwrap();
-        let err = read_config_dir(&crate::vfs::RealFs, &dir).unwrap_err();
+        let err = read_config_dir(&crate::workspace::vfs::RealFs, &dir).unwrap_err();
         assert!(err.to_string().contains("not valid YAML"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }

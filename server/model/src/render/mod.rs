@@ -2,7 +2,9 @@
 //! loader; templated files need the Jinja layer (not rendered yet: an explicit render error,
 //! never a guess).
 
-use crate::errors::{Code, SaltError};
+pub mod jinja;
+
+use crate::diagnostic::{Code, SaltError};
 use crate::value::{FileId, Loc, Val, V};
 
 /// Whether the text uses Jinja at all (Salt's default delimiters).
@@ -17,7 +19,7 @@ pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
 
 /// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
 /// `jinja` when the file is templated, then YAML.
-pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::jinja_render::JinjaContext>) -> Result<Val, SaltError> {
+pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Val, SaltError> {
     let pipe: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("#!")) {
         Some(line) => line.split('|').map(|p| p.trim().to_string()).collect(),
         None => vec!["jinja".into(), "yaml".into()],
@@ -33,7 +35,7 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::jinja_render:
                 SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 }))
             );
         };
-        let rendered = crate::jinja_render::render(text, ctx).map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
+        let rendered = crate::render::jinja::render(text, ctx).map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
         // Spans now point into the rendered text; keep the file, drop positions.
         let mut v = render_yaml(&rendered.text, file)?;
         clear_spans(&mut v, file);
@@ -143,7 +145,7 @@ fn prune_body(body: &mut Val, m: &syntax::jinja::Masked) {
         for a in args.iter_mut() {
             let Some(ad) = a.as_dict_mut() else { continue };
             for (k, val) in ad.0.iter_mut() {
-                if crate::requisites::is_requisite_key(&k.py_str()) {
+                if crate::state::requisites::is_requisite_key(&k.py_str()) {
                     if let Some(l) = val.as_list_mut() {
                         l.retain(|r| !unsure(r, m));
                     }

@@ -3,9 +3,9 @@
 
 use std::collections::HashSet;
 
-use crate::errors::{Code, SaltError};
-use crate::fnmatch;
-use crate::requisites::{REQUISITE_IN, REQ_IN_ALL, STATE_REQUISITE_KEYWORDS};
+use crate::diagnostic::{Code, SaltError};
+use crate::py::fnmatch;
+use crate::state::requisites::{REQUISITE_IN, REQ_IN_ALL, STATE_REQUISITE_KEYWORDS};
 use crate::value::{Dict, Val, V};
 
 fn state_keys(body: &Val) -> Vec<String> {

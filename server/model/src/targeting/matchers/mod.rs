@@ -21,8 +21,8 @@ pub mod pcre;
 pub mod resource;
 pub mod subdict;
 
-pub(crate) mod py;
-mod pyre;
+use crate::py::builtins as py;
+use crate::py::re as pyre;
 
 /// Salt's `DEFAULT_TARGET_DELIM`, the separator of grain and pillar paths.
 pub const DEFAULT_DELIMITER: &str = ":";

@@ -1,8 +1,8 @@
 //! Minion profiles: which minion the analysis is for (id, grains, pillar), from a
 //! `salt-analyzer.yaml` profile or from the Salt config (`id`, static `grains`, `pillar`).
 
-use crate::config::ConfigError;
-use crate::vfs::Vfs;
+use crate::workspace::config::ConfigError;
+use crate::workspace::vfs::Vfs;
 use crate::workspace::Workspace;
 
 /// What targeting and rendering need to know about a minion.
@@ -17,8 +17,8 @@ pub struct Minion {
 }
 
 impl Minion {
-    pub fn context(&self) -> crate::matchers::MatchContext<'_> {
-        crate::matchers::MatchContext::new(&self.id, &self.grains, &self.pillar).with_nodegroups(&self.nodegroups)
+    pub fn context(&self) -> crate::targeting::matchers::MatchContext<'_> {
+        crate::targeting::matchers::MatchContext::new(&self.id, &self.grains, &self.pillar).with_nodegroups(&self.nodegroups)
     }
 }
 
@@ -133,7 +133,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::vfs::MemFs;
+    use crate::workspace::vfs::MemFs;
 
     fn load(fixture: &str) -> Result<Minion, ConfigError> {
         let fs = MemFs::from_fixture(fixture);

@@ -9,10 +9,10 @@ use std::collections::{BinaryHeap, HashMap};
 use indexmap::{IndexMap, IndexSet};
 use smallvec::SmallVec;
 
-use crate::compile::Chunk;
-use crate::errors::{Code, SaltError};
-use crate::fnmatch;
-use crate::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
+use crate::diagnostic::{Code, SaltError};
+use crate::py::fnmatch;
+use crate::state::compile::Chunk;
+use crate::state::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
 use crate::value::{py_str_repr, Dict, Loc, Val, V};
 
 /// The ordered chunks, or the errors that stop the run.
@@ -23,7 +23,7 @@ pub struct Ordered {
 
 /// What ordering reads of a low chunk, and the marks it leaves on one: Salt's chunk dicts
 /// when ordering for real ([`Chunk`]), or borrowed views of the high data when only the errors
-/// are wanted ([`crate::compile::LowView`], which copies nothing).
+/// are wanted ([`crate::state::compile::LowView`], which copies nothing).
 pub trait LowChunk {
     /// `chunk.get(key)`.
     fn get(&self, key: &str) -> Option<&Val>;
@@ -377,7 +377,7 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
 /// malformed requisites, the first cycle), without copying the high data into chunks and
 /// without the priority sort that orders them: what the checker needs.
 pub fn ordering_errors(high: &Dict) -> Vec<SaltError> {
-    let mut chunks = crate::compile::low_views(high);
+    let mut chunks = crate::state::compile::low_views(high);
     let (g, failed) = build_graph(&mut chunks);
     let mut errors: Vec<SaltError> = failed.into_iter().map(|(_, e)| e).collect();
     // Whether the graph is acyclic does not depend on the order nodes are taken in.
@@ -756,7 +756,7 @@ fn find_cycle(g: &Graph) -> Vec<(usize, usize, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compile::compile_high_data;
+    use crate::state::compile::compile_high_data;
 
     /// A small deterministic generator (the model crate has no property-testing dependency).
     struct Lcg(u64);

@@ -494,7 +494,7 @@ impl Parser {
                     g
                 } else {
                     // Python's `int(condname)`, which must not be negative.
-                    let Some(g) = super::py::parse_int(&condname).filter(|g| *g >= 0).map(|g| usize::try_from(g).unwrap_or(usize::MAX)) else {
+                    let Some(g) = crate::py::builtins::parse_int(&condname).filter(|g| *g >= 0).map(|g| usize::try_from(g).unwrap_or(usize::MAX)) else {
                         return Err(self.error(&format!("bad character in group name '{condname}'")));
                     };
                     if g == 0 {

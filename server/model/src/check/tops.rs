@@ -4,17 +4,17 @@
 
 use std::path::PathBuf;
 
-use crate::check::{Diagnostic, Related, Severity};
-use crate::config::Opts;
-use crate::errors::Code;
-use crate::fnmatch;
-use crate::highstate::get_envs;
-use crate::matchers::{self, MatchContext, MatchErrorKind};
+use crate::diagnostic::Code;
+use crate::diagnostic::{Diagnostic, Related, Severity};
+use crate::py::fnmatch;
 use crate::render::render_static;
-use crate::roots::FileRoots;
-use crate::top::{merge_tops, TopDoc, Tops};
+use crate::state::highstate::get_envs;
+use crate::targeting::matchers::{self, MatchContext, MatchErrorKind};
+use crate::targeting::top::{merge_tops, TopDoc, Tops};
 use crate::value::{Loc, Val, V};
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::config::Opts;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
 
 /// Check every environment's top file.
 pub fn check_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, out: &mut Vec<Diagnostic>) {
@@ -185,7 +185,7 @@ mod tests {
     use expect_test::expect;
 
     use crate::check::check_workspace;
-    use crate::vfs::MemFs;
+    use crate::workspace::vfs::MemFs;
     use crate::workspace::Workspace;
 
     fn check(fixture: &str) -> String {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 
 use super::pyre::PyRegex;
 use super::{py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome, DEFAULT_DELIMITER};
-use crate::fnmatch;
+use crate::py::fnmatch;
 
 /// How a value is compared with a pattern. Both sides are `str()`-ed and lowercased first,
 /// in every mode, so all of them are case-insensitive.

@@ -1,8 +1,8 @@
 //! `verify_high` (SALT-SEMANTICS.md D.3): the shape checks Salt runs on high data before
 //! compiling it, with Salt 3008's error strings.
 
-use crate::errors::{Code, SaltError};
-use crate::requisites::STATE_REQUISITE_KEYWORDS;
+use crate::diagnostic::{Code, SaltError};
+use crate::state::requisites::STATE_REQUISITE_KEYWORDS;
 use crate::value::{Dict, Val, V};
 
 /// `_verify_high(high)`.

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::{py, quote, MatchContext, MatchOutcome};
-use crate::fnmatch;
+use crate::py::fnmatch;
 
 /// `glob_match.match(tgt)`: whether the minion id matches the shell pattern. Matching is
 /// case-sensitive (POSIX `os.path.normcase` is the identity), and the whole id must match.

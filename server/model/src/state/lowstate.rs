@@ -1,17 +1,17 @@
 //! The state compiler pipelines end to end: `state.show_low_sls` (render, verify, compile,
 //! order) and what `state.apply` adds before it runs anything (extend, `_in`, exclude).
 
-use crate::compile::{compile_high_data, Chunk};
-use crate::config::Opts;
-use crate::errors::SaltError;
-use crate::extend::{apply_exclude, reconcile_extend, requisite_in};
-use crate::highstate::{Builder, HighState, Matches};
-use crate::jinja_render::JinjaSetup;
-use crate::order::order_chunks;
-use crate::roots::FileRoots;
+use crate::diagnostic::SaltError;
+use crate::render::jinja::JinjaSetup;
+use crate::state::compile::{compile_high_data, Chunk};
+use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
+use crate::state::highstate::{Builder, HighState, Matches};
+use crate::state::order::order_chunks;
+use crate::state::verify::verify_high;
 use crate::value::Val;
-use crate::verify::verify_high;
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::config::Opts;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
 
 /// What compiling a set of SLS gives.
 pub struct LowState {
@@ -89,7 +89,8 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (V
         ordering
             .iter()
             .filter(|e| {
-                e.code != crate::errors::Code::MissingRequisiteTarget || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::fnmatch::has_magic(t))
+                e.code != crate::diagnostic::Code::MissingRequisiteTarget
+                    || e.target.as_deref().is_some_and(|t| !high.contains(t) && !crate::py::fnmatch::has_magic(t))
             })
             .cloned(),
     );
@@ -134,7 +135,7 @@ pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
                     run.as_list()
                         .into_iter()
                         .flatten()
-                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k)))
+                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::state::requisites::REQUISITE_IN.contains(&k)))
                 })
             })
         })
@@ -165,10 +166,10 @@ pub fn compile_highstate(
     opts: &Opts,
     roots: &FileRoots,
     files: &mut FileTable,
-    ctx: &crate::matchers::MatchContext,
+    ctx: &crate::targeting::matchers::MatchContext,
     jinja: Option<&JinjaSetup>,
-) -> (LowState, crate::top::TopResult) {
-    let top = crate::top::compile_top(fs, opts, roots, files, ctx, jinja);
+) -> (LowState, crate::targeting::top::TopResult) {
+    let top = crate::targeting::top::compile_top(fs, opts, roots, files, ctx, jinja);
     if let Some(raised) = top.raised.clone() {
         // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
         let highstate = HighState::default();

@@ -50,16 +50,20 @@ impl JinjaSetup {
     }
 
     /// A setup reading the real disk through the given roots.
-    pub fn on_disk(minion: &crate::minion::Minion, opts: &crate::config::Opts, roots: &crate::roots::FileRoots) -> JinjaSetup {
+    pub fn on_disk(minion: &crate::workspace::minion::Minion, opts: &crate::workspace::config::Opts, roots: &crate::workspace::roots::FileRoots) -> JinjaSetup {
         let roots = roots.clone();
         JinjaSetup::new(minion, opts, move |env, rel| {
             let path = roots.find_file(env, rel)?;
-            crate::vfs::Vfs::read(&crate::vfs::RealFs, &path).ok()
+            crate::workspace::vfs::Vfs::read(&crate::workspace::vfs::RealFs, &path).ok()
         })
     }
 
     /// `minion`'s grains and pillar, `opts`, and `read` for the files templates import.
-    pub fn new(minion: &crate::minion::Minion, opts: &crate::config::Opts, read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static) -> JinjaSetup {
+    pub fn new(
+        minion: &crate::workspace::minion::Minion,
+        opts: &crate::workspace::config::Opts,
+        read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
+    ) -> JinjaSetup {
         JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: opts.raw.clone(), read: Arc::new(read) }
     }
 }

@@ -1,5 +1,9 @@
-//! Errors Salt reports while compiling a state run, with the stable diagnostic code, Salt's
-//! own message text (so users can search for it), and where it points.
+//! The model's one diagnostic vocabulary: the errors Salt reports while compiling a state run
+//! ([`SaltError`], with the stable [`Code`], Salt's own message text so users can search for it,
+//! and where it points), and the [`Diagnostic`] every check, command and editor view reports.
+
+use std::ops::Range;
+use std::path::PathBuf;
 
 use crate::value::Loc;
 
@@ -89,4 +93,37 @@ impl SaltError {
         }
         self
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Related {
+    pub file: PathBuf,
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// One finding, in a file, at a byte span.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub file: PathBuf,
+    pub span: Range<usize>,
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub related: Vec<Related>,
 }

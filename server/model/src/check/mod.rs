@@ -1,51 +1,21 @@
 //! `salt-analyzer check`: every structural mistake Salt would report at apply time, found
 //! statically for each SLS file's include closure, as diagnostics with file and span.
 
+pub mod recheck;
+pub mod summary;
+pub mod tops;
+
 use std::collections::{BTreeMap, HashSet};
-use std::ops::Range;
 use std::path::PathBuf;
 
-use crate::errors::{Code, SaltError};
-use crate::highstate::{Builder, HighState, Matches};
-use crate::lowstate::{pick_errors, static_errors};
-use crate::order::ordering_errors;
-use crate::roots::{dotted_component, sls_name_of, FileRoots};
+use crate::diagnostic::{Code, Diagnostic, Related, SaltError, Severity};
+use crate::state::highstate::{Builder, HighState, Matches};
+use crate::state::lowstate::{pick_errors, static_errors};
+use crate::state::order::ordering_errors;
 use crate::value::Loc;
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::roots::{dotted_component, sls_name_of, FileRoots};
+use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    Error,
-    Warning,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Related {
-    pub file: PathBuf,
-    pub span: Range<usize>,
-    pub message: String,
-}
-
-/// One finding, in a file, at a byte span.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Diagnostic {
-    pub file: PathBuf,
-    pub span: Range<usize>,
-    pub severity: Severity,
-    pub code: Code,
-    pub message: String,
-    pub related: Vec<Related>,
-}
 
 /// The result of checking a tree: diagnostics sorted by file and position, and the files read.
 pub struct CheckResult {
@@ -193,7 +163,7 @@ pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
     for (env, rel, path) in ctx.root_files() {
         out.extend(ctx.check_root(fs, ws, &mut files, &env, &rel, &path).diagnostics);
     }
-    crate::top_check::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
+    crate::check::tops::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
     normalize(&mut out);
     CheckResult { diagnostics: out, files }
 }
@@ -269,7 +239,7 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use super::*;
-    use crate::vfs::MemFs;
+    use crate::workspace::vfs::MemFs;
 
     /// Check a `#- path` fixture rooted at `/ws` and list diagnostics as `file:line:col code: first line`.
     fn check(fixture: &str, expect: Expect) {

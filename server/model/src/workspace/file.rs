@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
 
-use crate::config::{opts_from_dict, read_config_dir, ConfigError, Opts};
 use crate::value::{Val, V};
-use crate::vfs::Vfs;
+use crate::workspace::config::{opts_from_dict, read_config_dir, ConfigError, Opts};
+use crate::workspace::vfs::Vfs;
 
 pub const WORKSPACE_FILE: &str = "salt-analyzer.yaml";
 

@@ -19,7 +19,7 @@ pub fn matches(ctx: &MatchContext, target: &Value) -> MatchOutcome {
                 let mut s = format!("minion id {} is not in the list {}", quote(id), quote(tgt));
                 if tgt.split(',').any(|item| item.trim() == id) {
                     s.push_str(" (Salt does not trim spaces around list items)");
-                } else if tgt.split(',').any(|item| crate::fnmatch::fnmatch(id, item)) {
+                } else if tgt.split(',').any(|item| crate::py::fnmatch::fnmatch(id, item)) {
                     s.push_str(" (list items are not globs)");
                 }
                 s

@@ -9,15 +9,15 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use crate::check::{CheckContext, RootCheck};
-use crate::compile::low_views;
-use crate::errors::SaltError;
-use crate::fnmatch::has_magic;
-use crate::highstate::{handle_state_decls, HighState};
-use crate::lowstate::{pick_errors, static_errors};
-use crate::order::{ordering_errors, LowChunk};
-use crate::requisites::is_requisite_key;
+use crate::diagnostic::SaltError;
+use crate::py::fnmatch::has_magic;
+use crate::state::compile::low_views;
+use crate::state::highstate::{handle_state_decls, HighState};
+use crate::state::lowstate::{pick_errors, static_errors};
+use crate::state::order::{ordering_errors, LowChunk};
+use crate::state::requisites::is_requisite_key;
 use crate::value::{Dict, FileId, Loc, Val, V};
-use crate::vfs::{FileTable, Vfs};
+use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
 
 /// What a root's last compile left for the next recheck.
@@ -411,7 +411,7 @@ fn defines_anchor(block: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vfs::MemFs;
+    use crate::workspace::vfs::MemFs;
     use fastrand::Rng;
 
     /// How many patches recomputed (0) and kept (1) the ordering errors.
@@ -420,7 +420,7 @@ mod tests {
     /// The recheck asks `is_requisite_key` alone whether an argument shapes the graph.
     #[test]
     fn every_graph_type_is_a_requisite_key() {
-        use crate::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
+        use crate::state::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
         assert!(REQUISITE_TYPES.iter().chain(ORDERING_TYPES).all(|k| is_requisite_key(k)));
     }
 
@@ -588,7 +588,7 @@ mod tests {
                         fast += 1;
                         let dump = |fs: &MemFs| fs.files.iter().map(|(p, t)| format!("#- {}\n{t}", p.display())).collect::<String>();
                         if re.diagnostics != fresh.diagnostics {
-                            let lines = |ds: &[crate::check::Diagnostic]| ds.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>();
+                            let lines = |ds: &[crate::diagnostic::Diagnostic]| ds.iter().map(|d| format!("{d:?}")).collect::<Vec<_>>();
                             let (a, b) = (lines(&re.diagnostics), lines(&fresh.diagnostics));
                             let only = |x: &[String], y: &[String]| x.iter().filter(|l| !y.contains(l)).cloned().collect::<Vec<_>>().join("\n");
                             panic!("seed {seed}: only in the recheck:\n{}\nonly in the fresh check:\n{}\ntree:\n{}", only(&a, &b), only(&b, &a), dump(&fs));

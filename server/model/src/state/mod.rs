@@ -1,0 +1,12 @@
+//! Salt's state compiler (`salt/state.py`: `BaseHighState`, `State`): assembling high data from
+//! SLS files and their includes, `verify_high`, compiling to low chunks, `extend` / `_in` /
+//! `exclude`, the requisite graph and ordering, and the `show_low_sls` / `show_lowstate`
+//! pipelines built from them.
+
+pub mod compile;
+pub mod extend;
+pub mod highstate;
+pub mod lowstate;
+pub mod order;
+pub mod requisites;
+pub mod verify;
