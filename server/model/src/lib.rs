@@ -1,12 +1,13 @@
 //! Salt's semantics as pure functions over a file-system view, one folder per Salt concern:
 //! where files and minions come from (`workspace`), which minion gets which SLS (`targeting`),
 //! turning a file into data (`render`), the state compiler (`state`), the checks built on them
-//! (`check`), and the Python behaviour Salt's answers depend on (`py`). `minion` is the one
-//! pipeline that compiles a minion from all of them. Nothing here does I/O except through
+//! (`check`), and the Python behaviour Salt's answers depend on (`py`). `pipeline` is the one
+//! place that compiles a minion from all of them. Nothing here does I/O except through
 //! [`workspace::vfs::Vfs`], and nothing executes a Salt module.
 
 pub mod check;
 pub mod diagnostic;
+pub mod pipeline;
 pub mod py;
 pub mod render;
 pub mod state;

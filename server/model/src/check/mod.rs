@@ -1,6 +1,7 @@
 //! `salt-analyzer check`: every structural mistake Salt would report at apply time, found
 //! statically for each SLS file's include closure, as diagnostics with file and span.
 
+pub mod highstate;
 pub mod recheck;
 pub mod summary;
 pub mod tops;
@@ -25,7 +26,8 @@ pub struct CheckResult {
 
 /// What every per-root check needs: the scanned roots and the dotted names.
 pub struct CheckContext {
-    pub roots: FileRoots,
+    /// Shared with the minion compiles (`pipeline::compile`) that run over the same listing.
+    pub roots: std::sync::Arc<FileRoots>,
     /// `(env, listed name)` of files that can never be loaded, to their relative path.
     pub dotted_names: BTreeMap<(String, String), String>,
     pub top_file: String,
@@ -40,7 +42,7 @@ pub struct RootCheck {
 
 impl CheckContext {
     pub fn new(fs: &dyn Vfs, ws: &Workspace) -> CheckContext {
-        let roots = FileRoots::scan(fs, &ws.opts.file_roots);
+        let roots = std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.file_roots));
         let mut dotted_names = BTreeMap::new();
         for (env, rel, path) in roots.sls_files() {
             let Some(name) = sls_name_of(&rel) else { continue };
@@ -157,7 +159,11 @@ pub fn normalize(diagnostics: &mut Vec<Diagnostic>) {
 
 /// Check every loadable SLS file of every environment of the workspace.
 pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
-    let ctx = CheckContext::new(fs, ws);
+    check_with(fs, ws, &CheckContext::new(fs, ws))
+}
+
+/// [`check_workspace`] with a context the caller made (and shares with minion compiles).
+pub fn check_with(fs: &dyn Vfs, ws: &Workspace, ctx: &CheckContext) -> CheckResult {
     let mut files = FileTable::default();
     let mut out: Vec<Diagnostic> = Vec::new();
     for (env, rel, path) in ctx.root_files() {

@@ -49,15 +49,6 @@ impl JinjaSetup {
         }
     }
 
-    /// A setup reading the real disk through the given roots.
-    pub fn on_disk(minion: &crate::workspace::minion::Minion, opts: &crate::workspace::config::Opts, roots: &crate::workspace::roots::FileRoots) -> JinjaSetup {
-        let roots = roots.clone();
-        JinjaSetup::new(minion, opts, move |env, rel| {
-            let path = roots.find_file(env, rel)?;
-            crate::workspace::vfs::Vfs::read(&crate::workspace::vfs::RealFs, &path).ok()
-        })
-    }
-
     /// `minion`'s grains and pillar, `opts`, and `read` for the files templates import.
     pub fn new(
         minion: &crate::workspace::minion::Minion,

@@ -14,6 +14,7 @@ use crate::py::fnmatch;
 use crate::render;
 use crate::value::{Dict, Loc, Val, V};
 use crate::workspace::config::Opts;
+use crate::workspace::reads;
 use crate::workspace::roots::{FileRoots, StateFile};
 use crate::workspace::vfs::{FileTable, Vfs};
 
@@ -138,6 +139,7 @@ impl<'a> Builder<'a> {
         for (saltenv, states) in matches {
             for sls_match in states {
                 if let Some(avail) = self.avail.get(saltenv) {
+                    reads::names(self.fs, self.roots, saltenv, sls_match);
                     statefiles = fnmatch::filter_sorted(avail, sls_match).into_iter().map(str::to_string).collect();
                 } else {
                     all_errors.push(SaltError::new(Code::MissingInclude, format!("No matching salt environment for environment '{saltenv}' found")));
@@ -170,7 +172,7 @@ impl<'a> Builder<'a> {
     /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
     fn render_state(&mut self, sls: &str, saltenv: &str, mods: &mut HashSet<String>, matches: &Matches, origin: Option<Loc>) -> (Option<Dict>, Vec<SaltError>) {
         let mut errors = Vec::new();
-        let state_data = self.roots.get_state(saltenv, sls);
+        let state_data = reads::state(self.fs, self.roots, saltenv, sls);
         let index = self.rendered.len();
         self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new(), templated: false });
         let mut rendered: Option<Val> = None;
@@ -258,6 +260,12 @@ impl<'a> Builder<'a> {
                     continue;
                 }
             };
+            // Which environments have the name, and what it expands to in this one, depend on
+            // the listing: a created or deleted file can change both.
+            let asked: Vec<&str> = if env_key != "_xenv" { vec![env_key.as_str()] } else { matches.keys().map(String::as_str).collect() };
+            for env in asked.into_iter().chain([saltenv]) {
+                reads::names(self.fs, self.roots, env, &inc_name);
+            }
             let resolved_envs: Vec<String> = if env_key != "_xenv" {
                 let in_avail = self.avail.get(&env_key).is_some_and(|a| fnmatch::any_sorted(a, &inc_name));
                 if matches.contains_key(&env_key) || in_avail {

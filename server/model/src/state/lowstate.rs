@@ -141,24 +141,6 @@ pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
         })
 }
 
-/// The SLS list of the `'*'` target in `base`'s top file: what `lowstate` compiles without
-/// `--sls` until top-file compilation (matchers, merging strategies) replaces it.
-pub fn base_star_matches(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots) -> Option<Matches> {
-    let top = opts.state_top.trim_start_matches("salt://").trim_start_matches('/');
-    let path = roots.find_file("base", top)?;
-    let text = fs.read(&path).ok()?;
-    let v = crate::render::render_yaml(&text, 0).ok()?;
-    let mut matches = Matches::new();
-    for (env, targets) in &v.as_dict()?.0 {
-        let Some(list) = targets.as_dict().and_then(|t| t.get("*")).and_then(Val::as_list) else { continue };
-        let names: Vec<String> = list.iter().filter_map(Val::as_str).map(str::to_string).collect();
-        if !names.is_empty() {
-            matches.insert(env.py_str(), names);
-        }
-    }
-    Some(matches)
-}
-
 /// `state.show_lowstate` (`BaseHighState.compile_low_chunks`): the minion's top, its
 /// highstate, then extend, verify, `_in`, exclude and ordering, errors pooled as Salt does.
 pub fn compile_highstate(

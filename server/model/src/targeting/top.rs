@@ -14,6 +14,7 @@ use crate::state::highstate::{get_envs, Matches};
 use crate::targeting::matchers::{self, MatchContext};
 use crate::value::{Dict, Loc, Val, V};
 use crate::workspace::config::Opts;
+use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 
@@ -129,7 +130,7 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     };
     let avail_envs = get_envs(opts, &client_envs);
     for env in envs {
-        let doc = match roots.find_file(&env, &top_rel) {
+        let doc = match reads::find_file(fs, roots, &env, &top_rel) {
             Some(path) => render_top(fs, &path, &env, files, &mut tops, None, jinja, &top_rel),
             None => TopDoc { env: env.clone(), path: None, data: Dict::new(), included_as: None },
         };
@@ -191,11 +192,12 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
                 );
                 return Ok(tops);
             };
+            reads::names(fs, roots, &env, sls_match);
             for sls in fnmatch::filter(avail.iter().map(String::as_str), sls_match) {
                 if done.iter().any(|d| d == sls) {
                     continue;
                 }
-                let doc = match roots.get_state(&env, sls) {
+                let doc = match reads::state(fs, roots, &env, sls) {
                     Some(f) => {
                         let rel = f.source.trim_start_matches("salt://").to_string();
                         render_top(fs, &f.path, &env, files, &mut tops, Some(sls.to_string()), jinja, &rel)

@@ -77,8 +77,6 @@ fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
 /// The minion to analyse for: `wanted` (a profile id), else `default_minion`, else the
 /// config's own `id`, `grains` and `pillar`. A named profile that does not exist is an error.
 pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Minion, ConfigError> {
-    let raw = &ws.opts.raw;
-    let nodegroups = raw.get("nodegroups").cloned().unwrap_or(serde_json::Value::Object(Default::default()));
     let name = wanted.map(str::to_string).or_else(|| ws.default_minion.clone());
     if let Some(name) = name {
         let Some(p) = ws.profiles.get(&name) else {
@@ -116,14 +114,24 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
             None => serde_json::Value::Object(Default::default()),
         };
         merge_json(&mut pillar, &p.pillar);
-        return Ok(Minion { id: p.id.clone(), grains, pillar, nodegroups, source: format!("profile `{}`", p.id) });
+        return Ok(Minion { id: p.id.clone(), grains, pillar, nodegroups: nodegroups(ws), source: format!("profile `{}`", p.id) });
     }
+    Ok(from_config(ws))
+}
+
+/// The minion the Salt configuration describes: its `id`, static `grains` and `pillar`.
+pub fn from_config(ws: &Workspace) -> Minion {
+    let raw = &ws.opts.raw;
     let obj = |k: &str| raw.get(k).cloned().filter(|v| v.is_object()).unwrap_or(serde_json::Value::Object(Default::default()));
     let mut grains = obj("grains");
     if let serde_json::Value::Object(m) = &mut grains {
         m.entry("id").or_insert(ws.opts.id.clone().into());
     }
-    Ok(Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups, source: "the Salt configuration".into() })
+    Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups: nodegroups(ws), source: "the Salt configuration".into() }
+}
+
+fn nodegroups(ws: &Workspace) -> serde_json::Value {
+    ws.opts.raw.get("nodegroups").cloned().unwrap_or(serde_json::Value::Object(Default::default()))
 }
 
 #[cfg(test)]

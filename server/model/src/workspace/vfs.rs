@@ -15,6 +15,10 @@ pub trait Vfs: Send + Sync {
     /// Every regular file below `root`, as paths relative to it with `/` separators,
     /// following symlinks but never looping.
     fn walk(&self, root: &Path) -> Vec<String>;
+    /// Where questions to the file roots are recorded, for a [`Recorder`](crate::workspace::reads::Recorder).
+    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+        None
+    }
 }
 
 /// The real disk.

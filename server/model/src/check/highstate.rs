@@ -1,0 +1,276 @@
+//! A minion's highstate as diagnostics: the errors `state.apply` would stop on for that minion
+//! (a compiled [`pipeline`](crate::pipeline) result: its top, its Jinja rendered with the
+//! minion's grains and pillar, Salt's apply pipeline), placed in the files they point to. An
+//! error Salt reports without a place (an SLS the top assigns that no environment has) goes to
+//! the top-file entry that asked for it; an error about a state of a rendered template goes to
+//! the line that declares that ID.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::check::summary::{summarize_sls, summarize_top};
+use crate::check::{error_diagnostics, normalize, CheckContext};
+use crate::diagnostic::{Code, Diagnostic, SaltError};
+use crate::pipeline::{Compiled, Request, Scope, Who};
+use crate::state::highstate::{get_envs, resolve_relative};
+use crate::targeting::top::TopResult;
+use crate::value::{Loc, Val, V};
+use crate::workspace::config::ConfigError;
+use crate::workspace::config::Opts;
+use crate::workspace::vfs::{FileTable, Vfs};
+use crate::workspace::Workspace;
+
+/// The diagnostics of `compiled` (a [`Scope::Highstate`](crate::pipeline::Scope) result),
+/// sorted, without saying which minion they are for (callers do).
+pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: &Opts) -> Vec<Diagnostic> {
+    let (Some(low), Some(top)) = (&compiled.low, &compiled.top) else { return Vec::new() };
+    // A top file that fails to render for this minion makes its top empty: Salt compiles
+    // nothing and says so only in its log, so the render error is reported too.
+    let mut errors: Vec<&SaltError> = Vec::new();
+    for e in top.render_errors.iter().chain(low.errors()) {
+        if !errors.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
+            errors.push(e);
+        }
+    }
+    let mut table = compiled.files.clone();
+    let tops = top_files(ctx, opts);
+    let mut out = Vec::new();
+    for e in errors {
+        let (e, fallback) = place(e, fs, &tops, &mut table, top);
+        for mut d in error_diagnostics(&e, &table, fallback.as_ref(), &ctx.dotted_names) {
+            if e.code == Code::MissingInclude && d.span == (0..0) {
+                locate_include(fs, compiled, &e.message, &d.file.clone(), &mut d.span);
+            }
+            if let Some(id) = &e.id {
+                let extend = e.code == Code::MissingExtendTarget;
+                locate_by_id(fs, id, extend, &d.file.clone(), &mut d.span);
+                for r in &mut d.related {
+                    locate_by_id(fs, id, extend, &r.file.clone(), &mut r.span);
+                }
+            }
+            out.push(d);
+        }
+    }
+    normalize(&mut out);
+    out
+}
+
+/// A highstate diagnostic and the minions whose highstate has it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MinionDiagnostic {
+    pub diagnostic: Diagnostic,
+    pub minions: Vec<String>,
+}
+
+/// The highstate diagnostics of every minion of `who`, each once with every minion that has
+/// it, leaving out what `known` (the per-file checks) already says at the same place. A
+/// profile that cannot be read stops the check: its answer would be a guess.
+pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &[Who], known: &[Diagnostic]) -> Result<Vec<MinionDiagnostic>, ConfigError> {
+    let mut out: Vec<MinionDiagnostic> = Vec::new();
+    for w in who {
+        let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
+        let compiled = crate::pipeline::compile(fs.clone(), ws, &ctx.roots, &req);
+        let id = match &compiled.minion {
+            Ok(m) => m.id.clone(),
+            Err(e) => return Err(e.clone()),
+        };
+        for d in diagnostics(&compiled, &**fs, ctx, &ws.opts) {
+            if known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code) {
+                continue;
+            }
+            match out.iter_mut().find(|m| m.diagnostic == d) {
+                Some(m) if !m.minions.contains(&id) => m.minions.push(id.clone()),
+                Some(_) => {}
+                None => out.push(MinionDiagnostic { diagnostic: d, minions: vec![id.clone()] }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// "In the highstate of minion `web01`: " (or of several), the words a diagnostic's message
+/// starts with when it is about minions.
+pub fn minion_prefix(minions: &[String]) -> String {
+    let names: Vec<String> = minions.iter().map(|m| format!("`{m}`")).collect();
+    match names.as_slice() {
+        [one] => format!("In the highstate of minion {one}: "),
+        _ => format!("In the highstates of minions {}: ", names.join(", ")),
+    }
+}
+
+/// Every environment's top file that exists, in the order Salt lists the environments.
+pub fn top_files(ctx: &CheckContext, opts: &Opts) -> Vec<(String, PathBuf)> {
+    let client: Vec<String> = ctx.roots.env_names().map(str::to_string).collect();
+    get_envs(opts, &client).into_iter().filter_map(|env| ctx.roots.find_file(&env, &ctx.top_file).map(|p| (env, p))).collect()
+}
+
+/// Where an error without a location goes: an SLS the top file assigns that no environment
+/// has goes to that entry of the top file (as `missing-sls`, the code the top-file check
+/// gives it); anything else to the top file of the environment it names, else the first top
+/// file.
+fn place(e: &SaltError, fs: &dyn Vfs, tops: &[(String, PathBuf)], table: &mut FileTable, top: &TopResult) -> (SaltError, Option<Loc>) {
+    if e.loc.is_some() {
+        return (e.clone(), None);
+    }
+    if let Some(rest) = e.message.strip_prefix("No matching sls found for '") {
+        if let Some((sls, env)) = rest.split_once("' in env '").and_then(|(s, r)| Some((s, r.split_once('\'')?.0))) {
+            if let Some((mut at, target)) = top_entry(top, env, sls) {
+                if at.span == (0..0) {
+                    // A templated top file: find the entry in its static structure.
+                    if let Some(span) = top_item_span(fs, table.path(at.file), env, &target, sls) {
+                        at.span = span;
+                    }
+                }
+                let mut e = e.clone();
+                e.code = Code::MissingSls;
+                e.loc = Some(at);
+                return (e, None);
+            }
+        }
+    }
+    let named = ["in env '", "for environment '", "saltenv '"]
+        .iter()
+        .find_map(|p| e.message.split_once(p).and_then(|(_, r)| r.split_once('\'')).map(|(env, _)| env.to_string()));
+    let path = named.and_then(|env| tops.iter().find(|(e, _)| *e == env)).or(tops.first()).map(|(_, p)| p.clone());
+    let Some(path) = path else { return (e.clone(), None) };
+    let id = match table.id(&path) {
+        Some(id) => id,
+        None => match fs.read(&path) {
+            Ok(text) => table.add(path, text.into()),
+            Err(_) => return (e.clone(), None),
+        },
+    };
+    (e.clone(), Some(Loc { file: id, span: 0..0 }))
+}
+
+/// The item `sls` of a target the minion matched in section `env` of the merged top, and the
+/// target.
+fn top_entry(top: &TopResult, env: &str, sls: &str) -> Option<(Loc, String)> {
+    let targets = top.merged.get(env)?;
+    for t in targets {
+        let target = t.target.py_str();
+        let matched = top.targets.iter().any(|d| d.section == env && d.target == target && d.source == t.source && d.matched);
+        if !matched {
+            continue;
+        }
+        let items: Vec<&Val> = match &t.body.v {
+            V::List(l) => l.iter().collect(),
+            _ => vec![&t.body],
+        };
+        if let Some(item) = items.into_iter().find(|i| i.as_str() == Some(sls)) {
+            if let Some(at) = item.at.clone() {
+                return Some((at, target));
+            }
+        }
+    }
+    None
+}
+
+/// Where a top file's static structure (the Jinja mask) writes entry `sls` of `target` in
+/// section `env` (of any target of the section when that target has no such entry).
+fn top_item_span(fs: &dyn Vfs, path: &Path, env: &str, target: &str, sls: &str) -> Option<Range<usize>> {
+    let text = fs.read(path).ok()?;
+    let summary = summarize_top(&text);
+    let sections: Vec<_> = summary.envs.iter().filter(|e| e.env == env).collect();
+    let find = |same_target: bool| {
+        sections
+            .iter()
+            .flat_map(|e| &e.targets)
+            .filter(|t| !same_target || t.target == target)
+            .flat_map(|t| &t.sls)
+            .find(|i| i.name == sls)
+            .map(|i| i.span.clone())
+    };
+    find(true).or_else(|| find(false)).or_else(|| list_item_span(&text, sls))
+}
+
+/// The span of `sls` in the one line of `text` that is the list item `- sls` (an entry only
+/// Jinja writes is not in the static structure, but usually still literally in the file).
+fn list_item_span(text: &str, sls: &str) -> Option<Range<usize>> {
+    list_item_where(text, |item| item == sls)
+}
+
+/// The span of the item in the one line of `text` that is a list item `- X` (quoted or not)
+/// with `wanted(X)`; `None` when no line or several lines are.
+fn list_item_where(text: &str, wanted: impl Fn(&str) -> bool) -> Option<Range<usize>> {
+    let mut found = None;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.trim_end();
+        let item = body.trim_start().strip_prefix('-').map(str::trim_start);
+        let name = item.map(|i| i.split(" #").next().unwrap_or(i).trim_end().trim_matches(|c| c == '\'' || c == '"'));
+        if let Some(name) = name.filter(|n| !n.is_empty() && wanted(n)) {
+            if found.is_some() {
+                return None;
+            }
+            let dash = body.len() - body.trim_start().len();
+            let offset = dash + body[dash..].find(name).unwrap_or(0);
+            found = Some(start + offset..start + offset + name.len());
+        }
+        start += line.len();
+    }
+    found
+}
+
+/// A missing include of a rendered template (which loses its positions) goes to the one line of
+/// the file that writes an include item resolving to the missing name (`- .selinux` in
+/// `db/init.sls` for `db.selinux`), when there is one.
+fn locate_include(fs: &dyn Vfs, compiled: &Compiled, message: &str, file: &Path, span: &mut Range<usize>) {
+    let Some(missing) = message.strip_prefix("Specified SLS ").and_then(|r| r.split_once(" in saltenv ")).map(|(n, _)| n) else { return };
+    let Some(low) = &compiled.low else { return };
+    let Some(state) = low.highstate.rendered.iter().filter_map(|r| r.file.as_ref()).find(|f| f.path == file) else { return };
+    let Some(sls) = low.highstate.rendered.iter().find(|r| r.file.as_ref().is_some_and(|f| f.path == file)).map(|r| r.sls.clone()) else { return };
+    let Ok(text) = fs.read(file) else { return };
+    let resolves = |written: &str| resolve_relative(&sls, state.is_init(), written).as_deref() == Some(missing);
+    if let Some(found) = list_item_where(&text, resolves) {
+        *span = found;
+    }
+}
+
+/// A rendered template loses its positions (the rendered text is not the file's): an error
+/// about a state ID at a file's start is moved to that ID's declaration when the file's
+/// static structure declares it once (as an `extend` key for an `extend` error), or when one
+/// line of the file starts with it as a key (indented, for an `extend` key).
+fn locate_by_id(fs: &dyn Vfs, id: &str, extend: bool, file: &Path, span: &mut Range<usize>) {
+    if *span != (0..0) {
+        return;
+    }
+    let Ok(text) = fs.read(file) else { return };
+    let sls = summarize_sls(&text, None, false);
+    let spans: Vec<&Range<usize>> = if extend {
+        sls.extends.iter().filter(|k| k.id == id).map(|k| &k.span).collect()
+    } else {
+        sls.ids.iter().filter(|d| d.id == id).map(|d| &d.span).collect()
+    };
+    match spans.as_slice() {
+        [one] => *span = (*one).clone(),
+        [] => {
+            // Written only inside a Jinja block: the one line that holds the key.
+            if let Some(found) = key_span(&text, id, extend) {
+                *span = found;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The span of `id` in the one line of `text` that is the key `id:` (at the line's start, or
+/// after indentation when `indented`).
+fn key_span(text: &str, id: &str, indented: bool) -> Option<Range<usize>> {
+    let mut found = None;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = if indented { line.trim_start_matches(' ') } else { line };
+        let key = (indented == (body.len() < line.len())) && body.strip_prefix(id).is_some_and(|rest| rest.starts_with(':'));
+        if key {
+            if found.is_some() {
+                return None;
+            }
+            let at = start + line.len() - body.len();
+            found = Some(at..at + id.len());
+        }
+        start += line.len();
+    }
+    found
+}

@@ -1,0 +1,275 @@
+//! The one pipeline that compiles a minion: the workspace's options and file roots, a minion
+//! profile and the Jinja setup made from them go in; the compiled top, the rendered high data,
+//! the low chunks and their errors come out, with every file and file-root answer the compile
+//! read ([`Reads`]). `top`, `lowstate`, `check`, the editor's highstate diagnostics, its top-file
+//! hovers and `top --explain` all call [`compile`]; [`MinionCache`] keeps results until
+//! something they read changes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::render::jinja::JinjaSetup;
+use crate::state::highstate::Matches;
+use crate::state::lowstate::{self, LowState};
+use crate::targeting::top::{compile_top, TopResult};
+use crate::workspace::config::ConfigError;
+use crate::workspace::minion::{self, Minion};
+use crate::workspace::reads::{self, Reads, Recorder};
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
+use crate::workspace::Workspace;
+
+/// What to compile for the minion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// Its top only (`state.show_top`).
+    Top,
+    /// Its whole highstate (`state.show_lowstate`, what `state.apply` runs).
+    Highstate,
+    /// Named SLS in one environment (`state.show_low_sls`), without the top.
+    Sls { saltenv: String, names: Vec<String> },
+}
+
+/// Which minion.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Who {
+    /// A profile of `salt-analyzer.yaml`.
+    Profile(String),
+    /// `default_minion`, else the minion the Salt configuration describes.
+    Default,
+    /// The minion the Salt configuration describes (`id`, static `grains` and `pillar`).
+    Config,
+}
+
+/// Which minion and what of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    pub minion: Who,
+    /// Restricts the top like Salt's `saltenv` option.
+    pub saltenv: Option<String>,
+    pub scope: Scope,
+}
+
+impl Request {
+    /// The profile `minion`, else the default one.
+    pub fn new(minion: Option<&str>, scope: Scope) -> Request {
+        let minion = minion.map_or(Who::Default, |m| Who::Profile(m.to_string()));
+        Request { minion, saltenv: None, scope }
+    }
+}
+
+/// What compiling a minion gave.
+pub struct Compiled {
+    /// The minion, or why its profile could not be read (nothing else is compiled then).
+    pub minion: Result<Minion, ConfigError>,
+    /// The compiled top ([`Scope::Top`] and [`Scope::Highstate`]).
+    pub top: Option<TopResult>,
+    /// The low chunks and errors ([`Scope::Highstate`] and [`Scope::Sls`]).
+    pub low: Option<LowState>,
+    /// The files the compile read, which errors point into.
+    pub files: FileTable,
+    /// Everything the result depends on.
+    pub reads: Reads,
+}
+
+/// Compiles `req` for the workspace `ws` whose file roots are `roots`, reading through `fs`.
+pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Compiled {
+    let recorder = Arc::new(Recorder::new(fs));
+    let mut files = FileTable::default();
+    let minion = match &req.minion {
+        Who::Profile(id) => minion::select(&*recorder, ws, Some(id)),
+        Who::Default => minion::select(&*recorder, ws, None),
+        Who::Config => Ok(minion::from_config(ws)),
+    };
+    let (mut top, mut low) = (None, None);
+    if let Ok(minion) = &minion {
+        let mut opts = ws.opts.clone();
+        if req.saltenv.is_some() {
+            opts.saltenv = req.saltenv.clone();
+        }
+        let jinja = {
+            let (fs, roots) = (recorder.clone(), roots.clone());
+            JinjaSetup::new(minion, &opts, move |env, rel| {
+                let path = reads::find_file(&*fs, &roots, env, rel)?;
+                fs.read(&path).ok()
+            })
+        };
+        let ctx = minion.context();
+        match &req.scope {
+            Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
+            Scope::Highstate => {
+                let (l, t) = lowstate::compile_highstate(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja));
+                (top, low) = (Some(t), Some(l));
+            }
+            Scope::Sls { saltenv, names } => {
+                let matches = Matches::from([(saltenv.clone(), names.clone())]);
+                low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
+            }
+        }
+    }
+    // The Jinja loader may still hold the recorder; what it read so far is all there is.
+    let reads = recorder.reads();
+    Compiled { minion, top, low, files, reads }
+}
+
+/// Compiled minions kept until something they read changes. A hit costs re-reading (and
+/// hashing) the files the result read and re-asking its questions of the file roots; callers
+/// that know which files changed can skip that with [`MinionCache::peek`].
+#[derive(Default)]
+pub struct MinionCache {
+    entries: Vec<(Request, Arc<Compiled>)>,
+    /// How many compiles ran (tests count what a change recomputes).
+    pub compiles: u64,
+}
+
+/// How many results a cache keeps (a few minions and scopes: the selected one, hovers of
+/// others, `top --explain`).
+const KEEP: usize = 8;
+
+impl MinionCache {
+    /// The result for `req`: the cached one while everything it read is unchanged on `fs` and
+    /// under `roots`, else a fresh compile.
+    pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Arc<Compiled> {
+        if let Some(i) = self.entries.iter().position(|(r, _)| r == req) {
+            let (r, c) = self.entries.remove(i);
+            if c.reads.unchanged(&**fs, roots) {
+                self.entries.insert(0, (r, c.clone()));
+                return c;
+            }
+        }
+        self.compiles += 1;
+        let c = Arc::new(compile(fs.clone(), ws, roots, req));
+        self.entries.insert(0, (req.clone(), c.clone()));
+        self.entries.truncate(KEEP);
+        c
+    }
+
+    /// The cached result for `req`, unchecked.
+    pub fn peek(&self, req: &Request) -> Option<Arc<Compiled>> {
+        self.entries.iter().find(|(r, _)| r == req).map(|(_, c)| c.clone())
+    }
+
+    /// Forgets every result whose reads include `path` (a file that changed).
+    pub fn forget_reading(&mut self, path: &Path) {
+        self.entries.retain(|(_, c)| !c.reads.touches(path));
+    }
+
+    /// Forgets everything (the configuration changed: results were made with other options).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::workspace::vfs::MemFs;
+
+    const TREE: &str = "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+minions:
+  web01: {grains: {role: web}}
+  db01: {grains: {role: db}}
+#- base/top.sls
+base:
+  'G@role:web': [web]
+  'G@role:db': [db]
+#- base/web.sls
+{% from 'lib.jinja' import port %}
+nginx: {pkg.installed: [], service.running: [{port: {{ port }}}]}
+#- base/lib.jinja
+{% set port = 80 %}
+#- base/db.sls
+postgres: {pkg.installed: []}
+#- base/unrelated.sls
+x: test.nop
+";
+
+    fn setup(fs: &MemFs) -> (Workspace, Arc<FileRoots>) {
+        let ws = Workspace::load(fs, Path::new("/ws"), None).expect("workspace");
+        let roots = Arc::new(FileRoots::scan(fs, &ws.opts.file_roots));
+        (ws, roots)
+    }
+
+    fn ids(c: &Compiled) -> Vec<String> {
+        c.low.as_ref().and_then(|l| l.chunks.as_ref()).into_iter().flatten().map(|ch| ch.get_str("__id__").to_string()).collect()
+    }
+
+    #[test]
+    fn one_compile_gives_the_top_the_chunks_and_what_they_read() {
+        let fs = MemFs::from_fixture(TREE);
+        let (ws, roots) = setup(&fs);
+        let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("web01"), Scope::Highstate));
+        assert_eq!(c.minion.as_ref().map(|m| m.id.as_str()).ok(), Some("web01"));
+        assert_eq!(c.top.as_ref().map(|t| t.show_top_json().to_string()).as_deref(), Some(r#"{"base":["web"]}"#));
+        assert_eq!(ids(&c), ["nginx", "nginx"]);
+        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
+        // The Jinja import is read through the same recorder as the SLS files.
+        for f in ["base/top.sls", "base/web.sls", "base/lib.jinja"] {
+            assert!(read.contains(&Path::new("/ws").join(f)), "{f} not in {read:?}");
+        }
+        assert!(!read.contains(&PathBuf::from("/ws/base/db.sls")));
+    }
+
+    #[test]
+    fn the_cache_recompiles_only_when_something_read_changed() {
+        let mut fs = MemFs::from_fixture(TREE);
+        let (ws, roots) = setup(&fs);
+        let mut cache = MinionCache::default();
+        let req = Request::new(Some("web01"), Scope::Highstate);
+        let get = |cache: &mut MinionCache, fs: &MemFs, roots: &Arc<FileRoots>| {
+            let fs: Arc<dyn Vfs> = Arc::new(fs.clone());
+            cache.get(&fs, &ws, roots, &req)
+        };
+        get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 1);
+        // Files web01's highstate never read: cached.
+        fs.files.insert("/ws/base/db.sls".into(), "postgres: {pkg.removed: []}\n".into());
+        fs.files.insert("/ws/base/unrelated.sls".into(), "y: test.nop\n".into());
+        get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 1);
+        // A created file no include or top entry can resolve to: cached.
+        fs.files.insert("/ws/base/new/ß💣.sls".into(), "z: test.nop\n".into());
+        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
+        get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 1);
+        // The imported library changed: recompiled, with the new value.
+        fs.files.insert("/ws/base/lib.jinja".into(), "{% set port = 8080 %}\n".into());
+        let c = get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 2);
+        assert!(c.low.as_ref().and_then(|l| l.chunks.as_ref()).is_some_and(|ch| ch.iter().any(|c| format!("{:?}", c.d).contains("8080"))));
+        // A file that shadows a resolved SLS (`web.sls` by nothing, `web/init.sls` loses to
+        // `web.sls`): a created `web/init.sls` changes nothing, a deleted `web.sls` does.
+        fs.files.insert("/ws/base/web/init.sls".into(), "other: test.nop\n".into());
+        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
+        get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 2);
+        fs.files.remove(Path::new("/ws/base/web.sls"));
+        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
+        let c = get(&mut cache, &fs, &roots);
+        assert_eq!(cache.compiles, 3);
+        assert_eq!(ids(&c), ["other"]);
+        // Another minion is another result.
+        get(&mut cache, &fs, &roots);
+        let fs2: Arc<dyn Vfs> = Arc::new(fs.clone());
+        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate));
+        assert_eq!(cache.compiles, 4);
+    }
+
+    #[test]
+    fn a_profile_that_cannot_be_read_is_an_answer_that_depends_on_its_file() {
+        let mut fs = MemFs::from_fixture("#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json}}\n#- top.sls\nbase: {'*': [a]}\n");
+        let (ws, roots) = setup(&fs);
+        let mut cache = MinionCache::default();
+        let req = Request::new(Some("web01"), Scope::Top);
+        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
+        assert!(cache.get(&arc(&fs), &ws, &roots, &req).minion.is_err());
+        fs.files.insert("/ws/g.json".into(), "{\"os\": \"Debian\"}".into());
+        let c = cache.get(&arc(&fs), &ws, &roots, &req);
+        assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
+        assert_eq!(cache.compiles, 2);
+    }
+}

@@ -1,0 +1,268 @@
+//! What a result depends on, recorded as it is computed: a [`Recorder`] is a [`Vfs`] that logs
+//! every file read (with a hash of the text it saw), every existence test and directory walk,
+//! and every question asked of the file roots (which file is SLS `web` in `base`, which names
+//! a glob include matches). The finished [`Reads`] answers "is this result still right?" by
+//! asking the same questions again, so no caller keeps a list of dependencies by hand.
+
+use std::hash::{Hash, Hasher};
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::py::fnmatch;
+use crate::workspace::roots::{FileRoots, StateFile};
+use crate::workspace::vfs::Vfs;
+
+/// A question asked of the file roots (answered from their listing, not from a file read).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Lookup {
+    /// `Client.get_state(sls, env)`: which file an SLS name loads.
+    State { env: String, sls: String },
+    /// A `salt://` relative path (a top file, a Jinja import): which root has it.
+    File { env: String, rel: String },
+    /// The SLS names of an environment that a pattern (a glob include, a name) matches.
+    Names { env: String, pattern: String },
+}
+
+impl Lookup {
+    /// The answer's fingerprint under `roots`.
+    fn answer(&self, roots: &FileRoots) -> u64 {
+        match self {
+            Lookup::State { env, sls } => hash(&roots.get_state(env, sls).map(|f| f.path)),
+            Lookup::File { env, rel } => hash(&roots.find_file(env, rel)),
+            Lookup::Names { env, pattern } => hash(&fnmatch::filter_sorted(&roots.list_states_shared(env), pattern)),
+        }
+    }
+}
+
+/// One recorded read and the fingerprint of what it saw.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Read {
+    /// A file's text (or the error reading it).
+    Text(PathBuf, u64),
+    /// Whether a path is a file.
+    IsFile(PathBuf, bool),
+    /// A directory's listing.
+    Walk(PathBuf, u64),
+    /// A question to the file roots.
+    Roots(Lookup, u64),
+}
+
+/// Everything one computation read, in order, without repeats.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reads {
+    pub list: Vec<Read>,
+}
+
+impl Reads {
+    /// The files (and directories) the computation looked at.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.list.iter().filter_map(|r| match r {
+            Read::Text(p, _) | Read::IsFile(p, _) | Read::Walk(p, _) => Some(p.as_path()),
+            Read::Roots(..) => None,
+        })
+    }
+
+    /// The questions the computation asked of the file roots.
+    pub fn lookups(&self) -> impl Iterator<Item = &Lookup> {
+        self.list.iter().filter_map(|r| match r {
+            Read::Roots(l, _) => Some(l),
+            _ => None,
+        })
+    }
+
+    /// Whether `path` (a file, or a directory above files) is something the computation read.
+    pub fn touches(&self, path: &Path) -> bool {
+        self.paths().any(|p| p == path || p.starts_with(path))
+    }
+
+    /// Whether every file read still has the text it had.
+    pub fn files_unchanged(&self, fs: &dyn Vfs) -> bool {
+        self.list.iter().all(|r| match r {
+            Read::Text(p, h) => text_hash(&fs.read(p)) == *h,
+            Read::IsFile(p, b) => fs.is_file(p) == *b,
+            Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
+            Read::Roots(..) => true,
+        })
+    }
+
+    /// Whether every question asked of the file roots has the same answer under `roots` (a new
+    /// listing after files were created or deleted).
+    pub fn lookups_unchanged(&self, roots: &FileRoots) -> bool {
+        self.list.iter().all(|r| match r {
+            Read::Roots(l, h) => l.answer(roots) == *h,
+            _ => true,
+        })
+    }
+
+    /// Whether a result computed from these reads is still right: the same texts on `fs`, the
+    /// same answers from `roots`.
+    pub fn unchanged(&self, fs: &dyn Vfs, roots: &FileRoots) -> bool {
+        self.files_unchanged(fs) && self.lookups_unchanged(roots)
+    }
+}
+
+/// A [`Vfs`] that records what is read through it. Model code that asks the file roots a
+/// question records it with [`state`], [`find_file`] and [`names`], which go to
+/// [`Vfs::log`].
+pub struct Recorder {
+    inner: Arc<dyn Vfs>,
+    log: ReadLog,
+}
+
+/// The log behind a [`Recorder`].
+#[derive(Default)]
+pub struct ReadLog {
+    reads: Mutex<(Vec<Read>, std::collections::HashSet<u64>)>,
+}
+
+impl ReadLog {
+    fn push(&self, read: Read) {
+        let key = hash(&read);
+        if let Ok(mut r) = self.reads.lock() {
+            if r.1.insert(key) {
+                r.0.push(read);
+            }
+        }
+    }
+
+    /// Records a question to the file roots and its answer.
+    pub fn lookup(&self, lookup: Lookup, roots: &FileRoots) {
+        let answer = lookup.answer(roots);
+        self.push(Read::Roots(lookup, answer));
+    }
+}
+
+impl Recorder {
+    pub fn new(inner: Arc<dyn Vfs>) -> Recorder {
+        Recorder { inner, log: ReadLog::default() }
+    }
+
+    /// What was read so far.
+    pub fn reads(&self) -> Reads {
+        Reads { list: self.log.reads.lock().map(|r| r.0.clone()).unwrap_or_default() }
+    }
+}
+
+impl Vfs for Recorder {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        let r = self.inner.read(path);
+        self.log.push(Read::Text(path.to_path_buf(), text_hash(&r)));
+        r
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        let b = self.inner.is_file(path);
+        self.log.push(Read::IsFile(path.to_path_buf(), b));
+        b
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        let l = self.inner.walk(root);
+        self.log.push(Read::Walk(root.to_path_buf(), hash(&l)));
+        l
+    }
+    fn log(&self) -> Option<&ReadLog> {
+        Some(&self.log)
+    }
+}
+
+/// `roots.get_state(env, sls)`, recorded in `fs`'s log when it has one.
+pub fn state(fs: &dyn Vfs, roots: &FileRoots, env: &str, sls: &str) -> Option<StateFile> {
+    if let Some(log) = fs.log() {
+        log.lookup(Lookup::State { env: env.to_string(), sls: sls.to_string() }, roots);
+    }
+    roots.get_state(env, sls)
+}
+
+/// `roots.find_file(env, rel)`, recorded in `fs`'s log when it has one.
+pub fn find_file(fs: &dyn Vfs, roots: &FileRoots, env: &str, rel: &str) -> Option<PathBuf> {
+    if let Some(log) = fs.log() {
+        log.lookup(Lookup::File { env: env.to_string(), rel: rel.to_string() }, roots);
+    }
+    roots.find_file(env, rel)
+}
+
+/// Records that a computation depends on which of `env`'s SLS names match `pattern` (a
+/// glob include, an include checked by name).
+pub fn names(fs: &dyn Vfs, roots: &FileRoots, env: &str, pattern: &str) {
+    if let Some(log) = fs.log() {
+        log.lookup(Lookup::Names { env: env.to_string(), pattern: pattern.to_string() }, roots);
+    }
+}
+
+fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    v.hash(&mut h);
+    h.finish()
+}
+
+fn text_hash(r: &io::Result<String>) -> u64 {
+    match r {
+        Ok(t) => hash(t.as_str()),
+        Err(e) => hash(&(e.kind() as u32, e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::vfs::MemFs;
+
+    fn fixture() -> MemFs {
+        MemFs::from_fixture("#- base/a.sls\na: test.nop\n#- base/b/init.sls\nb: test.nop\n#- base/ß💣.sls\nx: test.nop\n")
+    }
+
+    fn roots(fs: &MemFs) -> FileRoots {
+        let file_roots = indexmap::IndexMap::from([("base".to_string(), vec![PathBuf::from("/ws/base")])]);
+        FileRoots::scan(fs, &file_roots)
+    }
+
+    #[test]
+    fn a_result_is_stale_only_when_what_it_read_changed() {
+        let mut fs = fixture();
+        let r = roots(&fs);
+        let rec = Recorder::new(Arc::new(fs.clone()));
+        assert_eq!(rec.read(Path::new("/ws/base/a.sls")).unwrap(), "a: test.nop\n");
+        assert!(state(&rec, &r, "base", "b").is_some());
+        assert!(state(&rec, &r, "base", "c").is_none());
+        names(&rec, &r, "base", "ß*");
+        let reads = rec.reads();
+        assert_eq!(reads.paths().collect::<Vec<_>>(), [Path::new("/ws/base/a.sls")]);
+        assert_eq!(reads.lookups().count(), 3);
+        assert!(reads.unchanged(&fs, &r));
+
+        // A file it did not read changes: still right.
+        fs.files.insert("/ws/base/b/init.sls".into(), "b: test.fail_without_changes\n".into());
+        assert!(reads.unchanged(&fs, &r));
+        // A file it read changes: stale; the same text again: right again.
+        fs.files.insert("/ws/base/a.sls".into(), "a: test.fail_without_changes\n".into());
+        assert!(!reads.unchanged(&fs, &r));
+        fs.files.insert("/ws/base/a.sls".into(), "a: test.nop\n".into());
+        assert!(reads.unchanged(&fs, &r));
+
+        // A created file no lookup can see: still right.
+        fs.files.insert("/ws/base/other.sls".into(), "o: test.nop\n".into());
+        assert!(reads.lookups_unchanged(&roots(&fs)));
+        // A file that answers `c`: stale. One that shadows `b/init.sls`: stale.
+        let mut with_c = fs.clone();
+        with_c.files.insert("/ws/base/c.sls".into(), "c: test.nop\n".into());
+        assert!(!reads.lookups_unchanged(&roots(&with_c)));
+        let mut shadow = fs.clone();
+        shadow.files.insert("/ws/base/b.sls".into(), "b: test.nop\n".into());
+        assert!(!reads.lookups_unchanged(&roots(&shadow)));
+        // A name the glob matches: stale.
+        let mut glob = fs.clone();
+        glob.files.insert("/ws/base/ßℝ.sls".into(), "y: test.nop\n".into());
+        assert!(!reads.lookups_unchanged(&roots(&glob)));
+    }
+
+    #[test]
+    fn repeats_are_recorded_once() {
+        let fs = fixture();
+        let rec = Recorder::new(Arc::new(fs));
+        for _ in 0..3 {
+            let _ = rec.read(Path::new("/ws/base/a.sls"));
+            let _ = rec.read(Path::new("/ws/nope.sls"));
+        }
+        assert_eq!(rec.reads().list.len(), 2);
+    }
+}
