@@ -3,14 +3,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use model::diagnostic::SaltError;
-use model::diagnostic::{Diagnostic, Severity};
-use model::render::jinja::JinjaSetup;
-use model::state::highstate::Matches;
+use model::check::highstate::{minion_prefix, MinionDiagnostic};
+use model::check::CheckContext;
+use model::diagnostic::{SaltError, Severity};
+use model::pipeline::{Compiled, Request, Scope, Who};
 use model::workspace::roots::FileRoots;
-use model::workspace::vfs::{FileTable, RealFs};
+use model::workspace::vfs::{FileTable, RealFs, Vfs};
 use model::workspace::Workspace;
 use serde_json::json;
 
@@ -110,13 +111,6 @@ fn find_root(start: Option<&Path>) -> PathBuf {
     start
 }
 
-fn select_minion(ws: &Workspace, common: &Common) -> Result<model::workspace::minion::Minion, ExitCode> {
-    model::workspace::minion::select(&RealFs, ws, common.minion.as_deref()).map_err(|e| {
-        eprintln!("salt-analyzer: error: {e}");
-        ExitCode::from(2)
-    })
-}
-
 fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
     load_workspace_at(common, None)
 }
@@ -149,32 +143,39 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
     vec![json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": e.id})]
 }
 
+/// Compiles `scope` for the minion the options name, through the one pipeline; exit 2 when the
+/// profile cannot be read.
+fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope) -> Result<Compiled, ExitCode> {
+    let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
+    let mut req = Request::new(common.minion.as_deref(), scope);
+    req.saltenv = saltenv.map(str::to_string);
+    let compiled = model::pipeline::compile(Arc::new(RealFs), ws, &roots, &req);
+    if let Err(e) = &compiled.minion {
+        eprintln!("salt-analyzer: error: {e}");
+        return Err(ExitCode::from(2));
+    }
+    Ok(compiled)
+}
+
 fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
     let ws = match load_workspace(common) {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let roots = FileRoots::scan(&RealFs, &ws.opts.file_roots);
-    let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
-    let mut files = FileTable::default();
-    let minion = match select_minion(&ws, common) {
-        Ok(m) => m,
+    let compiled = if sls.is_empty() {
+        compile(&ws, common, saltenv, Scope::Highstate)
+    } else {
+        let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
+        compile(&ws, common, None, Scope::Sls { saltenv: env, names: sls.to_vec() })
+    };
+    let compiled = match compiled {
+        Ok(c) => c,
         Err(code) => return code,
     };
-    let jinja = JinjaSetup::on_disk(&minion, &ws.opts, &roots);
-    let low = if sls.is_empty() {
-        let mut opts = ws.opts.clone();
-        if saltenv.is_some() {
-            opts.saltenv = saltenv.map(str::to_string);
-        }
-        model::state::lowstate::compile_highstate(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja)).0
-    } else {
-        let matches = Matches::from([(env, sls.to_vec())]);
-        model::state::lowstate::compile(&RealFs, &ws.opts, &roots, &mut files, &matches, Some(&jinja))
-    };
+    let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
     let errors = low.errors();
     if common.format == Format::Json {
-        let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, &files)).collect::<Vec<_>>()}) };
+        let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}) };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
@@ -190,7 +191,7 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         }
     } else {
         for e in &errors {
-            print_error_text(e, &files);
+            print_error_text(e, files);
         }
     }
     if errors.is_empty() {
@@ -205,26 +206,19 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let minion = match select_minion(&ws, common) {
-        Ok(m) => m,
+    let compiled = match compile(&ws, common, saltenv, Scope::Top) {
+        Ok(c) => c,
         Err(code) => return code,
     };
-    let mut opts = ws.opts.clone();
-    if saltenv.is_some() {
-        opts.saltenv = saltenv.map(str::to_string);
-    }
-    let roots = FileRoots::scan(&RealFs, &opts.file_roots);
-    let mut files = FileTable::default();
-    let jinja = JinjaSetup::on_disk(&minion, &opts, &roots);
-    let result = model::targeting::top::compile_top(&RealFs, &opts, &roots, &mut files, &minion.context(), Some(&jinja));
+    let (Ok(minion), Some(result), files) = (&compiled.minion, &compiled.top, &compiled.files) else { return ExitCode::from(2) };
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
-        (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(&files)).unwrap_or_default()),
-        (true, Format::Text) => print!("{}", result.explain_text(&minion.id, &files, &|p| rel(p))),
+        (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),
+        (true, Format::Text) => print!("{}", result.explain_text(&minion.id, files, &|p| rel(p))),
         (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
         (false, Format::Text) => {
             for e in result.render_errors.iter().chain(&result.verify_errors) {
-                print_error_text(e, &files);
+                print_error_text(e, files);
             }
             for (env, list) in &result.matches {
                 println!("{env}:");
@@ -261,26 +255,55 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let result = model::check::check_workspace(&RealFs, &ws);
+    let ctx = CheckContext::new(&RealFs, &ws);
+    let mut result = model::check::check_with(&RealFs, &ws, &ctx);
+    // The highstates: the named profile, else every profile and the minion of `-c DIR`.
+    let who: Vec<Who> = match &common.minion {
+        Some(m) => vec![Who::Profile(m.clone())],
+        None => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
+    };
+    let fs: Arc<dyn Vfs> = Arc::new(RealFs);
+    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
+        Ok(found) => found,
+        Err(e) => {
+            eprintln!("salt-analyzer: error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let mut all: Vec<MinionDiagnostic> = result.diagnostics.iter().map(|d| MinionDiagnostic { diagnostic: d.clone(), minions: Vec::new() }).collect();
+    all.extend(highstate);
+    all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
+    // Positions are computed from the texts the checks read; a highstate may point into a
+    // file the per-file checks did not read.
+    for m in &all {
+        for f in std::iter::once(&m.diagnostic.file).chain(m.diagnostic.related.iter().map(|r| &r.file)) {
+            if result.files.id(f).is_none() {
+                if let Ok(text) = RealFs.read(f) {
+                    result.files.add(f.clone(), text.into());
+                }
+            }
+        }
+    }
     let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
-    let selected: Vec<&Diagnostic> = result
-        .diagnostics
+    let selected: Vec<&MinionDiagnostic> = all
         .iter()
-        .filter(|d| {
+        .filter(|m| {
             wanted.is_empty() || {
-                let f = std::fs::canonicalize(&d.file).unwrap_or_else(|_| d.file.clone());
+                let f = std::fs::canonicalize(&m.diagnostic.file).unwrap_or_else(|_| m.diagnostic.file.clone());
                 wanted.iter().any(|w| f.starts_with(w))
             }
         })
         .collect();
-    let errors = selected.iter().filter(|d| d.severity == Severity::Error).count();
+    let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
     if common.format == Format::Json {
-        let list: Vec<serde_json::Value> = selected.iter().map(|d| diagnostic_json(d, &result.files)).collect();
+        let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, &result.files)).collect();
         println!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
     } else {
-        for d in &selected {
+        for m in &selected {
+            let d = &m.diagnostic;
             let (line, col) = text_position(&d.file, d.span.start, &result.files);
-            println!("{}[{}]: {}\n  --> {}:{}:{}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file), line + 1, col + 1);
+            let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions) };
+            println!("{}[{}]: {prefix}{}\n  --> {}:{}:{}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file), line + 1, col + 1);
             for r in &d.related {
                 let (line, col) = text_position(&r.file, r.span.start, &result.files);
                 println!("  note: {} ({}:{}:{})", r.message, rel(&r.file), line + 1, col + 1);
@@ -323,13 +346,20 @@ fn range_json(file: &Path, span: &std::ops::Range<usize>, files: &FileTable) -> 
     json!({"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}})
 }
 
-fn diagnostic_json(d: &Diagnostic, files: &FileTable) -> serde_json::Value {
-    json!({
+/// A diagnostic as JSON; `minion` lists the minions whose highstate has it (absent for the
+/// per-file checks).
+fn diagnostic_json(m: &MinionDiagnostic, files: &FileTable) -> serde_json::Value {
+    let d = &m.diagnostic;
+    let mut v = json!({
         "file": rel(&d.file),
         "range": range_json(&d.file, &d.span, files),
         "severity": d.severity.as_str(),
         "code": d.code.as_str(),
         "message": d.message,
         "related": d.related.iter().map(|r| json!({"file": rel(&r.file), "range": range_json(&r.file, &r.span, files), "message": r.message})).collect::<Vec<_>>(),
-    })
+    });
+    if !m.minions.is_empty() {
+        v["minion"] = json!(m.minions);
+    }
+    v
 }

@@ -1,4 +1,6 @@
-//! `salt-analyzer check examples` flags every planted mistake at its line, and nothing else.
+//! `salt-analyzer check examples` flags every planted mistake at its line, and nothing else:
+//! the per-file checks, and the highstate of each minion profile (`db01` includes an SLS only
+//! its RedHat branch names).
 
 use std::process::Command;
 
@@ -13,18 +15,21 @@ fn every_mistake_in_examples_and_nothing_else() {
         .unwrap()
         .iter()
         .map(|d| {
+            let minions: Vec<&str> = d["minion"].as_array().into_iter().flatten().map(|m| m.as_str().unwrap()).collect();
             format!(
-                "{}:{} {} {}",
+                "{}:{} {} {}{}",
                 d["file"].as_str().unwrap(),
                 d["range"]["start"]["line"].as_u64().unwrap() + 1,
                 d["severity"].as_str().unwrap(),
-                d["code"].as_str().unwrap()
+                d["code"].as_str().unwrap(),
+                minions.iter().map(|m| format!(" {m}")).collect::<String>()
             )
         })
         .collect();
     expect_test::expect![[r#"
         [
             "examples/salt/base/common.sls:2 error duplicate-id",
+            "examples/salt/base/db/init.sls:6 error missing-include db01.example.com",
             "examples/salt/base/db/users.sls:4 error missing-requisite-target",
             "examples/salt/base/db/users.sls:6 error duplicate-id",
             "examples/salt/base/db/users.sls:13 error malformed-state",

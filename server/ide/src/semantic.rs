@@ -284,7 +284,7 @@ impl Index {
 
     /// Brings the highstate diagnostics up to the input's minion (after [`Index::update`]).
     pub(crate) fn refresh_highstate(&mut self, input: &Input<'_>) {
-        self.highstate.refresh(input.world, input.files, input.summaries, input.minion, &mut self.unreported);
+        self.highstate.refresh(input.world, input.files, input.minion, &mut self.unreported);
     }
 
     /// The semantic diagnostics of one file, normalised: those of every root whose closure

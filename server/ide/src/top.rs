@@ -3,12 +3,13 @@
 //! targets say for the selected minion.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use model::check::summary::{TopEnv, TopTarget};
-use model::render::jinja::JinjaSetup;
-use model::targeting::top::{compile_top, TopResult};
+use model::pipeline::{Request, Scope};
+use model::targeting::top::TopResult;
 use model::workspace::minion::Minion;
-use model::workspace::vfs::FileTable;
+use model::workspace::vfs::{FileTable, Vfs};
 
 use crate::analysis::Analysis;
 use crate::types::MinionInfo;
@@ -33,16 +34,11 @@ pub(crate) fn minions(analysis: &Analysis) -> Vec<MinionInfo> {
 pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
     let world = analysis.world();
     let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
-    let minion = model::workspace::minion::select(&analysis.snap.files, &world.ws, name.as_deref()).map_err(|e| e.to_string())?;
-    let snap = analysis.snap.clone();
-    let setup = JinjaSetup::new(&minion, &world.ws.opts, move |env, rel| {
-        let path = snap.world.ctx.roots.find_file(env, rel)?;
-        snap.files.text(&path).map(|t| t.to_string())
-    });
-    let mut files = FileTable::default();
-    let ctx = minion.context();
-    let result = compile_top(&analysis.snap.files, &world.ws.opts, &world.ctx.roots, &mut files, &ctx, Some(&setup));
-    Ok((minion, result, files))
+    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
+    let compiled = model::pipeline::compile(fs, &world.ws, &world.ctx.roots, &Request::new(name.as_deref(), Scope::Top));
+    let minion = compiled.minion.map_err(|e| e.to_string())?;
+    let top = compiled.top.ok_or_else(|| "the top was not compiled".to_string())?;
+    Ok((minion, top, compiled.files))
 }
 
 pub(crate) fn explain(analysis: &Analysis, wanted: Option<&str>) -> String {

@@ -3,7 +3,7 @@ include:
   - .users
   - common
 {% if grains['os_family'] == 'RedHat' %}
-  - .selinux
+  - .selinux             # mistake: only RedHat minions include it, and it does not exist
 {% endif %}
 
 postgresql:

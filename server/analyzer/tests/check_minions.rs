@@ -1,0 +1,95 @@
+//! `check` sees what `state.apply` sees for each minion: a tree whose only mistake is two SLS
+//! files that the top file gives the same minions and that declare the same ID. Checked one file
+//! closure at a time the tree is clean; only the minions' highstates have the conflict.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_salt-analyzer")).args(args).current_dir(dir).output().expect("run binary");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// The tree, with `profiles` as the `minions:` of `salt-analyzer.yaml` (none: no such key).
+fn tree(name: &str, profiles: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sa-minions-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("salt")).unwrap();
+    std::fs::create_dir_all(dir.join("etc")).unwrap();
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
+    write("salt-analyzer.yaml", &format!("file_roots: {{base: [salt]}}\n{profiles}"));
+    write("salt/top.sls", "base:\n  'G@role:app':\n    - app\n    - monitoring\n  'G@role:db':\n    - db\n");
+    // Non-ASCII before the ID on its line: the column must count characters, not bytes.
+    write("salt/app.sls", "# app ß ℝ 💣\n{% set x = 1 %}\n'ß💣': {test.nop: []}\nshared_id: {test.nop: []}\n");
+    write("salt/monitoring.sls", "shared_id:\n  test.nop: []\n");
+    write("salt/db.sls", "postgres: {test.nop: []}\n");
+    write("etc/minion", &format!("id: app9\ngrains: {{role: app}}\nfile_roots: {{base: [{}]}}\n", dir.join("salt").display()));
+    dir
+}
+
+const PROFILES: &str = "minions:\n  app1: {grains: {role: app}}\n  app2: {grains: {role: app}}\n  db1: {grains: {role: db}}\n";
+
+fn summary(json: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(json).expect("json");
+    v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            let minions: Vec<&str> = d["minion"].as_array().into_iter().flatten().map(|m| m.as_str().unwrap()).collect();
+            format!("{}:{} {} {:?}", d["file"].as_str().unwrap(), d["range"]["start"]["line"], d["code"].as_str().unwrap(), minions)
+        })
+        .collect()
+}
+
+#[test]
+fn the_per_file_checks_alone_see_nothing() {
+    let dir = tree("static", "");
+    let (code, out, err) = run(&dir, &["check", "--format", "json"]);
+    assert_eq!((code, summary(&out)), (0, vec![]), "{err}");
+}
+
+#[test]
+fn every_profile_is_checked_and_a_shared_finding_is_printed_once() {
+    let dir = tree("all", PROFILES);
+    let (code, out, err) = run(&dir, &["check", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(summary(&out), [r#"salt/app.sls:3 duplicate-id ["app1", "app2"]"#, r#"salt/monitoring.sls:0 duplicate-id ["app1", "app2"]"#], "{out}");
+    let (code, text, _) = run(&dir, &["check"]);
+    assert_eq!(code, 1);
+    let first = text.lines().take(3).collect::<Vec<_>>().join("\n");
+    expect_test::expect![[r#"
+        error[duplicate-id]: In the highstates of minions `app1`, `app2`: Detected conflicting IDs, SLS IDs need to be globally unique.
+            The conflicting ID is 'shared_id' and is found in SLS 'base:app' and SLS 'base:monitoring'
+          --> salt/app.sls:4:1"#]]
+    .assert_eq(&first);
+    assert!(text.ends_with("2 error(s), 0 warning(s)\n"), "{text}");
+}
+
+#[test]
+fn one_minion_with_minion_and_the_config_minion_with_c() {
+    let dir = tree("one", PROFILES);
+    let (code, out, _) = run(&dir, &["check", "--minion", "app2", "--format", "json"]);
+    assert_eq!((code, summary(&out).len()), (1, 2));
+    assert!(summary(&out).iter().all(|s| s.ends_with(r#"["app2"]"#)), "{out}");
+    let (code, out, _) = run(&dir, &["check", "--minion", "db1", "--format", "json"]);
+    assert_eq!((code, summary(&out)), (0, vec![]));
+    // A profile that does not exist: the tool cannot run.
+    let (code, _, err) = run(&dir, &["check", "--minion", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no minion profile `nope`"), "{err}");
+
+    // `-c DIR`: the minion the Salt configuration describes, next to every profile.
+    let bare = tree("config", "");
+    let (code, out, err) = run(&bare, &["check", "-c", "etc", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(summary(&out), [r#"salt/app.sls:3 duplicate-id ["app9"]"#, r#"salt/monitoring.sls:0 duplicate-id ["app9"]"#]);
+}
+
+#[test]
+fn a_path_argument_reports_highstate_findings_in_that_path_only() {
+    let dir = tree("paths", PROFILES);
+    let (code, out, _) = run(&dir, &["check", "salt/monitoring.sls", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert_eq!(summary(&out), [r#"salt/monitoring.sls:0 duplicate-id ["app1", "app2"]"#]);
+}
