@@ -4,10 +4,11 @@
 //! recomputes only the roots it can affect.
 //!
 //! The index is brought up to a snapshot's revision by replaying the change log since the
-//! revision it was last brought to: a changed file dirties the roots whose closure holds it; a
-//! created or deleted file dirties the roots whose closure holds a file of the same SLS name
-//! (`x.sls` shadows `x/init.sls`), the roots with a glob include, and the roots that reported
-//! a missing include. A snapshot older than the index is cancelled rather than answered.
+//! revision it was last brought to: a changed file dirties the roots that read it; a created or
+//! deleted file dirties the roots whose recorded questions to the file roots (which file an
+//! include loads, which names a glob include matches) now have another answer, as
+//! [`Reads`](model::workspace::reads::Reads) records them. A snapshot older than the index is
+//! cancelled rather than answered.
 //!
 //! The index also holds the selected minion's highstate diagnostics
 //! ([`Highstate`](crate::highstate::Highstate)): every replayed change is noted there, and the
@@ -22,8 +23,9 @@ use model::check::normalize;
 use model::check::recheck::Session;
 use model::diagnostic::Code;
 use model::diagnostic::Diagnostic;
-use model::workspace::roots::sls_name_of;
+use model::workspace::reads::{Reads, Recorder};
 use model::workspace::vfs::FileTable;
+use model::workspace::vfs::Vfs;
 
 use crate::files::Files;
 use crate::highstate::Highstate;
@@ -66,14 +68,10 @@ pub(crate) struct RootEntry {
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The files the root's include closure rendered, root first.
     pub(crate) closure: Vec<PathBuf>,
-    /// Closure plus the files diagnostics point into.
+    /// The files the check read, plus the files diagnostics point into.
     deps: Vec<PathBuf>,
-    /// `(env, SLS name)` of every closure file.
-    names: Vec<(String, String)>,
-    /// Whether a closure file includes a glob (any new file may match it).
-    magic: bool,
-    /// Whether an include did not resolve (any new file may be it).
-    fragile: bool,
+    /// What the check read and asked of the file roots.
+    reads: Reads,
     /// What rechecking the root after an edit inside one of its states needs (large roots
     /// only: a small one is checked from scratch in well under a millisecond).
     session: Option<Box<Session>>,
@@ -103,9 +101,6 @@ pub(crate) struct Index {
     world: Option<std::sync::Arc<World>>,
     pub(crate) roots: HashMap<RootKey, RootEntry>,
     pub(crate) by_file: HashMap<PathBuf, HashSet<RootKey>>,
-    by_name: HashMap<(String, String), HashSet<RootKey>>,
-    magic: HashSet<RootKey>,
-    fragile: HashSet<RootKey>,
     tops: Vec<Diagnostic>,
     tops_deps: HashSet<PathBuf>,
     /// The selected minion's highstate diagnostics.
@@ -128,6 +123,7 @@ impl Index {
         let reset = self.world.is_none() || changes.iter().any(|c| matches!(c, Change::Reset));
         let mut dirty: HashSet<RootKey> = HashSet::new();
         let mut tops_dirty = reset;
+        let mut layout = false;
         if reset {
             self.unreported.extend(self.by_file.keys().cloned());
             self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
@@ -151,17 +147,20 @@ impl Index {
                     Change::Layout(paths) => {
                         for p in paths {
                             self.dirty_file(world, p, &mut dirty);
-                            for (env, rel) in world.locations(p) {
-                                if let Some(name) = sls_name_of(&rel) {
-                                    dirty.extend(self.by_name.get(&(env, name)).into_iter().flatten().cloned());
-                                }
-                            }
                         }
-                        dirty.extend(self.magic.iter().cloned());
-                        dirty.extend(self.fragile.iter().cloned());
+                        layout = true;
                         tops_dirty = true;
                     }
                     Change::Reset => {}
+                }
+            }
+        }
+        if layout {
+            // Files were created or deleted: `world` has the new listing. A root is dirty when a
+            // question its check asked of the old listing has another answer now.
+            for (key, entry) in &self.roots {
+                if !dirty.contains(key) && !entry.reads.lookups_unchanged(&world.ctx.roots) {
+                    dirty.insert(key.clone());
                 }
             }
         }
@@ -189,7 +188,7 @@ impl Index {
                 continue;
             }
             let session = match self.roots.get_mut(&key) {
-                Some(e) if edits_only && e.path == *path => e.session.take(),
+                Some(e) if edits_only && e.path == *path => e.session.take().map(|s| (s, e.reads.clone())),
                 _ => None,
             };
             todo.push(Todo { key, path: path.clone(), session });
@@ -248,31 +247,12 @@ impl Index {
             }
             self.unreported.insert(f.clone());
         }
-        for n in &old.names {
-            if let Some(set) = self.by_name.get_mut(n) {
-                set.remove(key);
-                if set.is_empty() {
-                    self.by_name.remove(n);
-                }
-            }
-        }
-        self.magic.remove(key);
-        self.fragile.remove(key);
     }
 
     fn insert(&mut self, key: RootKey, entry: RootEntry) {
         for f in &entry.deps {
             self.by_file.entry(f.clone()).or_default().insert(key.clone());
             self.unreported.insert(f.clone());
-        }
-        for n in &entry.names {
-            self.by_name.entry(n.clone()).or_default().insert(key.clone());
-        }
-        if entry.magic {
-            self.magic.insert(key.clone());
-        }
-        if entry.fragile {
-            self.fragile.insert(key.clone());
         }
         self.roots.insert(key, entry);
     }
@@ -330,11 +310,12 @@ impl Index {
     }
 }
 
-/// A root to check, with the session of its last check when it can be rechecked.
+/// A root to check, with the session (and the reads) of its last check when it can be
+/// rechecked.
 struct Todo {
     key: RootKey,
     path: PathBuf,
-    session: Option<Box<Session>>,
+    session: Option<(Box<Session>, Reads)>,
 }
 
 /// Checks the given roots, on every core when there are many (rayon's pool: its threads, and
@@ -356,52 +337,25 @@ fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool
     todo.into_par_iter().with_max_len(1).filter_map(one).collect()
 }
 
-fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<Box<Session>>) -> RootEntry {
+fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<(Box<Session>, Reads)>) -> RootEntry {
     let world = input.world;
     let (env, rel) = key;
-    let rechecked = session.and_then(|mut s| world.ctx.recheck_root(input.files, &world.ws, &mut s).map(|check| (check, s)));
-    let (check, session) = match rechecked {
-        Some((check, s)) => (check, Some(s)),
+    // A recheck changes one state's body: what the root's includes resolve to, hence what its
+    // first check asked of the file roots, stays as it was.
+    let rechecked = session.and_then(|(mut s, reads)| world.ctx.recheck_root(input.files, &world.ws, &mut s).map(|check| (check, s, reads)));
+    let (check, session, reads) = match rechecked {
+        Some((check, s, reads)) => (check, Some(s), reads),
         None => {
-            let (check, s) = world.ctx.check_root_kept(input.files, &world.ws, env, rel, path, KEEP_FROM);
-            (check, s.map(Box::new))
+            let recorder = Recorder::new(input.files as &dyn Vfs);
+            let (check, s) = world.ctx.check_root_kept(&recorder, &world.ws, env, rel, path, KEEP_FROM);
+            (check, s.map(Box::new), recorder.reads())
         }
     };
     let mut deps: Vec<PathBuf> = check.closure.clone();
-    if !deps.iter().any(|d| d == path) {
-        deps.push(path.to_path_buf());
-    }
-    for d in &check.diagnostics {
-        if !deps.contains(&d.file) {
-            deps.push(d.file.clone());
+    for p in reads.paths().chain(std::iter::once(path)).chain(check.diagnostics.iter().map(|d| d.file.as_path())) {
+        if !deps.iter().any(|d| d == p) {
+            deps.push(p.to_path_buf());
         }
     }
-    let mut names: Vec<(String, String)> = Vec::new();
-    let mut magic = false;
-    let own = sls_name_of(rel).map(|n| (env.clone(), n));
-    for file in check.closure.iter().map(PathBuf::as_path).chain(std::iter::once(path)) {
-        for (e, r) in world.locations(file) {
-            if let Some(n) = sls_name_of(&r) {
-                if !names.contains(&(e.clone(), n.clone())) {
-                    names.push((e, n));
-                }
-            }
-        }
-        // Only a file whose text could hold a glob include needs its summary read here.
-        let maybe_glob = input.files.text(file).is_some_and(|t| t.contains("include") && t.contains(['*', '?', '[']));
-        if maybe_glob {
-            if let Some(summary) = input.summaries.get(world, input.files, file) {
-                if let Some(sls) = summary.sls() {
-                    magic |= sls.includes.iter().any(|i| i.resolved.as_deref().is_some_and(model::py::fnmatch::has_magic));
-                }
-            }
-        }
-    }
-    if let Some(own) = own {
-        if !names.contains(&own) {
-            names.push(own);
-        }
-    }
-    let fragile = check.diagnostics.iter().any(|d| matches!(d.code, Code::MissingInclude | Code::DottedSlsName | Code::UnreadableFile));
-    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, names, magic, fragile, session }
+    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, reads, session }
 }

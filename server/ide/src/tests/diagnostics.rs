@@ -240,3 +240,43 @@ other:
     assert_eq!(all_diagnostics(&f.analysis()), fresh(&f));
     expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
 }
+
+/// A created file recomputes only the roots whose recorded questions to the file roots it
+/// answers differently: a glob include it matches, a dotted name it lists, the root itself.
+#[test]
+fn a_created_file_recomputes_only_the_roots_it_answers() {
+    let mut f = Fixture::new(
+        r#"
+#- glob.sls
+include: ['lib.*']
+g: test.nop
+#- lib/one.sls
+one: test.nop
+#- plain.sls
+include: [lib.one]
+p: test.nop
+#- dotted.sls
+include: [web_1.0]
+d: test.nop
+"#,
+    );
+    f.analysis().take_changed_files().unwrap();
+    // Nothing includes `other`: only the new root is checked.
+    f.disk.write(&ws("other/ß💣.sls"), "x: test.nop\n");
+    f.host.files_changed_on_disk(&[ws("other/ß💣.sls")]);
+    assert_eq!(f.analysis().take_changed_files().unwrap(), [ws("other/ß💣.sls")]);
+    // `lib.*` now matches `lib.two` as well: the glob's root is recomputed, `plain` is not.
+    f.disk.write(&ws("lib/two.sls"), "two: test.nop\n");
+    f.host.files_changed_on_disk(&[ws("lib/two.sls")]);
+    assert_eq!(f.analysis().take_changed_files().unwrap(), [ws("glob.sls"), ws("lib/one.sls"), ws("lib/two.sls")]);
+    // A file listed as `web_1.0` still loads nothing, but now the include fails for its dot.
+    expect![[r#"
+        dotted.sls:1:11 "web_1.0" missing-include: Specified SLS web_1.0 in saltenv base is not available on the salt master or through a configured fileserver
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    f.disk.write(&ws("web_1.0.sls"), "w: test.nop\n");
+    f.host.files_changed_on_disk(&[ws("web_1.0.sls")]);
+    assert_eq!(f.analysis().take_changed_files().unwrap(), [ws("dotted.sls"), ws("web_1.0.sls")]);
+    let all = all_diagnostics(&f.analysis());
+    assert!(all.contains("dotted.sls:1:11 \"web_1.0\" dotted-sls-name"), "{all}");
+}

@@ -7,7 +7,7 @@
 use std::hash::{Hash, Hasher};
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use crate::py::fnmatch;
 use crate::workspace::roots::{FileRoots, StateFile};
@@ -16,7 +16,8 @@ use crate::workspace::vfs::Vfs;
 /// A question asked of the file roots (answered from their listing, not from a file read).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Lookup {
-    /// `Client.get_state(sls, env)`: which file an SLS name loads.
+    /// `Client.get_state(sls, env)`: which file an SLS name loads, and whether
+    /// `Client.list_states(env)` lists it.
     State { env: String, sls: String },
     /// A `salt://` relative path (a top file, a Jinja import): which root has it.
     File { env: String, rel: String },
@@ -28,7 +29,11 @@ impl Lookup {
     /// The answer's fingerprint under `roots`.
     fn answer(&self, roots: &FileRoots) -> u64 {
         match self {
-            Lookup::State { env, sls } => hash(&roots.get_state(env, sls).map(|f| f.path)),
+            // Whether the name is listed matters too: a listed name that loads nothing is a
+            // file with a dot in its name, which the checker reports as such.
+            Lookup::State { env, sls } => {
+                hash(&(roots.get_state(env, sls).map(|f| f.path), roots.list_states_shared(env).binary_search_by(|n| n.as_str().cmp(sls)).is_ok()))
+            }
             Lookup::File { env, rel } => hash(&roots.find_file(env, rel)),
             Lookup::Names { env, pattern } => hash(&fnmatch::filter_sorted(&roots.list_states_shared(env), pattern)),
         }
@@ -102,11 +107,12 @@ impl Reads {
     }
 }
 
-/// A [`Vfs`] that records what is read through it. Model code that asks the file roots a
-/// question records it with [`state`], [`find_file`] and [`names`], which go to
-/// [`Vfs::log`].
-pub struct Recorder {
-    inner: Arc<dyn Vfs>,
+/// A [`Vfs`] that records what is read through it (`F`: an owned `Arc<dyn Vfs>` when the
+/// recorder must outlive a borrow, as Jinja loaders do; a `&dyn Vfs` otherwise). Model code
+/// that asks the file roots a question records it with [`state`], [`find_file`] and [`names`],
+/// which go to [`Vfs::log`].
+pub struct Recorder<F: Vfs> {
+    inner: F,
     log: ReadLog,
 }
 
@@ -133,8 +139,8 @@ impl ReadLog {
     }
 }
 
-impl Recorder {
-    pub fn new(inner: Arc<dyn Vfs>) -> Recorder {
+impl<F: Vfs> Recorder<F> {
+    pub fn new(inner: F) -> Recorder<F> {
         Recorder { inner, log: ReadLog::default() }
     }
 
@@ -144,7 +150,7 @@ impl Recorder {
     }
 }
 
-impl Vfs for Recorder {
+impl<F: Vfs> Vfs for Recorder<F> {
     fn read(&self, path: &Path) -> io::Result<String> {
         let r = self.inner.read(path);
         self.log.push(Read::Text(path.to_path_buf(), text_hash(&r)));
@@ -220,14 +226,15 @@ mod tests {
     fn a_result_is_stale_only_when_what_it_read_changed() {
         let mut fs = fixture();
         let r = roots(&fs);
-        let rec = Recorder::new(Arc::new(fs.clone()));
+        let rec = Recorder::new(fs.clone());
         assert_eq!(rec.read(Path::new("/ws/base/a.sls")).unwrap(), "a: test.nop\n");
         assert!(state(&rec, &r, "base", "b").is_some());
         assert!(state(&rec, &r, "base", "c").is_none());
+        assert!(state(&rec, &r, "base", "d.e").is_none());
         names(&rec, &r, "base", "ß*");
         let reads = rec.reads();
         assert_eq!(reads.paths().collect::<Vec<_>>(), [Path::new("/ws/base/a.sls")]);
-        assert_eq!(reads.lookups().count(), 3);
+        assert_eq!(reads.lookups().count(), 4);
         assert!(reads.unchanged(&fs, &r));
 
         // A file it did not read changes: still right.
@@ -249,6 +256,13 @@ mod tests {
         let mut shadow = fs.clone();
         shadow.files.insert("/ws/base/b.sls".into(), "b: test.nop\n".into());
         assert!(!reads.lookups_unchanged(&roots(&shadow)));
+        // A file listed as `d.e` that still loads nothing (a dot in its name): stale, since the
+        // checker then says why the include fails.
+        let mut dotted = fs.clone();
+        dotted.files.insert("/ws/base/d.e.sls".into(), "d: test.nop\n".into());
+        let d = roots(&dotted);
+        assert!(d.get_state("base", "d.e").is_none());
+        assert!(!reads.lookups_unchanged(&d));
         // A name the glob matches: stale.
         let mut glob = fs.clone();
         glob.files.insert("/ws/base/ßℝ.sls".into(), "y: test.nop\n".into());
@@ -258,7 +272,7 @@ mod tests {
     #[test]
     fn repeats_are_recorded_once() {
         let fs = fixture();
-        let rec = Recorder::new(Arc::new(fs));
+        let rec = Recorder::new(fs);
         for _ in 0..3 {
             let _ = rec.read(Path::new("/ws/base/a.sls"));
             let _ = rec.read(Path::new("/ws/nope.sls"));

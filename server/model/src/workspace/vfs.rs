@@ -21,6 +21,38 @@ pub trait Vfs: Send + Sync {
     }
 }
 
+/// A shared file system is one too (a recorder that a Jinja loader owns reads through one).
+impl<T: Vfs + ?Sized> Vfs for std::sync::Arc<T> {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        (**self).read(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        (**self).is_file(path)
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        (**self).walk(root)
+    }
+    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+        (**self).log()
+    }
+}
+
+/// So is a borrowed one.
+impl<T: Vfs + ?Sized> Vfs for &T {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        (**self).read(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        (**self).is_file(path)
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        (**self).walk(root)
+    }
+    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+        (**self).log()
+    }
+}
+
 /// The real disk.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RealFs;
