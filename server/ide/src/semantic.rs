@@ -1,7 +1,7 @@
 //! The cross-file index: one cached [`RootCheck`](model::check::RootCheck) per root SLS file
-//! (its diagnostics and the closure of files it read), the top-file check, and reverse
-//! indexes from files and SLS names to the roots that depend on them, so that a change
-//! recomputes only the roots it can affect.
+//! (its diagnostics and what its check read), the top-file check, and a reverse index from
+//! files to the roots that read them, so that a change recomputes only the roots it can
+//! affect.
 //!
 //! The index is brought up to a snapshot's revision by replaying the change log since the
 //! revision it was last brought to: a changed file dirties the roots that read it; a created or

@@ -87,7 +87,7 @@ impl World {
     /// The environments in the order Salt lists them.
     pub(crate) fn env_names(&self) -> Vec<String> {
         let client: Vec<String> = self.ctx.roots.env_names().map(str::to_string).collect();
-        model::state::highstate::get_envs(&self.ws.opts, &client)
+        model::workspace::roots::get_envs(&self.ws.opts, &client)
     }
 
     /// Every environment's top file that exists.

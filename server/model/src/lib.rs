@@ -10,6 +10,7 @@ pub mod diagnostic;
 pub mod pipeline;
 pub mod py;
 pub mod render;
+pub mod requisites;
 pub mod state;
 pub mod targeting;
 pub mod value;

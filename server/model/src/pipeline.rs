@@ -9,10 +9,16 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::render::jinja::JinjaSetup;
-use crate::state::highstate::Matches;
+use crate::state::compile::compile_high_data;
+use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
+use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{self, LowState};
+use crate::state::order::order_chunks;
+use crate::state::verify::verify_high;
 use crate::targeting::top::{compile_top, TopResult};
+use crate::targeting::Matches;
 use crate::workspace::config::ConfigError;
+use crate::workspace::config::Opts;
 use crate::workspace::minion::{self, Minion};
 use crate::workspace::reads::{self, Reads, Recorder};
 use crate::workspace::roots::FileRoots;
@@ -98,7 +104,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
             Scope::Highstate => {
-                let (l, t) = lowstate::compile_highstate(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja));
+                let (l, t) = compile_highstate(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja));
                 (top, low) = (Some(t), Some(l));
             }
             Scope::Sls { saltenv, names } => {
@@ -110,6 +116,49 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     Compiled { minion, top, low, files, reads }
+}
+
+/// `state.show_lowstate` (`BaseHighState.compile_low_chunks`): the minion's top, its
+/// highstate, then extend, verify, `_in`, exclude and ordering, errors pooled as Salt does.
+fn compile_highstate(
+    fs: &dyn Vfs,
+    opts: &Opts,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    ctx: &crate::targeting::matchers::MatchContext,
+    jinja: Option<&JinjaSetup>,
+) -> (LowState, crate::targeting::top::TopResult) {
+    let top = compile_top(fs, opts, roots, files, ctx, jinja);
+    if let Some(raised) = top.raised.clone() {
+        // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
+        let highstate = HighState::default();
+        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), highstate }, top);
+    }
+    let mut builder = Builder::new(fs, roots, opts, files);
+    builder.jinja = jinja.cloned();
+    // A top `include:` globbed in an env outside `_get_envs()` made Salt list that env too.
+    for env in &top.avail_envs {
+        if !builder.avail.contains_key(env) {
+            builder.avail.insert(env.clone(), roots.list_states_shared(env));
+        }
+    }
+    let highstate = builder.render_highstate(&top.matches);
+    let mut high = highstate.high.clone();
+    let mut errors = highstate.errors.clone();
+    errors.extend(reconcile_extend(&mut high, false));
+    errors.extend(verify_high(&high));
+    errors.extend(requisite_in(&mut high));
+    apply_exclude(&mut high);
+    let mut chunks = None;
+    if errors.is_empty() {
+        let ordered = order_chunks(compile_high_data(&high));
+        if ordered.errors.is_empty() {
+            chunks = Some(ordered.chunks);
+        } else {
+            errors.extend(ordered.errors);
+        }
+    }
+    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), highstate }, top)
 }
 
 /// Compiled minions kept until something they read changes. A hit costs re-reading (and

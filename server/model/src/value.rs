@@ -5,7 +5,7 @@ use std::ops::Range;
 
 use syntax::yaml::{self, Node, Value};
 
-/// Index of a file in a [`crate::workspace::vfs::FileTable`].
+/// Index of a file in the `FileTable` of the compilation that read it.
 pub type FileId = u32;
 
 /// Where a value was written.

@@ -13,11 +13,12 @@ use crate::check::summary::{summarize_sls, summarize_top};
 use crate::check::{error_diagnostics, normalize, CheckContext};
 use crate::diagnostic::{Code, Diagnostic, SaltError};
 use crate::pipeline::{Compiled, Request, Scope, Who};
-use crate::state::highstate::{get_envs, resolve_relative};
+use crate::state::highstate::resolve_relative;
 use crate::targeting::top::TopResult;
 use crate::value::{Loc, Val, V};
 use crate::workspace::config::ConfigError;
 use crate::workspace::config::Opts;
+use crate::workspace::roots::get_envs;
 use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
 

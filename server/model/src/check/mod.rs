@@ -10,9 +10,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use crate::diagnostic::{Code, Diagnostic, Related, SaltError, Severity};
-use crate::state::highstate::{Builder, HighState, Matches};
+use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{pick_errors, static_errors};
 use crate::state::order::ordering_errors;
+use crate::targeting::Matches;
 use crate::value::Loc;
 use crate::workspace::roots::{dotted_component, sls_name_of, FileRoots};
 use crate::workspace::vfs::{FileTable, Vfs};

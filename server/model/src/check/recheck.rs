@@ -11,11 +11,11 @@ use std::path::{Path, PathBuf};
 use crate::check::{CheckContext, RootCheck};
 use crate::diagnostic::SaltError;
 use crate::py::fnmatch::has_magic;
+use crate::requisites::is_requisite_key;
 use crate::state::compile::low_views;
 use crate::state::highstate::{handle_state_decls, HighState};
 use crate::state::lowstate::{pick_errors, static_errors};
 use crate::state::order::{ordering_errors, LowChunk};
-use crate::state::requisites::is_requisite_key;
 use crate::value::{Dict, FileId, Loc, Val, V};
 use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
@@ -420,7 +420,7 @@ mod tests {
     /// The recheck asks `is_requisite_key` alone whether an argument shapes the graph.
     #[test]
     fn every_graph_type_is_a_requisite_key() {
-        use crate::state::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
+        use crate::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
         assert!(REQUISITE_TYPES.iter().chain(ORDERING_TYPES).all(|k| is_requisite_key(k)));
     }
 

@@ -9,8 +9,8 @@
 use std::ops::Range;
 
 use crate::render::render_static;
+use crate::requisites::{is_requisite_key, REQUISITE_IN};
 use crate::state::highstate::resolve_relative;
-use crate::state::requisites::{is_requisite_key, REQUISITE_IN};
 use crate::value::{Val, V};
 
 /// What one SLS file declares and references.

@@ -8,11 +8,11 @@ use crate::diagnostic::Code;
 use crate::diagnostic::{Diagnostic, Related, Severity};
 use crate::py::fnmatch;
 use crate::render::render_static;
-use crate::state::highstate::get_envs;
 use crate::targeting::matchers::{self, MatchContext, MatchErrorKind};
 use crate::targeting::top::{merge_tops, TopDoc, Tops};
 use crate::value::{Loc, Val, V};
 use crate::workspace::config::Opts;
+use crate::workspace::roots::get_envs;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 

@@ -145,7 +145,7 @@ fn prune_body(body: &mut Val, m: &syntax::jinja::Masked) {
         for a in args.iter_mut() {
             let Some(ad) = a.as_dict_mut() else { continue };
             for (k, val) in ad.0.iter_mut() {
-                if crate::state::requisites::is_requisite_key(&k.py_str()) {
+                if crate::requisites::is_requisite_key(&k.py_str()) {
                     if let Some(l) = val.as_list_mut() {
                         l.retain(|r| !unsure(r, m));
                     }

@@ -130,7 +130,7 @@ pub struct LowView<'h> {
     has_requisite: bool,
 }
 
-const ORDERING_LEN: usize = crate::state::requisites::ORDERING_TYPES.len();
+const ORDERING_LEN: usize = crate::requisites::ORDERING_TYPES.len();
 /// Positions of `require`, `require_any`, `watch` and `watch_any` in `ORDERING_TYPES`.
 const REQUIRE: usize = 0;
 const REQUIRE_ANY: usize = 1;
@@ -180,7 +180,7 @@ impl<'h> LowView<'h> {
     /// Looks the requisite arguments up once: the arguments in order, then a `names` entry's
     /// own (each assignment overriding the one before, as in `compile_high_data`).
     fn with_requisites(mut self) -> Self {
-        use crate::state::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
+        use crate::requisites::{ORDERING_TYPES, REQUISITE_TYPES};
         let extra = self.entry.as_ref().map_or(&[][..], |e| e.extra);
         for d in self.run.iter().chain(extra).filter_map(Val::as_dict) {
             for (k, v) in &d.0 {
@@ -235,7 +235,7 @@ impl crate::state::order::LowChunk for LowView<'_> {
             return;
         }
         let state = self.str("state");
-        self.reconciled = !crate::state::requisites::has_mod_watch(&state);
+        self.reconciled = !crate::requisites::has_mod_watch(&state);
     }
     fn requisite_items(&self, at: usize) -> (&[Val], &[Val]) {
         fn items(v: Option<&Val>) -> &[Val] {
@@ -340,7 +340,7 @@ mod tests {
 
     #[test]
     fn ordering_positions_name_the_right_types() {
-        let types = crate::state::requisites::ORDERING_TYPES;
+        let types = crate::requisites::ORDERING_TYPES;
         assert_eq!([types[REQUIRE], types[REQUIRE_ANY], types[WATCH], types[WATCH_ANY]], ["require", "require_any", "watch", "watch_any"]);
     }
 }

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
-use crate::state::requisites::{REQUISITE_IN, REQ_IN_ALL, STATE_REQUISITE_KEYWORDS};
+use crate::requisites::{REQUISITE_IN, REQ_IN_ALL, STATE_REQUISITE_KEYWORDS};
 use crate::value::{Dict, Val, V};
 
 fn state_keys(body: &Val) -> Vec<String> {

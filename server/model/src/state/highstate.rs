@@ -12,15 +12,12 @@ use indexmap::IndexMap;
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
 use crate::render;
+use crate::targeting::Matches;
 use crate::value::{Dict, Loc, Val, V};
 use crate::workspace::config::Opts;
 use crate::workspace::reads;
-use crate::workspace::roots::{FileRoots, StateFile};
+use crate::workspace::roots::{get_envs, FileRoots, StateFile};
 use crate::workspace::vfs::{FileTable, Vfs};
-
-/// The requested SLS per environment (`{saltenv: [sls, ...]}` for `state.sls`, or the
-/// compiled top for a highstate). Order matters.
-pub type Matches = IndexMap<String, Vec<String>>;
 
 /// One SLS file that was rendered into the high data.
 #[derive(Debug, Clone)]
@@ -48,34 +45,6 @@ pub struct HighState {
     pub errors: Vec<SaltError>,
     /// `env:sls` rendered, in the order their rendering started.
     pub rendered: Vec<Rendered>,
-}
-
-/// `BaseHighState._get_envs` (A.2), given the environments the file server reports.
-pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
-    let mut envs = vec!["base".to_string()];
-    for env in opts.file_roots.keys() {
-        if !envs.contains(env) {
-            envs.push(env.clone());
-        }
-    }
-    let mut env_order: Vec<String> = Vec::new();
-    for e in &opts.env_order {
-        if !env_order.contains(e) {
-            env_order.push(e.clone());
-        }
-    }
-    if !env_order.is_empty() {
-        if !client_envs.is_empty() {
-            return env_order.into_iter().filter(|e| client_envs.contains(e)).collect();
-        }
-        return env_order;
-    }
-    for e in client_envs {
-        if !envs.contains(e) {
-            envs.push(e.clone());
-        }
-    }
-    envs
 }
 
 /// Resolve an include name written in SLS `sls` (whose file is an `init.sls` when `is_init`):

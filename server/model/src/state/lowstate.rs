@@ -5,9 +5,10 @@ use crate::diagnostic::SaltError;
 use crate::render::jinja::JinjaSetup;
 use crate::state::compile::{compile_high_data, Chunk};
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
-use crate::state::highstate::{Builder, HighState, Matches};
+use crate::state::highstate::{Builder, HighState};
 use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
+use crate::targeting::Matches;
 use crate::value::Val;
 use crate::workspace::config::Opts;
 use crate::workspace::roots::FileRoots;
@@ -135,51 +136,8 @@ pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
                     run.as_list()
                         .into_iter()
                         .flatten()
-                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::state::requisites::REQUISITE_IN.contains(&k)))
+                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k)))
                 })
             })
         })
-}
-
-/// `state.show_lowstate` (`BaseHighState.compile_low_chunks`): the minion's top, its
-/// highstate, then extend, verify, `_in`, exclude and ordering, errors pooled as Salt does.
-pub fn compile_highstate(
-    fs: &dyn Vfs,
-    opts: &Opts,
-    roots: &FileRoots,
-    files: &mut FileTable,
-    ctx: &crate::targeting::matchers::MatchContext,
-    jinja: Option<&JinjaSetup>,
-) -> (LowState, crate::targeting::top::TopResult) {
-    let top = crate::targeting::top::compile_top(fs, opts, roots, files, ctx, jinja);
-    if let Some(raised) = top.raised.clone() {
-        // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
-        let highstate = HighState::default();
-        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), highstate }, top);
-    }
-    let mut builder = Builder::new(fs, roots, opts, files);
-    builder.jinja = jinja.cloned();
-    // A top `include:` globbed in an env outside `_get_envs()` made Salt list that env too.
-    for env in &top.avail_envs {
-        if !builder.avail.contains_key(env) {
-            builder.avail.insert(env.clone(), roots.list_states_shared(env));
-        }
-    }
-    let highstate = builder.render_highstate(&top.matches);
-    let mut high = highstate.high.clone();
-    let mut errors = highstate.errors.clone();
-    errors.extend(reconcile_extend(&mut high, false));
-    errors.extend(verify_high(&high));
-    errors.extend(requisite_in(&mut high));
-    apply_exclude(&mut high);
-    let mut chunks = None;
-    if errors.is_empty() {
-        let ordered = order_chunks(compile_high_data(&high));
-        if ordered.errors.is_empty() {
-            chunks = Some(ordered.chunks);
-        } else {
-            errors.extend(ordered.errors);
-        }
-    }
-    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), highstate }, top)
 }

@@ -8,5 +8,4 @@ pub mod extend;
 pub mod highstate;
 pub mod lowstate;
 pub mod order;
-pub mod requisites;
 pub mod verify;

@@ -11,8 +11,8 @@ use smallvec::SmallVec;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
+use crate::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
 use crate::state::compile::Chunk;
-use crate::state::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
 use crate::value::{py_str_repr, Dict, Loc, Val, V};
 
 /// The ordered chunks, or the errors that stop the run.

@@ -2,7 +2,7 @@
 //! compiling it, with Salt 3008's error strings.
 
 use crate::diagnostic::{Code, SaltError};
-use crate::state::requisites::STATE_REQUISITE_KEYWORDS;
+use crate::requisites::STATE_REQUISITE_KEYWORDS;
 use crate::value::{Dict, Val, V};
 
 /// `_verify_high(high)`.

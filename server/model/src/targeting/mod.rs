@@ -3,3 +3,7 @@
 
 pub mod matchers;
 pub mod top;
+
+/// The requested SLS per environment (`{saltenv: [sls, ...]}` for `state.sls`, or the
+/// compiled top for a highstate). Order matters.
+pub type Matches = indexmap::IndexMap<String, Vec<String>>;

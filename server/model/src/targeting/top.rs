@@ -10,11 +10,12 @@ use indexmap::IndexMap;
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
 use crate::render::jinja::JinjaSetup;
-use crate::state::highstate::{get_envs, Matches};
 use crate::targeting::matchers::{self, MatchContext};
+use crate::targeting::Matches;
 use crate::value::{Dict, Loc, Val, V};
 use crate::workspace::config::Opts;
 use crate::workspace::reads;
+use crate::workspace::roots::get_envs;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 

@@ -16,12 +16,6 @@ pub struct Minion {
     pub source: String,
 }
 
-impl Minion {
-    pub fn context(&self) -> crate::targeting::matchers::MatchContext<'_> {
-        crate::targeting::matchers::MatchContext::new(&self.id, &self.grains, &self.pillar).with_nodegroups(&self.nodegroups)
-    }
-}
-
 /// `salt-call --local grains.items --out=json` prints `{"local": {...}}`: take the inside.
 fn unwrap_local(v: serde_json::Value) -> serde_json::Value {
     match v {

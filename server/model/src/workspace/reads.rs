@@ -4,7 +4,7 @@
 //! a glob include matches). The finished [`Reads`] answers "is this result still right?" by
 //! asking the same questions again, so no caller keeps a list of dependencies by hand.
 
-use std::hash::{Hash, Hasher};
+use std::hash::Hash;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -195,10 +195,11 @@ pub fn names(fs: &dyn Vfs, roots: &FileRoots, env: &str, pattern: &str) {
     }
 }
 
+/// A fingerprint: fast (every text a compile reads is hashed once), fixed-seeded so that two
+/// runs agree.
 fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    v.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x5a17).hash_one(v)
 }
 
 fn text_hash(r: &io::Result<String>) -> u64 {

@@ -7,6 +7,7 @@ use std::sync::{Arc, OnceLock};
 
 use indexmap::IndexMap;
 
+use crate::workspace::config::Opts;
 use crate::workspace::vfs::Vfs;
 
 /// One environment's roots and the files found in them.
@@ -129,6 +130,34 @@ impl FileRoots {
         }
         out
     }
+}
+
+/// `BaseHighState._get_envs` (A.2), given the environments the file server reports.
+pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
+    let mut envs = vec!["base".to_string()];
+    for env in opts.file_roots.keys() {
+        if !envs.contains(env) {
+            envs.push(env.clone());
+        }
+    }
+    let mut env_order: Vec<String> = Vec::new();
+    for e in &opts.env_order {
+        if !env_order.contains(e) {
+            env_order.push(e.clone());
+        }
+    }
+    if !env_order.is_empty() {
+        if !client_envs.is_empty() {
+            return env_order.into_iter().filter(|e| client_envs.contains(e)).collect();
+        }
+        return env_order;
+    }
+    for e in client_envs {
+        if !envs.contains(e) {
+            envs.push(e.clone());
+        }
+    }
+    envs
 }
 
 /// The SLS name a relative `.sls` path lists as (`a/init.sls` is `a`, `a.b/c.sls` is `a.b.c`).

@@ -24,6 +24,13 @@ pub mod subdict;
 use crate::py::builtins as py;
 use crate::py::re as pyre;
 
+impl crate::workspace::minion::Minion {
+    /// What the matchers see of this minion: its id, grains, pillar and the nodegroups.
+    pub fn context(&self) -> MatchContext<'_> {
+        MatchContext::new(&self.id, &self.grains, &self.pillar).with_nodegroups(&self.nodegroups)
+    }
+}
+
 /// Salt's `DEFAULT_TARGET_DELIM`, the separator of grain and pillar paths.
 pub const DEFAULT_DELIMITER: &str = ":";
 
