@@ -63,6 +63,15 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Render one file as Salt's state system renders it for the minion (its renderer pipe,
+    /// `jinja|yaml` by default): the template's output, or with --format json the data, as
+    /// `slsutil.renderer` prints it.
+    Render {
+        /// The file to render.
+        file: PathBuf,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print the ordered low chunks: the minion's highstate as `state.show_lowstate` does, or
     /// with --sls the named SLS as `state.show_low_sls` does.
     Lowstate {
@@ -83,6 +92,7 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Check { paths, common }) => crate::cli::check(&paths, &common),
         Some(Command::Lowstate { sls, saltenv, common }) => lowstate(&sls, saltenv.as_deref(), &common),
         Some(Command::Top { explain, saltenv, common }) => top(explain, saltenv.as_deref(), &common),
+        Some(Command::Render { file, common }) => render(&file, &common),
     }
 }
 
@@ -228,6 +238,54 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
             }
         }
     }
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn render(file: &Path, common: &Common) -> ExitCode {
+    let ws = match load_workspace_at(common, Some(file)) {
+        Ok(ws) => ws,
+        Err(code) => return code,
+    };
+    let path = if file.is_absolute() { file.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(file) };
+    let compiled = match compile(&ws, common, None, Scope::Render { path: path.clone() }) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (Some(r), files) = (&compiled.rendered, &compiled.files) else { return ExitCode::from(2) };
+    for h in &r.hints {
+        eprintln!("hint: {h}");
+    }
+    let failed = match common.format {
+        Format::Json => match &r.data {
+            Ok(v) => {
+                println!("{}", serde_json::to_string_pretty(&v.to_json()).unwrap_or_default());
+                false
+            }
+            Err(e) => {
+                println!("{}", serde_json::to_string_pretty(&json!({"errors": error_json(e, files)})).unwrap_or_default());
+                true
+            }
+        },
+        Format::Text => match (&r.text, &r.data) {
+            (Err(e), _) | (Ok(_), Err(e)) => {
+                print_error_text(e, files);
+                true
+            }
+            (Ok(Some(text)), Ok(_)) => {
+                print!("{text}");
+                false
+            }
+            (Ok(None), Ok(_)) => {
+                // No template step: the YAML step read the file as it is.
+                print!("{}", files.id(&path).map(|id| files.text(id)).unwrap_or_default());
+                false
+            }
+        },
+    };
     if failed {
         ExitCode::from(1)
     } else {

@@ -5,10 +5,12 @@
 //! hovers and `top --explain` all call [`compile`]; [`MinionCache`] keeps results until
 //! something they read changes.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::diagnostic::{Code, SaltError};
 use crate::render::jinja::JinjaSetup;
+use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::state::highstate::{Builder, HighState};
@@ -17,11 +19,12 @@ use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
 use crate::targeting::top::{compile_top, TopResult};
 use crate::targeting::Matches;
+use crate::value::{Loc, Val};
 use crate::workspace::config::ConfigError;
 use crate::workspace::config::Opts;
 use crate::workspace::minion::{self, Minion};
 use crate::workspace::reads::{self, Reads, Recorder};
-use crate::workspace::roots::FileRoots;
+use crate::workspace::roots::{sls_name_of, FileRoots};
 use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
 
@@ -34,6 +37,20 @@ pub enum Scope {
     Highstate,
     /// Named SLS in one environment (`state.show_low_sls`), without the top.
     Sls { saltenv: String, names: Vec<String> },
+    /// One file through its renderer pipe, with the context Salt's state system gives it (its
+    /// environment, SLS name and path under the file roots).
+    Render { path: PathBuf },
+}
+
+/// One file rendered ([`Scope::Render`]).
+pub struct FileRender {
+    /// The template step's output (`None`: the pipe had no Jinja step or the file no Jinja),
+    /// or why it failed.
+    pub text: Result<Option<String>, SaltError>,
+    /// The data the whole pipe produced, or why it failed.
+    pub data: Result<Val, SaltError>,
+    /// Salt functions the template called that were not executed.
+    pub hints: Vec<String>,
 }
 
 /// Which minion.
@@ -72,6 +89,8 @@ pub struct Compiled {
     pub top: Option<TopResult>,
     /// The low chunks and errors ([`Scope::Highstate`] and [`Scope::Sls`]).
     pub low: Option<LowState>,
+    /// The rendered file ([`Scope::Render`]).
+    pub rendered: Option<FileRender>,
     /// The files the compile read, which errors point into.
     pub files: FileTable,
     /// Everything the result depends on.
@@ -87,7 +106,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
     };
-    let (mut top, mut low) = (None, None);
+    let (mut top, mut low, mut rendered) = (None, None, None);
     if let Ok(minion) = &minion {
         let mut opts = ws.opts.clone();
         if req.saltenv.is_some() {
@@ -111,11 +130,51 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 let matches = Matches::from([(saltenv.clone(), names.clone())]);
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
+            Scope::Render { path } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path)),
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
-    Compiled { minion, top, low, files, reads }
+    Compiled { minion, top, low, rendered, files, reads }
+}
+
+/// Renders `path` as the state system would: in the environment and under the SLS name its
+/// place in the file roots gives it (a file outside them: `saltenv`, else `base`, named by its
+/// file name).
+fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTable, jinja: &JinjaSetup, path: &Path) -> FileRender {
+    let (env, rel) = roots.locate(path).unwrap_or_else(|| {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        (opts.saltenv.clone().unwrap_or_else(|| "base".into()), name)
+    });
+    let sls = sls_name_of(&rel).unwrap_or_default();
+    let text = match fs.read(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let id = files.add(path.to_path_buf(), Arc::from(""));
+            let err = SaltError::new(Code::UnreadableFile, format!("cannot read {}: {e}", path.display())).at(Some(Loc { file: id, span: 0..0 }));
+            return FileRender { text: Err(err.clone()), data: Err(err), hints: Vec::new() };
+        }
+    };
+    let id = files.add(path.to_path_buf(), Arc::from(text.as_str()));
+    let ctx = jinja.context(&env, &sls, &rel);
+    match render::render_template(&text, id, Some(&ctx)) {
+        Err(e) => FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new() },
+        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_yaml(&text, id), hints: Vec::new() },
+        Ok(Templated::Rendered(r)) => {
+            let data = render::render_yaml(&r.text, id).map_err(|mut e| {
+                // The YAML error's position is in the rendered text, not in the file: say so,
+                // with the rendered line.
+                if let Some(at) = e.loc.as_mut() {
+                    let line = syntax::line_index::LineIndex::new(&r.text).line_col(at.span.start.min(r.text.len())).line as usize;
+                    let snippet = r.text.lines().nth(line).unwrap_or("").trim_end();
+                    e.message = format!("{} (in the rendered text, line {}: `{snippet}`)", e.message, line + 1);
+                    at.span = 0..0;
+                }
+                e
+            });
+            FileRender { text: Ok(Some(r.text)), data, hints: r.hints }
+        }
+    }
 }
 
 /// `state.show_lowstate` (`BaseHighState.compile_low_chunks`): the minion's top, its

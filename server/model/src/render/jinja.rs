@@ -66,8 +66,16 @@ pub struct Rendered {
     pub hints: Vec<String>,
 }
 
-/// Render `source` (a template) for `ctx`. Errors use Jinja's wording with the line.
-pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, String> {
+/// Why a template did not render: Jinja's wording (with `; line N` when it has a line, as
+/// Salt's `SaltRenderError` says it), and that line (1-based).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderFailure {
+    pub message: String,
+    pub line: Option<usize>,
+}
+
+/// Render `source` (a template) for `ctx`.
+pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -76,7 +84,11 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, String> {
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
-    env.set_loader(move |name| Ok(loader(name.trim_start_matches("salt://"))));
+    let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
+    env.set_loader(move |name| {
+        let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
+        Ok(loader(&path))
+    });
     env.add_filter("json", |v: JValue| to_json(&v));
     env.add_filter("yaml", |v: JValue| to_json(&v));
     env.add_filter("yaml_encode", |v: JValue| to_json(&v));
@@ -104,6 +116,34 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, String> {
     Ok(Rendered { text, hints })
 }
 
+/// The `salt://` path an import names, as `SaltCacheLoader.get_source` (`salt/utils/jinja.py`)
+/// finds it: a name starting with `./` or `../` is relative to the loader's current `tpldir`
+/// (the rendered file's directory, then the directory of the last file imported by an absolute
+/// name: Salt keeps it in the environment's globals), and may not climb out of the file roots;
+/// any other name is relative to the roots and makes its directory the current `tpldir`.
+fn resolve_import(name: &str, tpldir: &Mutex<String>) -> Option<String> {
+    let name = name.trim_start_matches("salt://");
+    if matches!(name.split('/').next(), Some(".") | Some("..")) {
+        let base = tpldir.lock().ok()?.clone();
+        let mut parts: Vec<&str> = Vec::new();
+        for part in base.split('/').chain(name.split('/')) {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    // `os.path.normpath` keeps a leading `..`, which Salt then refuses.
+                    parts.pop()?;
+                }
+                p => parts.push(p),
+            }
+        }
+        return Some(parts.join("/"));
+    }
+    if let Ok(mut dir) = tpldir.lock() {
+        *dir = name.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
+    }
+    Some(name.to_string())
+}
+
 /// `salt.utils.templates.generate_sls_context`.
 fn sls_context(sls: &str, tplfile: &str) -> Vec<(&'static str, String)> {
     let tpldir = tplfile.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
@@ -127,15 +167,15 @@ fn sls_context(sls: &str, tplfile: &str) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn describe(e: Error) -> String {
-    let mut msg = match e.kind() {
+fn describe(e: Error) -> RenderFailure {
+    let mut message = match e.kind() {
         ErrorKind::UndefinedError => format!("Jinja variable {}", e.detail().unwrap_or("is undefined")),
         _ => e.to_string(),
     };
     if let Some(line) = e.line() {
-        msg = format!("{msg}; line {line}");
+        message = format!("{message}; line {line}");
     }
-    msg
+    RenderFailure { message, line: e.line() }
 }
 
 fn to_json(v: &JValue) -> Result<String, Error> {
@@ -259,15 +299,27 @@ mod tests {
     }
 
     #[test]
+    fn relative_imports_follow_the_loaders_tpldir() {
+        let dir = Mutex::new("web/tls".to_string());
+        assert_eq!(resolve_import("./map.jinja", &dir).as_deref(), Some("web/tls/map.jinja"));
+        assert_eq!(resolve_import("../lib/ß.jinja", &dir).as_deref(), Some("web/lib/ß.jinja"));
+        assert_eq!(resolve_import("../../../x.jinja", &dir), None);
+        // An absolute import moves the directory relative names start from.
+        assert_eq!(resolve_import("salt://common/map.jinja", &dir).as_deref(), Some("common/map.jinja"));
+        assert_eq!(resolve_import("./defaults.yaml", &dir).as_deref(), Some("common/defaults.yaml"));
+    }
+
+    #[test]
     fn renders_like_salt() {
         let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }}{{ grains.get('nope', '') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
         let r = render(src, &ctx()).unwrap();
         assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
         assert_eq!(sls_context("init", "init.sls")[5].1, "");
         assert_eq!(r.hints.len(), 1);
-        let e = render("{{ nope }}", &ctx()).err().unwrap();
-        assert!(e.contains("undefined"), "{e}");
+        let e = render("ok\n{{ nope }}", &ctx()).err().unwrap();
+        assert!(e.message.contains("undefined"), "{e:?}");
+        assert_eq!(e.line, Some(2));
         let e = render("{% for i in range(10000) %}{% for j in range(10000) %}{% endfor %}{% endfor %}", &ctx()).err().unwrap();
-        assert!(e.contains("fuel"), "{e}");
+        assert!(e.message.contains("fuel"), "{e:?}");
     }
 }

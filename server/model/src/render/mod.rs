@@ -20,6 +20,29 @@ pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
 /// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
 /// `jinja` when the file is templated, then YAML.
 pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Val, SaltError> {
+    let templated = render_template(text, file, jinja)?;
+    match templated {
+        Templated::Plain => render_yaml(text, file),
+        Templated::Rendered(r) => {
+            // Spans now point into the rendered text; keep the file, drop positions.
+            let mut v = render_yaml(&r.text, file)?;
+            clear_spans(&mut v, file);
+            Ok(v)
+        }
+    }
+}
+
+/// What the template step of a file's renderer pipe gave.
+pub enum Templated {
+    /// The pipe has no Jinja step, or the text has no Jinja: the YAML step reads the text.
+    Plain,
+    /// The Jinja step's output.
+    Rendered(crate::render::jinja::Rendered),
+}
+
+/// The template step of the renderer pipe `text` asks for (its `#!` line, else `jinja|yaml`):
+/// an unsupported renderer and a Jinja error are render errors, a Jinja error at its line.
+pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Templated, SaltError> {
     let pipe: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("#!")) {
         Some(line) => line.split('|').map(|p| p.trim().to_string()).collect(),
         None => vec!["jinja".into(), "yaml".into()],
@@ -28,20 +51,16 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja
         return Err(SaltError::new(Code::RenderError, format!("the `{other}` renderer is not supported by salt-analyzer (only jinja and yaml)"))
             .at(Some(Loc { file, span: 0..0 })));
     }
-    let uses_jinja = pipe.iter().any(|p| p == "jinja");
-    if uses_jinja && is_templated(text) {
-        let Some(ctx) = jinja else {
-            return Err(
-                SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 }))
-            );
-        };
-        let rendered = crate::render::jinja::render(text, ctx).map_err(|e| SaltError::new(Code::RenderError, e).at(Some(Loc { file, span: 0..0 })))?;
-        // Spans now point into the rendered text; keep the file, drop positions.
-        let mut v = render_yaml(&rendered.text, file)?;
-        clear_spans(&mut v, file);
-        return Ok(v);
+    if !(pipe.iter().any(|p| p == "jinja") && is_templated(text)) {
+        return Ok(Templated::Plain);
     }
-    render_yaml(text, file)
+    let Some(ctx) = jinja else {
+        return Err(SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 })));
+    };
+    crate::render::jinja::render(text, ctx).map(Templated::Rendered).map_err(|e| {
+        let start = e.line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
+        SaltError::new(Code::RenderError, e.message).at(Some(Loc { file, span: start..start }))
+    })
 }
 
 fn clear_spans(v: &mut Val, file: FileId) {
