@@ -180,7 +180,8 @@ app_port:
     assert_eq!(compiles(&f), 1);
     f.host.set_minion(Some("bad".into()));
     let got = all_diagnostics(&f.analysis());
-    assert!(got.starts_with("app.sls:1:1 render-error: In the highstate of minion `bad`: Rendering SLS 'base:app' failed"), "{got}");
+    // At the template line whose expression failed.
+    assert!(got.starts_with("app.sls:3:1 render-error: In the highstate of minion `bad`: Rendering SLS 'base:app' failed"), "{got}");
 }
 
 #[test]
