@@ -368,8 +368,10 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
             }
             println!();
         }
-        let warnings = selected.len() - errors;
-        println!("{errors} error(s), {warnings} warning(s)");
+        let warnings = selected.iter().filter(|m| m.diagnostic.severity == Severity::Warning).count();
+        let hints = selected.len() - errors - warnings;
+        let hints = if hints > 0 { format!(", {hints} hint(s)") } else { String::new() };
+        println!("{errors} error(s), {warnings} warning(s){hints}");
     }
     if errors > 0 {
         ExitCode::from(1)

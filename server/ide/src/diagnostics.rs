@@ -39,6 +39,7 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
             severity: match d.severity {
                 ModelSeverity::Error => Severity::Error,
                 ModelSeverity::Warning => Severity::Warning,
+                ModelSeverity::Hint => Severity::Hint,
             },
             code: d.code.as_str().to_string(),
             message: d.message.clone(),

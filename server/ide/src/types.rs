@@ -41,6 +41,7 @@ impl PartialOrd for FileRange {
 pub enum Severity {
     Error,
     Warning,
+    Hint,
 }
 
 /// A diagnostic in one file.

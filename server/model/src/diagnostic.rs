@@ -30,6 +30,9 @@ pub enum Code {
     UnusedSection,
     /// A top file `verify_tops` rejects (the `'*': name` shorthand, empty entries).
     MalformedTop,
+    /// A file whose renderer salt-analyzer never runs (`#!py`, `#!pyobjects`, `#!mako`,
+    /// `#!gpg`, ...): a hint, and what it would declare is unknown.
+    NotAnalysed,
 }
 
 impl Code {
@@ -50,6 +53,16 @@ impl Code {
             Code::InvalidTarget => "invalid-target",
             Code::UnusedSection => "unused-section",
             Code::MalformedTop => "malformed-top",
+            Code::NotAnalysed => "not-analysed",
+        }
+    }
+
+    /// How serious a finding of this code is.
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::UnusedSection => Severity::Warning,
+            Code::NotAnalysed => Severity::Hint,
+            _ => Severity::Error,
         }
     }
 }
@@ -99,6 +112,8 @@ impl SaltError {
 pub enum Severity {
     Error,
     Warning,
+    /// Something salt-analyzer could not look at (a renderer it never runs).
+    Hint,
 }
 
 impl Severity {
@@ -106,6 +121,7 @@ impl Severity {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Hint => "hint",
         }
     }
 }

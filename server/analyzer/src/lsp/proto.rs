@@ -144,6 +144,7 @@ pub mod to_proto {
             severity: Some(match d.severity {
                 Severity::Error => lsp::DiagnosticSeverity::ERROR,
                 Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+                Severity::Hint => lsp::DiagnosticSeverity::HINT,
             }),
             code: Some(lsp::NumberOrString::String(d.code.clone())),
             source: Some("salt-analyzer".to_string()),

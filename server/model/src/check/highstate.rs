@@ -34,6 +34,10 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
             errors.push(e);
         }
     }
+    // A file whose renderer we never run declares states we cannot know: a reference to one
+    // of them is not a finding.
+    let unknown = errors.iter().any(|e| e.code == Code::NotAnalysed);
+    errors.retain(|e| !(unknown && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget)));
     let mut table = compiled.files.clone();
     let tops = top_files(ctx, opts);
     let mut out = Vec::new();

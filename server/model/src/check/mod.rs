@@ -126,7 +126,7 @@ impl CheckContext {
                 out.push(Diagnostic {
                     file: path.to_path_buf(),
                     span: 0..0,
-                    severity: Severity::Error,
+                    severity: e.code.severity(),
                     code: e.code,
                     message: e.message.clone(),
                     related: Vec::new(),
@@ -208,7 +208,7 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
             out.push(Diagnostic {
                 file: file.clone(),
                 span: loc.span.clone(),
-                severity: Severity::Error,
+                severity: code.severity(),
                 code,
                 message: message.clone(),
                 related: related.clone(),
@@ -217,7 +217,7 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
                 out.push(Diagnostic {
                     file: r.file.clone(),
                     span: r.span.clone(),
-                    severity: Severity::Error,
+                    severity: code.severity(),
                     code,
                     message: message.clone(),
                     related: vec![Related { file: file.clone(), span: loc.span.clone(), message: r.message.clone() }],
@@ -227,14 +227,14 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
         Code::RequisiteCycle => {
             for r in &related {
                 let others = related.iter().filter(|o| *o != r).cloned().collect();
-                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity: Severity::Error, code, message: message.clone(), related: others });
+                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity: code.severity(), code, message: message.clone(), related: others });
             }
             if related.is_empty() {
-                out.push(Diagnostic { file, span: loc.span.clone(), severity: Severity::Error, code, message, related });
+                out.push(Diagnostic { file, span: loc.span.clone(), severity: code.severity(), code, message, related });
             }
         }
         _ => {
-            out.push(Diagnostic { file, span: loc.span.clone(), severity: Severity::Error, code, message, related });
+            out.push(Diagnostic { file, span: loc.span.clone(), severity: code.severity(), code, message, related });
         }
     }
 }
@@ -283,6 +283,36 @@ http_id: test.nop
 tools: test.nop
 "#,
             expect![[""]],
+        );
+    }
+
+    /// A renderer salt-analyzer never runs is a hint at the file's first line, never a YAML
+    /// error, and what the file may declare is not reported missing elsewhere.
+    #[test]
+    fn renderers_never_run_are_hints() {
+        check(
+            r#"
+#- app.sls
+include: [gen, mako, plain]
+app:
+  test.nop:
+    - require:
+      - test: made_by_python
+#- gen.sls
+#!py
+def run():
+    return {"made_by_python": {"test.nop": []}}
+#- mako.sls
+#!mako|yaml
+<% x = 1 %>
+#- plain.sls
+#!yaml
+p: {test.nop: [{name: '{{ literal }}'}]}
+"#,
+            expect![[r#"
+                gen.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `py` renderer, so what this file declares is unknown to the checks
+                mako.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `mako` renderer, so what this file declares is unknown to the checks
+            "#]],
         );
     }
 

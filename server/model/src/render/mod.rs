@@ -32,6 +32,31 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja
     }
 }
 
+/// The renderer pipe a file asks for on its first line (`#!jinja|yaml`, `#!py`, `#!yaml | gpg`),
+/// else Salt's default `jinja|yaml` (`salt/template.py` `check_render_pipe_str`).
+pub fn renderer_pipe(text: &str) -> Vec<String> {
+    match text.lines().next().and_then(|l| l.strip_prefix("#!")) {
+        Some(line) => line.split('|').map(|p| p.split_whitespace().next().unwrap_or("").to_string()).collect(),
+        None => vec!["jinja".into(), "yaml".into()],
+    }
+}
+
+/// The first renderer of the file's pipe that salt-analyzer never runs (anything but `jinja`
+/// and `yaml`): `py` and `pyobjects` would execute Python, `mako` another template language,
+/// `gpg` needs keys.
+pub fn unsupported_renderer(text: &str) -> Option<String> {
+    renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml"))
+}
+
+/// The hint for a file whose renderer is never run.
+fn not_analysed(renderer: &str, file: FileId) -> SaltError {
+    SaltError::new(
+        Code::NotAnalysed,
+        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks"),
+    )
+    .at(Some(Loc { file, span: 0..0 }))
+}
+
 /// What the template step of a file's renderer pipe gave.
 pub enum Templated {
     /// The pipe has no Jinja step, or the text has no Jinja: the YAML step reads the text.
@@ -43,13 +68,9 @@ pub enum Templated {
 /// The template step of the renderer pipe `text` asks for (its `#!` line, else `jinja|yaml`):
 /// an unsupported renderer and a Jinja error are render errors, a Jinja error at its line.
 pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Templated, SaltError> {
-    let pipe: Vec<String> = match text.lines().next().and_then(|l| l.strip_prefix("#!")) {
-        Some(line) => line.split('|').map(|p| p.trim().to_string()).collect(),
-        None => vec!["jinja".into(), "yaml".into()],
-    };
-    if let Some(other) = pipe.iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml")) {
-        return Err(SaltError::new(Code::RenderError, format!("the `{other}` renderer is not supported by salt-analyzer (only jinja and yaml)"))
-            .at(Some(Loc { file, span: 0..0 })));
+    let pipe = renderer_pipe(text);
+    if let Some(other) = unsupported_renderer(text) {
+        return Err(not_analysed(&other, file));
     }
     if !(pipe.iter().any(|p| p == "jinja") && is_templated(text)) {
         return Ok(Templated::Plain);
@@ -102,7 +123,10 @@ pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
 /// mask, keeping only what is certain to be rendered as written (see [`prune_templated`]).
 /// Returns the value and whether the file was templated.
 pub fn render_static(text: &str, file: FileId) -> Result<(Val, bool), SaltError> {
-    if !is_templated(text) {
+    if let Some(other) = unsupported_renderer(text) {
+        return Err(not_analysed(&other, file));
+    }
+    if renderer_pipe(text).iter().all(|p| p != "jinja") || !is_templated(text) {
         return render_yaml(text, file).map(|v| (v, false));
     }
     let masked = syntax::jinja::mask(text);

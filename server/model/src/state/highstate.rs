@@ -158,7 +158,11 @@ impl<'a> Builder<'a> {
                     Ok((text, id)) => match self.render_text(&text, id, index) {
                         Ok(v) => rendered = Some(v),
                         Err(mut e) => {
-                            e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
+                            if e.code == Code::NotAnalysed {
+                                self.rendered[index].templated = true;
+                            } else {
+                                e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
+                            }
                             errors.push(e)
                         }
                     },
@@ -298,7 +302,9 @@ impl<'a> Builder<'a> {
             let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel));
             return render::render_with(text, id, ctx.as_ref());
         }
-        self.rendered[index].templated = render::is_templated(text);
+        // What a template or a renderer we never run declares is not certain statically.
+        let pipe = render::renderer_pipe(text);
+        self.rendered[index].templated = render::unsupported_renderer(text).is_some() || (pipe.iter().any(|p| p == "jinja") && render::is_templated(text));
         render::render_static(text, id).map(|(v, _)| v)
     }
 
