@@ -316,6 +316,35 @@ p: {test.nop: [{name: '{{ literal }}'}]}
         );
     }
 
+    /// What Jinja writes (a body from a macro, the arguments of a declaration, a value that
+    /// may render as a list) is left to rendering, never reported from the mask; the literal
+    /// mistake next to it still is.
+    #[test]
+    fn jinja_that_writes_structure_is_not_malformed() {
+        check(
+            r#"
+#- php.sls
+{%- from "php/macro.jinja" import php_ini, format_kwargs %}
+php_ini_file:
+  {{ php_ini(php.ini, php.ini_settings) }}
+
+php_repo:
+  pkgrepo.managed:
+    {{- format_kwargs(php.repo) }}
+
+rabbit_clean:
+  file.absent:
+    - names: {{ rabbitmq.dir.cleanlist or ['/var/lib/ß', '/var/log/💣'] }}
+
+literal_mistake:
+  pkg.installed:
+"#,
+            expect![[r#"
+                php.sls:14:3 error[malformed-state] ID 'literal_mistake' in SLS 'php' contains a short declaration (pkg.installed) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.
+            "#]],
+        );
+    }
+
     #[test]
     fn every_code() {
         check(

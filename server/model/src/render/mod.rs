@@ -156,9 +156,20 @@ fn unsure(v: &Val, m: &syntax::jinja::Masked) -> bool {
 /// Drop every declaration, argument, include and requisite whose text depends on Jinja,
 /// so the checker only reasons about what the template certainly renders.
 pub fn prune_templated(v: &mut Val, m: &syntax::jinja::Masked) {
+    let text_end = m.text.len();
     let Some(top) = v.as_dict_mut() else { return };
     top.0.retain(|(k, _)| !unsure(k, m));
-    for (k, body) in top.0.iter_mut() {
+    // An entry whose value the mask left empty but whose lines hold Jinja (a macro call that
+    // writes the body, `{{ body | yaml }}`) has a body only rendering knows.
+    let ends = entry_ends(&top.0, text_end);
+    let written: Vec<bool> = top.0.iter().zip(&ends).map(|((k, body), end)| empty_but_templated(k, body, *end, m)).collect();
+    let mut i = 0;
+    top.0.retain(|_| {
+        i += 1;
+        !written[i - 1]
+    });
+    let ends = entry_ends(&top.0, text_end);
+    for ((k, body), end) in top.0.iter_mut().zip(ends) {
         match k.as_str() {
             Some("include") | Some("exclude") => {
                 if let Some(l) = body.as_list_mut() {
@@ -168,23 +179,48 @@ pub fn prune_templated(v: &mut Val, m: &syntax::jinja::Masked) {
             Some("extend") => {
                 if let Some(d) = body.as_dict_mut() {
                     d.0.retain(|(k, _)| !unsure(k, m));
-                    for (_, b) in d.0.iter_mut() {
-                        prune_body(b, m);
+                    let ends = entry_ends(&d.0, end);
+                    for ((_, b), end) in d.0.iter_mut().zip(ends) {
+                        prune_body(b, end, m);
                     }
                 }
             }
-            _ => prune_body(body, m),
+            _ => prune_body(body, end, m),
         }
     }
     top.0.retain(|(_, body)| !(body.as_str().is_some() && unsure(body, m)));
 }
 
-fn prune_body(body: &mut Val, m: &syntax::jinja::Masked) {
+/// Where each entry of a mapping ends: where the next key starts, the last at `end`.
+fn entry_ends(entries: &[(Val, Val)], end: usize) -> Vec<usize> {
+    let mut out: Vec<usize> = entries.iter().skip(1).map(|(k, _)| span(k).start).collect();
+    out.push(end);
+    out
+}
+
+/// Whether `key`'s value is empty in the masked text while a Jinja block sits between the key
+/// and `end` (the next key): the value is whatever that block writes.
+fn empty_but_templated(key: &Val, value: &Val, end: usize, m: &syntax::jinja::Masked) -> bool {
+    let empty = matches!(value.v, V::None) || value.as_str() == Some("");
+    let from = span(key).end;
+    empty && m.blocks.iter().any(|b| b.range.start >= from && b.range.start < end)
+}
+
+fn prune_body(body: &mut Val, end: usize, m: &syntax::jinja::Masked) {
     let Some(d) = body.as_dict_mut() else { return };
     d.0.retain(|(k, v)| !unsure(k, m) && !(v.as_str().is_some() && unsure(v, m)));
+    // `pkgrepo.managed:` followed by `{{ format_kwargs(args) }}`: the arguments are written by
+    // Jinja, not missing.
+    let ends = entry_ends(&d.0, end);
+    let written: Vec<bool> = d.0.iter().zip(&ends).map(|((k, run), end)| empty_but_templated(k, run, *end, m)).collect();
+    let mut i = 0;
+    d.0.retain(|_| {
+        i += 1;
+        !written[i - 1]
+    });
     for (_, run) in d.0.iter_mut() {
         let Some(args) = run.as_list_mut() else { continue };
-        args.retain(|a| !(a.as_dict().is_none() && unsure(a, m)) && !unsure_key(a, m));
+        args.retain(|a| !(a.as_dict().is_none() && unsure(a, m)) && !unsure_key(a, m) && !unsure_scalar_value(a, m));
         for a in args.iter_mut() {
             let Some(ad) = a.as_dict_mut() else { continue };
             for (k, val) in ad.0.iter_mut() {
@@ -196,6 +232,12 @@ fn prune_body(body: &mut Val, m: &syntax::jinja::Masked) {
             }
         }
     }
+}
+
+/// An argument whose value is a scalar Jinja writes (`- names: {{ list or [...] }}`): its
+/// rendered value may be a list, a mapping or anything else.
+fn unsure_scalar_value(a: &Val, m: &syntax::jinja::Masked) -> bool {
+    a.as_dict().is_some_and(|d| d.0.iter().any(|(_, v)| !matches!(v.v, V::List(_) | V::Dict(_)) && unsure(v, m)))
 }
 
 fn unsure_key(a: &Val, m: &syntax::jinja::Masked) -> bool {

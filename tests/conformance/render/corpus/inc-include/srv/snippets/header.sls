@@ -1,0 +1,4 @@
+# included header for {{ site }}
+header-{{ site }}:
+  test.nop:
+    - name: {{ grains['id'] }}

@@ -1,0 +1,3 @@
+user-state-{{ name }}:
+  user.present:
+    - name: {{ name }}
