@@ -9,8 +9,9 @@ fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-fn tree() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sa-render-{}", std::process::id()));
+/// The tree, in a directory of its own per test (tests run in parallel).
+fn tree(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sa-render-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("salt/web")).unwrap();
     let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
@@ -31,7 +32,7 @@ fn tree() -> PathBuf {
 
 #[test]
 fn text_and_data_for_each_minion() {
-    let dir = tree();
+    let dir = tree("ok");
     let (code, out, err) = run(&dir, &["render", "salt/web/init.sls"]);
     assert_eq!(code, 0, "{err}");
     expect_test::expect![[r#"
@@ -55,7 +56,7 @@ fn text_and_data_for_each_minion() {
 
 #[test]
 fn render_errors_say_where() {
-    let dir = tree();
+    let dir = tree("errors");
     let (code, out, _) = run(&dir, &["render", "salt/web/broken.sls", "--format", "json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
