@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
+use crate::render::mutable;
+
 /// What a template sees.
 #[derive(Clone)]
 pub struct JinjaContext {
@@ -87,7 +89,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
     env.set_loader(move |name| {
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
-        Ok(loader(&path))
+        Ok(loader(&path).map(|text| mutable::wrap_literals(&text)))
     });
     env.add_filter("json", |v: JValue| to_json(&v));
     env.add_filter("yaml", |v: JValue| to_json(&v));
@@ -99,18 +101,27 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
     env.add_global("__salt__", JValue::from_dyn_object(salt));
-    env.add_global("grains", JValue::from_serialize(&ctx.grains));
-    env.add_global("__grains__", JValue::from_serialize(&ctx.grains));
-    env.add_global("pillar", JValue::from_serialize(&ctx.pillar));
-    env.add_global("__pillar__", JValue::from_serialize(&ctx.pillar));
-    env.add_global("opts", JValue::from_serialize(&ctx.opts));
-    env.add_global("__opts__", JValue::from_serialize(&ctx.opts));
+    // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
+    // them; each render gets its own copy.
+    let (grains, pillar, opts) = (
+        mutable::mutable(JValue::from_serialize(&ctx.grains)),
+        mutable::mutable(JValue::from_serialize(&ctx.pillar)),
+        mutable::mutable(JValue::from_serialize(&ctx.opts)),
+    );
+    env.add_global("grains", grains.clone());
+    env.add_global("__grains__", grains);
+    env.add_global("pillar", pillar.clone());
+    env.add_global("__pillar__", pillar);
+    env.add_global("opts", opts.clone());
+    env.add_global("__opts__", opts);
+    mutable::register(&mut env);
     env.add_global("saltenv", ctx.saltenv.clone());
     env.add_global("env", ctx.saltenv.clone());
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
         env.add_global(k, v);
     }
-    let tmpl = env.template_from_str(source).map_err(describe)?;
+    let source = mutable::wrap_literals(source);
+    let tmpl = env.template_from_str(&source).map_err(describe)?;
     let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
     Ok(Rendered { text, hints })

@@ -3,6 +3,7 @@
 //! never a guess).
 
 pub mod jinja;
+pub mod mutable;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{FileId, Loc, Val, V};
