@@ -251,7 +251,7 @@ fn render(file: &Path, common: &Common) -> ExitCode {
         Err(code) => return code,
     };
     let path = if file.is_absolute() { file.to_path_buf() } else { std::env::current_dir().unwrap_or_default().join(file) };
-    let compiled = match compile(&ws, common, None, Scope::Render { path: path.clone() }) {
+    let compiled = match compile(&ws, common, None, Scope::Render { path: path.clone(), probe: None }) {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -1,6 +1,10 @@
 //! Hover: what the item under the cursor is and where it comes from.
 
 use std::path::Path;
+use std::sync::Arc;
+
+use model::pipeline::{Request, Scope};
+use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
 use crate::navigation::{sls_references, SlsRefKind, SlsTarget};
@@ -8,6 +12,9 @@ use crate::resolve::*;
 use crate::types::*;
 
 pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Option<HoverResult>> {
+    if let Some(h) = jinja_hover(analysis, path, offset) {
+        return Ok(Some(h));
+    }
     let Some(item) = item_at(analysis, path, offset) else { return Ok(None) };
     let world = analysis.world();
     let env = file_env(analysis, path);
@@ -100,6 +107,55 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
         }
     };
     Ok(Some(HoverResult { range, markdown }))
+}
+
+/// On a Jinja expression, or a `set` / `import` that binds names: what it evaluates to when the
+/// file is rendered for the selected minion (every value, when a loop visits it several times).
+fn jinja_hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverResult> {
+    let text = analysis.text(path)?;
+    if !model::render::is_templated(&text) {
+        return None;
+    }
+    let (probe, _) = model::render::probe::instrument(&text, offset)?;
+    let world = analysis.world();
+    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
+    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
+    let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
+    let compiled = model::pipeline::compile(fs, &world.ws, &world.ctx.roots, &req);
+    let mut out = format!("**Jinja** `{}`\n", probe.what.join("`, `"));
+    match (&compiled.minion, &compiled.rendered) {
+        (Err(e), _) => out.push_str(&format!("\nThe minion profile could not be read: {e}\n")),
+        (Ok(m), Some(r)) => {
+            let seen = r.probed.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            if seen.is_empty() {
+                match &r.text {
+                    Err(e) => out.push_str(&format!("\nFor minion `{}` the file does not render: {}\n", m.id, e.message)),
+                    Ok(_) => out.push_str(&format!("\nFor minion `{}` this is not evaluated (a branch or loop it does not take).\n", m.id)),
+                }
+            }
+            for (i, name) in probe.what.iter().enumerate() {
+                let mut values: Vec<&str> = Vec::new();
+                for (_, v) in seen.iter().filter(|(j, _)| *j == i) {
+                    if !values.contains(&v.as_str()) {
+                        values.push(v);
+                    }
+                }
+                let label = if probe.what.len() > 1 { format!("`{name}` ") } else { String::new() };
+                match values.as_slice() {
+                    [] => {}
+                    [one] => out.push_str(&format!("\n{label}for minion `{}`:\n```\n{one}\n```\n", m.id)),
+                    many => {
+                        out.push_str(&format!("\n{label}for minion `{}`, {} values:\n", m.id, many.len()));
+                        for v in many.iter().take(10) {
+                            out.push_str(&format!("```\n{v}\n```\n"));
+                        }
+                    }
+                }
+            }
+        }
+        (Ok(_), None) => return None,
+    }
+    Some(HoverResult { range: probe.block, markdown: out })
 }
 
 /// Whether the selected minion's highstate renders the file, and through which top entry.

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::render::jinja::JinjaSetup;
+use crate::render::probe::Probe;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
@@ -39,7 +40,11 @@ pub enum Scope {
     Sls { saltenv: String, names: Vec<String> },
     /// One file through its renderer pipe, with the context Salt's state system gives it (its
     /// environment, SLS name and path under the file roots).
-    Render { path: PathBuf },
+    Render {
+        path: PathBuf,
+        /// A byte offset in the file: record what the Jinja block there evaluates to.
+        probe: Option<usize>,
+    },
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -51,6 +56,8 @@ pub struct FileRender {
     pub data: Result<Val, SaltError>,
     /// Salt functions the template called that were not executed.
     pub hints: Vec<String>,
+    /// The probed block and every value it took (by the index of the probed name).
+    pub probed: Option<(Probe, Vec<(usize, String)>)>,
 }
 
 /// Which minion.
@@ -130,7 +137,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 let matches = Matches::from([(saltenv.clone(), names.clone())]);
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
-            Scope::Render { path } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path)),
+            Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
@@ -141,7 +148,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
 /// Renders `path` as the state system would: in the environment and under the SLS name its
 /// place in the file roots gives it (a file outside them: `saltenv`, else `base`, named by its
 /// file name).
-fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTable, jinja: &JinjaSetup, path: &Path) -> FileRender {
+fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTable, jinja: &JinjaSetup, path: &Path, probe: Option<usize>) -> FileRender {
     let (env, rel) = roots.locate(path).unwrap_or_else(|| {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         (opts.saltenv.clone().unwrap_or_else(|| "base".into()), name)
@@ -152,14 +159,27 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
         Err(e) => {
             let id = files.add(path.to_path_buf(), Arc::from(""));
             let err = SaltError::new(Code::UnreadableFile, format!("cannot read {}: {e}", path.display())).at(Some(Loc { file: id, span: 0..0 }));
-            return FileRender { text: Err(err.clone()), data: Err(err), hints: Vec::new() };
+            return FileRender { text: Err(err.clone()), data: Err(err), hints: Vec::new(), probed: None };
         }
     };
     let id = files.add(path.to_path_buf(), Arc::from(text.as_str()));
-    let ctx = jinja.context(&env, &sls, &rel);
-    match render::render_template(&text, id, Some(&ctx)) {
-        Err(e) => FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new() },
-        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_yaml(&text, id), hints: Vec::new() },
+    let mut ctx = jinja.context(&env, &sls, &rel);
+    // With a probe, the instrumented text is rendered (same lines) and the values recorded.
+    let instrumented = probe.and_then(|at| render::probe::instrument(&text, at));
+    let seen: Arc<std::sync::Mutex<Vec<(usize, String)>>> = Arc::default();
+    let source = match &instrumented {
+        Some((_, source)) => {
+            ctx.probe = Some(seen.clone());
+            source.as_str()
+        }
+        None => text.as_str(),
+    };
+    let probed = |seen: &Arc<std::sync::Mutex<Vec<(usize, String)>>>| {
+        instrumented.as_ref().map(|(p, _)| (p.clone(), seen.lock().map(|s| s.clone()).unwrap_or_default()))
+    };
+    match render::render_template(source, id, Some(&ctx)) {
+        Err(e) => FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(&seen) },
+        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_yaml(&text, id), hints: Vec::new(), probed: None },
         Ok(Templated::Rendered(r)) => {
             let data = render::render_yaml(&r.text, id).map_err(|mut e| {
                 // The YAML error's position is in the rendered text, not in the file: say so,
@@ -172,7 +192,7 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
                 }
                 e
             });
-            FileRender { text: Ok(Some(r.text)), data, hints: r.hints }
+            FileRender { text: Ok(Some(r.text)), data, hints: r.hints, probed: probed(&seen) }
         }
     }
 }

@@ -153,3 +153,95 @@ fn hover_on_top_file_parts_follows_the_selected_minion() {
     "#]],
     );
 }
+
+/// Hovers inside templates show what the Jinja evaluates to for the selected minion.
+fn jinja_hover(src: &str, minion: &str, expect: Expect) {
+    let mut f = Fixture::new(src);
+    f.host.set_minion(Some(minion.to_string()));
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let h = a.hover(&path, offset).unwrap().expect("a hover");
+    expect.assert_eq(&h.markdown);
+}
+
+const TEMPLATED: &str = r#"
+#- salt-analyzer.yaml
+minions:
+  web01: {grains: {os_family: Debian}, pillar: {web: {port: 8080}}}
+  web02: {grains: {os_family: RedHat}}
+#- web/map.jinja
+{% set pkg = {'Debian': 'apache2', 'RedHat': 'httpd'}[grains['os_family']] %}
+#- web/init.sls
+{% from 'web/map.jinja' import p$Akg %}
+{{ p$Bkg }}:
+  pkg.installed: []
+{% for port in [80, salt['pillar.get']('web:port', 443)] %}
+listen_{{ port }}:
+  test.nop:
+    - name: {{ po$Crt * 2 }}
+{% endfor %}
+{% if grains['os_family'] == 'RedHat' %}
+selinux: {test.nop: [{name: {{ 'ß' ~ p$Dkg }}}]}
+{% endif %}
+"#;
+
+#[test]
+fn hover_on_a_jinja_expression_and_an_import() {
+    let strip = |m: char| {
+        let mut s = TEMPLATED.replace(&format!("${m}"), "$0");
+        for other in ['A', 'B', 'C', 'D'] {
+            s = s.replace(&format!("${other}"), "");
+        }
+        s
+    };
+    jinja_hover(
+        &strip('B'),
+        "web02",
+        expect![[r#"
+            **Jinja** `pkg`
+
+            for minion `web02`:
+            ```
+            httpd
+            ```
+        "#]],
+    );
+    jinja_hover(
+        &strip('A'),
+        "web01",
+        expect![[r#"
+            **Jinja** `pkg`
+
+            for minion `web01`:
+            ```
+            apache2
+            ```
+        "#]],
+    );
+    // In a loop: every value.
+    jinja_hover(
+        &strip('C'),
+        "web01",
+        expect![[r#"
+            **Jinja** `port * 2`
+
+            for minion `web01`, 2 values:
+            ```
+            160
+            ```
+            ```
+            16160
+            ```
+        "#]],
+    );
+    // In a branch the minion does not take.
+    jinja_hover(
+        &strip('D'),
+        "web01",
+        expect![[r#"
+            **Jinja** `'ß' ~ pkg`
+
+            For minion `web01` this is not evaluated (a branch or loop it does not take).
+        "#]],
+    );
+}

@@ -23,6 +23,8 @@ pub struct JinjaContext {
     pub tplfile: String,
     /// Reads `salt://` relative paths for `import`/`include`/`from`.
     pub loader: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    /// Where a template instrumented by [`crate::render::probe`] records the values it saw.
+    pub probe: Option<Arc<Mutex<Vec<(usize, String)>>>>,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -48,6 +50,7 @@ impl JinjaSetup {
             sls: sls.to_string(),
             tplfile: rel.to_string(),
             loader: Arc::new(move |name| read(&env, name)),
+            probe: None,
         }
     }
 
@@ -115,6 +118,16 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_global("opts", opts.clone());
     env.add_global("__opts__", opts);
     mutable::register(&mut env);
+    if let Some(seen) = ctx.probe.clone() {
+        env.add_function(crate::render::probe::PROBE, move |i: usize, v: JValue| {
+            if let Ok(mut s) = seen.lock() {
+                if s.len() < 100 {
+                    s.push((i, v.to_string()));
+                }
+            }
+            Ok::<_, Error>(v)
+        });
+    }
     env.add_global("saltenv", ctx.saltenv.clone());
     env.add_global("env", ctx.saltenv.clone());
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
@@ -306,6 +319,7 @@ mod tests {
             sls: "web.tls".into(),
             tplfile: "web/tls.sls".into(),
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
+            probe: None,
         }
     }
 

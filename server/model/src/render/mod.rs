@@ -4,6 +4,7 @@
 
 pub mod jinja;
 pub mod mutable;
+pub mod probe;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{FileId, Loc, Val, V};
