@@ -4,7 +4,8 @@
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files),
-#   4. the editor tests (grammar, VS Code extension, Neovim).
+#   4. the editor tests (grammar, VS Code extension, Neovim),
+#   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
 # or package fails the run. The last line is "all: N passed, N failed".
 set -uo pipefail
@@ -50,6 +51,7 @@ export SALT_ANALYZER_BIN=$BIN
 
 # name|command, run two at a time; each writes its log and its exit status.
 suites=(
+  "lint|tests/lint.sh"
   "rust|cargo test --locked --workspace --no-fail-fast"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"

@@ -471,15 +471,15 @@ short: test.nop
             out.push_str(&format!("include {} -> {:?} env {:?} at {}\n", i.raw, i.resolved, i.env, show(text, &[i.span.clone(), i.item_span.clone()])));
         }
         for e in &s.excludes {
-            out.push_str(&format!("exclude {} {} at {}\n", e.kind, e.value, show(text, &[e.span.clone()])));
+            out.push_str(&format!("exclude {} {} at {}\n", e.kind, e.value, show(text, std::slice::from_ref(&e.span))));
         }
         for e in &s.extends {
-            out.push_str(&format!("extend {} at {}\n", e.id, show(text, &[e.span.clone()])));
+            out.push_str(&format!("extend {} at {}\n", e.id, show(text, std::slice::from_ref(&e.span))));
         }
         for d in &s.ids {
             let funs: Vec<String> =
-                d.functions.iter().map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, &[f.span.clone()]))).collect();
-            out.push_str(&format!("id {} at {} names {:?} funs {}\n", d.id, show(text, &[d.span.clone()]), d.names, funs.join(" ")));
+                d.functions.iter().map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, std::slice::from_ref(&f.span)))).collect();
+            out.push_str(&format!("id {} at {} names {:?} funs {}\n", d.id, show(text, std::slice::from_ref(&d.span)), d.names, funs.join(" ")));
         }
         for r in &s.requisites {
             out.push_str(&format!(
@@ -494,7 +494,7 @@ short: test.nop
             ));
         }
         for u in &s.urls {
-            out.push_str(&format!("url {} env {:?} at {}\n", u.path, u.env, show(text, &[u.span.clone()])));
+            out.push_str(&format!("url {} env {:?} at {}\n", u.path, u.env, show(text, std::slice::from_ref(&u.span))));
         }
         expect![[r#"
             include ..http -> Some("example.http") env None at "..http" "..http"
@@ -520,9 +520,9 @@ short: test.nop
         let t = summarize_top(text);
         let mut out = String::new();
         for e in &t.envs {
-            out.push_str(&format!("env {} at {}\n", e.env, show(text, &[e.span.clone()])));
+            out.push_str(&format!("env {} at {}\n", e.env, show(text, std::slice::from_ref(&e.span))));
             for tg in &e.targets {
-                let sls: Vec<String> = tg.sls.iter().map(|s| format!("{}@{}", s.name, show(text, &[s.span.clone()]))).collect();
+                let sls: Vec<String> = tg.sls.iter().map(|s| format!("{}@{}", s.name, show(text, std::slice::from_ref(&s.span)))).collect();
                 out.push_str(&format!("  target {} match {:?} shorthand {} sls {}\n", tg.target, tg.matcher, tg.shorthand, sls.join(" ")));
             }
         }

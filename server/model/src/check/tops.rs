@@ -59,10 +59,10 @@ pub fn check_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut File
     }
 }
 
-fn diag(files: &FileTable, loc: &Option<Loc>, path: &PathBuf, severity: Severity, code: Code, message: String) -> Diagnostic {
+fn diag(files: &FileTable, loc: &Option<Loc>, path: &std::path::Path, severity: Severity, code: Code, message: String) -> Diagnostic {
     let (file, span) = match loc {
         Some(l) => (files.path(l.file).to_path_buf(), l.span.clone()),
-        None => (path.clone(), 0..0),
+        None => (path.to_path_buf(), 0..0),
     };
     Diagnostic { file, span, severity, code, message, related: Vec::<Related>::new() }
 }
@@ -153,7 +153,7 @@ fn check_doc(opts: &Opts, roots: &FileRoots, envs: &[String], files: &FileTable,
 }
 
 #[allow(clippy::too_many_arguments)]
-fn check_sls(roots: &FileRoots, envs: &[String], files: &FileTable, path: &PathBuf, env: &str, sls: &str, at: &Option<Loc>, out: &mut Vec<Diagnostic>) {
+fn check_sls(roots: &FileRoots, envs: &[String], files: &FileTable, path: &std::path::Path, env: &str, sls: &str, at: &Option<Loc>, out: &mut Vec<Diagnostic>) {
     let avail = roots.list_states(env);
     let found = if fnmatch::has_magic(sls) { avail.iter().any(|n| fnmatch::fnmatch(n, sls)) } else { roots.get_state(env, sls).is_some() };
     if found {

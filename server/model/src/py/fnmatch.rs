@@ -57,8 +57,7 @@ fn class(pat: &[char], start: usize, j: usize) -> String {
         let mut chunks: Vec<Vec<char>> = Vec::new();
         let mut i = start;
         let mut k = if pat[start] == '!' { start + 2 } else { start + 1 };
-        loop {
-            let Some(found) = (k..j).find(|&x| pat[x] == '-') else { break };
+        while let Some(found) = (k..j).find(|&x| pat[x] == '-') {
             chunks.push(pat[i..found].to_vec());
             i = found + 1;
             k = found + 3;

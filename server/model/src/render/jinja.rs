@@ -22,9 +22,9 @@ pub struct JinjaContext {
     /// The file's path relative to its root (`web/tls.sls`).
     pub tplfile: String,
     /// Reads `salt://` relative paths for `import`/`include`/`from`.
-    pub loader: Arc<dyn Fn(&str) -> Option<String> + Send + Sync>,
+    pub loader: Loader,
     /// Where a template instrumented by [`crate::render::probe`] records the values it saw.
-    pub probe: Option<Arc<Mutex<Vec<(usize, String)>>>>,
+    pub probe: Option<Probed>,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -34,8 +34,15 @@ pub struct JinjaSetup {
     pub grains: serde_json::Value,
     pub pillar: serde_json::Value,
     pub opts: serde_json::Value,
-    pub read: Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>,
+    pub read: EnvReader,
 }
+
+/// Reads a `salt://` relative path of the file's environment.
+pub type Loader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+/// Reads `(env, salt:// relative path)`.
+pub type EnvReader = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
+/// The values a probed block took, by the index of the probed name.
+pub type Probed = Arc<Mutex<Vec<(usize, String)>>>;
 
 impl JinjaSetup {
     /// The context for one file: `rel` is its path under the root, `sls` its SLS name.
@@ -275,14 +282,14 @@ impl SaltFunctions {
         let key = arg(0).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         let default = arg(1).unwrap_or_else(|| JValue::from(""));
         let delim = arg(2).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| ":".into());
-        let lookup = |data: &serde_json::Value| traverse(data, &key, &delim).map(|v| JValue::from_serialize(v)).unwrap_or(default.clone());
+        let lookup = |data: &serde_json::Value| traverse(data, &key, &delim).map(JValue::from_serialize).unwrap_or(default.clone());
         match name {
             "pillar.get" => lookup(&self.ctx.pillar),
             "grains.get" => lookup(&self.ctx.grains),
             "config.get" | "config.option" => traverse(&self.ctx.opts, &key, &delim)
                 .or_else(|| traverse(&self.ctx.grains, &key, &delim))
                 .or_else(|| traverse(&self.ctx.pillar, &key, &delim))
-                .map(|v| JValue::from_serialize(v))
+                .map(JValue::from_serialize)
                 .unwrap_or(default),
             "pillar.items" | "pillar.raw" => JValue::from_serialize(&self.ctx.pillar),
             "grains.items" => JValue::from_serialize(&self.ctx.grains),

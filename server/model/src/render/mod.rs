@@ -210,7 +210,7 @@ fn empty_but_templated(key: &Val, value: &Val, end: usize, m: &syntax::jinja::Ma
 
 fn prune_body(body: &mut Val, end: usize, m: &syntax::jinja::Masked) {
     let Some(d) = body.as_dict_mut() else { return };
-    d.0.retain(|(k, v)| !unsure(k, m) && !(v.as_str().is_some() && unsure(v, m)));
+    d.0.retain(|(k, v)| !(unsure(k, m) || v.as_str().is_some() && unsure(v, m)));
     // `pkgrepo.managed:` followed by `{{ format_kwargs(args) }}`: the arguments are written by
     // Jinja, not missing.
     let ends = entry_ends(&d.0, end);
@@ -222,7 +222,7 @@ fn prune_body(body: &mut Val, end: usize, m: &syntax::jinja::Masked) {
     });
     for (_, run) in d.0.iter_mut() {
         let Some(args) = run.as_list_mut() else { continue };
-        args.retain(|a| !(a.as_dict().is_none() && unsure(a, m)) && !unsure_key(a, m) && !unsure_scalar_value(a, m));
+        args.retain(|a| !(a.as_dict().is_none() && unsure(a, m) || unsure_key(a, m) || unsure_scalar_value(a, m)));
         for a in args.iter_mut() {
             let Some(ad) = a.as_dict_mut() else { continue };
             for (k, val) in ad.0.iter_mut() {

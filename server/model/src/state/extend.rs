@@ -123,30 +123,30 @@ pub fn reconcile_extend(high: &mut Dict, strict: bool) -> Vec<SaltError> {
                 let Some(tlist) = target.get_mut(&state).and_then(Val::as_list_mut) else { continue };
                 for arg in run_l {
                     let mut update = false;
-                    for hind in 0..tlist.len() {
-                        if arg.as_str().is_some() && tlist[hind].as_str().is_some() {
-                            tlist[hind] = arg.clone();
+                    for item in tlist.iter_mut() {
+                        if arg.as_str().is_some() && item.as_str().is_some() {
+                            *item = arg.clone();
                             update = true;
                             continue;
                         }
-                        if let (Some(ad), Some(vd)) = (arg.as_dict(), tlist[hind].as_dict()) {
+                        if let (Some(ad), Some(vd)) = (arg.as_dict(), item.as_dict()) {
                             let argfirst = ad.first_key_str().map(str::to_string);
                             let vfirst = vd.first_key_str().map(str::to_string);
                             if argfirst.is_some() && argfirst == vfirst {
                                 let af = argfirst.clone().unwrap_or_default();
                                 if STATE_REQUISITE_KEYWORDS.contains(&af.as_str()) {
                                     let extra = ad.0[0].1.as_list().cloned().unwrap_or_default();
-                                    if let Some(l) = tlist[hind].as_dict_mut().and_then(|d| d.0.first_mut()).and_then(|(_, v)| v.as_list_mut()) {
+                                    if let Some(l) = item.as_dict_mut().and_then(|d| d.0.first_mut()).and_then(|(_, v)| v.as_list_mut()) {
                                         l.extend(extra);
                                     }
                                 } else {
-                                    tlist[hind] = arg.clone();
+                                    *item = arg.clone();
                                 }
                                 update = true;
                             }
-                            let now_first = tlist[hind].as_dict().and_then(Dict::first_key_str).map(str::to_string);
+                            let now_first = item.as_dict().and_then(Dict::first_key_str).map(str::to_string);
                             if argfirst.as_deref() == Some("name") && now_first.as_deref() == Some("names") {
-                                tlist[hind] = arg.clone();
+                                *item = arg.clone();
                             }
                         }
                     }
@@ -175,6 +175,8 @@ fn list_entry<'a>(d: &'a mut Dict, key: &str) -> &'a mut Vec<Val> {
 }
 
 /// Add `{rkey: [{state: id}]}` to `extend[name][_state]`, merging into an existing `rkey` entry.
+// The arguments are `requisite_in`'s loop variables, as Salt's own helper takes them.
+#[allow(clippy::too_many_arguments)]
 fn add_req(extend: &mut Dict, name: &str, target_state: &str, rkey: &str, state: &str, id: &str, env: &Val, sls: &Val, at: Option<crate::value::Loc>) {
     let entry = ext_entry(extend, name);
     list_entry(entry, target_state);

@@ -4,7 +4,6 @@
 //! the conflicting-ID check, and number states with `state_auto_order`.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -308,13 +307,13 @@ impl<'a> Builder<'a> {
         render::render_static(text, id).map(|(v, _)| v)
     }
 
-    fn load(&mut self, path: &PathBuf) -> std::io::Result<(Arc<str>, u32)> {
+    fn load(&mut self, path: &std::path::Path) -> std::io::Result<(Arc<str>, u32)> {
         if let Some(id) = self.files.id(path) {
             let text: Arc<str> = Arc::from(self.files.text(id));
             return Ok((text, id));
         }
         let text: Arc<str> = Arc::from(self.fs.read(path)?);
-        let id = self.files.add(path.clone(), text.clone());
+        let id = self.files.add(path.to_path_buf(), text.clone());
         Ok((text, id))
     }
 

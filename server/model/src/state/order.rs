@@ -340,8 +340,8 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
     let count = s.g.nodes.len();
     let mut in_degree: Vec<usize> = s.g.inn.iter().map(|srcs| srcs.iter().map(|(_, k)| k.len()).sum()).collect();
     let mut heap = BinaryHeap::new();
-    for node in 0..count {
-        if in_degree[node] == 0 {
+    for (node, _) in in_degree.iter().enumerate().take(count).filter(|(_, d)| **d == 0) {
+        {
             let order = s.chunk_order(node);
             heap.push(Key { order, label: s.label(node), tag: s.g.tag(node).to_string(), node });
         }
@@ -717,7 +717,9 @@ fn find_cycle(g: &Graph) -> Vec<(usize, usize, &'static str)> {
             continue;
         }
         // Iterative DFS keeping, per frame, the node and its remaining out-edges.
-        let mut stack: Vec<(usize, Vec<(usize, &'static str)>, usize)> = Vec::new();
+        // Per frame: the node, its out-edges, and the next edge to follow.
+        type Frame = (usize, Vec<(usize, &'static str)>, usize);
+        let mut stack: Vec<Frame> = Vec::new();
         color[start] = C::Gray;
         stack.push((start, g.out_edges(start), 0));
         while let Some((node, edges, idx)) = stack.last_mut() {

@@ -219,7 +219,7 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
 #[allow(clippy::too_many_arguments)]
 fn render_top(
     fs: &dyn Vfs,
-    path: &PathBuf,
+    path: &std::path::Path,
     env: &str,
     files: &mut FileTable,
     tops: &mut Tops,
@@ -227,7 +227,7 @@ fn render_top(
     jinja: Option<&JinjaSetup>,
     rel: &str,
 ) -> TopDoc {
-    let mut doc = TopDoc { env: env.to_string(), path: Some(path.clone()), data: Dict::new(), included_as };
+    let mut doc = TopDoc { env: env.to_string(), path: Some(path.to_path_buf()), data: Dict::new(), included_as };
     let text = match fs.read(path) {
         Ok(t) => t,
         Err(e) => {
@@ -235,7 +235,7 @@ fn render_top(
             return doc;
         }
     };
-    let id = files.add(path.clone(), text.clone().into());
+    let id = files.add(path.to_path_buf(), text.clone().into());
     // compile_template answers `{}` for an empty or whitespace-only file without rendering it.
     if text.trim().is_empty() {
         return doc;
