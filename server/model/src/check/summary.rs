@@ -477,8 +477,11 @@ short: test.nop
             out.push_str(&format!("extend {} at {}\n", e.id, show(text, std::slice::from_ref(&e.span))));
         }
         for d in &s.ids {
-            let funs: Vec<String> =
-                d.functions.iter().map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, std::slice::from_ref(&f.span)))).collect();
+            let funs: Vec<String> = d
+                .functions
+                .iter()
+                .map(|f| format!("{}.{}@{}", f.module, f.function.as_deref().unwrap_or("?"), show(text, std::slice::from_ref(&f.span))))
+                .collect();
             out.push_str(&format!("id {} at {} names {:?} funs {}\n", d.id, show(text, std::slice::from_ref(&d.span)), d.names, funs.join(" ")));
         }
         for r in &s.requisites {

@@ -50,10 +50,7 @@ pub fn compile_high_data(high: &Dict) -> Vec<Chunk> {
             chunk.0.push((Val::str("__id__"), Val::str(id.clone())));
             for arg in run.as_list().into_iter().flatten() {
                 match &arg.v {
-                    V::Str(f)
-                        if !funs.contains(&f.as_str()) => {
-                            funs.push(f)
-                        }
+                    V::Str(f) if !funs.contains(&f.as_str()) => funs.push(f),
                     V::Dict(d) => {
                         for (k, v) in &d.0 {
                             match k.as_str() {
