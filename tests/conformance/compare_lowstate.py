@@ -48,7 +48,7 @@ CODES = {
 
 # (code, regex). First match wins. Named groups: `id` is a state ID, `name`
 # is a chunk name (mapped to IDs through salt.json "aliases"). Messages are
-# Salt 3008's (see SALT-SEMANTICS.md C.3, C.6, D.2, D.3, D.5, E.3, E.8).
+# Salt 3008's (`salt/state.py`: `render_state`, `merge_included_states`, `_verify_high`, `reconcile_extend`, `order_chunks`).
 _YAML_HINTS = (
     r"while (?:parsing|scanning|constructing)|mapping values are not allowed|could not find expected"
     r"|found character|expected <|did not find expected|found unexpected|found undefined"

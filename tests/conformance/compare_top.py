@@ -40,7 +40,7 @@ sys.path.insert(0, HERE)
 import compare_lowstate  # noqa: E402
 from compare_lowstate import diff_chunks, same, short  # noqa: E402
 
-# verify_tops messages (SALT-SEMANTICS.md A.5) and the top-file render errors, ahead of the
+# verify_tops messages (`salt/state.py` `BaseHighState.verify_tops`) and the top-file render errors, ahead of the
 # lowstate suite's table.
 TOP_CLASSIFY = [
     ("malformed-state", r"^Top data was not formed as a dict"),

@@ -1,6 +1,6 @@
 //! The editor API: an [`AnalysisHost`] that owns open documents layered over the disk and
 //! hands out cheap read-only [`Analysis`] snapshots, whose queries return plain data with
-//! byte ranges (no protocol types). See DESIGN.md, "Layers".
+//! byte ranges (no protocol types). See docs/ARCHITECTURE.md.
 
 mod analysis;
 mod code_actions;

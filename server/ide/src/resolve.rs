@@ -114,7 +114,7 @@ pub(crate) fn file_env(analysis: &Analysis, path: &Path) -> String {
 pub(crate) fn resolve_sls(analysis: &Analysis, env: &str, name: &str, glob_env: &str) -> Vec<StateFile> {
     let roots = &analysis.world().ctx.roots;
     if fnmatch::has_magic(name) {
-        // Include globs expand against the including file's environment (C.3 step 8.5).
+        // Include globs expand against the including file's environment (`BaseHighState.render_state`).
         let avail = roots.list_states_shared(glob_env);
         let pattern = fnmatch::Pattern::new(name);
         return avail.iter().filter(|n| pattern.matches(n)).filter_map(|n| roots.get_state(env, n)).collect();

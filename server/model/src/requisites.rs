@@ -1,5 +1,6 @@
-//! Requisite vocabulary (SALT-SEMANTICS.md E.1, D.7): keyword sets, 3008 type weights, and
-//! which state modules have `mod_watch`. Version-specific tables live here and in `config`.
+//! Requisite vocabulary (`salt/state.py` `STATE_REQUISITE_KEYWORDS`,
+//! `salt/utils/requisite.py`): keyword sets, 3008 type weights, and which state modules have
+//! `mod_watch`. Version-specific tables live here and in `config`.
 
 /// `STATE_REQUISITE_KEYWORDS`: every direct requisite type plus `onfail_stop`.
 pub const STATE_REQUISITE_KEYWORDS: &[&str] = &[

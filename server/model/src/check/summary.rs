@@ -392,7 +392,7 @@ fn state_body(body: &Val, owner: &str, in_extend: bool, out: &mut SlsSummary) {
                 };
                 let items: Vec<&Val> = match &refs.v {
                     V::List(l) => l.iter().collect(),
-                    // An `_in` value may be a single `{mod: T}` map (E.4).
+                    // An `_in` value may be a single `{mod: T}` map (`State.requisite_in` accepts it).
                     V::Dict(_) if REQUISITE_IN.contains(&kind.as_str()) => vec![refs],
                     _ => Vec::new(),
                 };

@@ -1,4 +1,4 @@
-//! `compile_high_data` (SALT-SEMANTICS.md D.4): high data to low chunks, one per state module
+//! `compile_high_data` (`salt/state.py` `State.compile_high_data`): high data to low chunks, one per state module
 //! of each ID (and per `names` entry), in high-data order, before ordering.
 
 use std::borrow::Cow;

@@ -1,5 +1,6 @@
-//! `extend`, `_in` requisites, `use` and `exclude` over high data (SALT-SEMANTICS.md C.7, D.5,
-//! D.6, E.4): `find_name`, `reconcile_extend`, `requisite_in` and `apply_exclude`.
+//! `extend`, `_in` requisites, `use` and `exclude` over high data (`salt/state.py`
+//! `State.reconcile_extend`, `State.requisite_in`, `BaseHighState._apply_exclude`):
+//! `find_name`, `reconcile_extend`, `requisite_in` and `apply_exclude`.
 
 use std::collections::HashSet;
 
@@ -310,7 +311,7 @@ pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
                                 }
                                 match found {
                                     Some((st8, nid)) => (st8, nid, ind.at.clone()),
-                                    // An unresolvable bare name is dropped silently (E.4).
+                                    // An unresolvable bare name is dropped silently (`State.requisite_in`).
                                     None => continue,
                                 }
                             }

@@ -1,5 +1,5 @@
 //! Assembling high data from SLS files as Salt's `BaseHighState.render_state` and
-//! `render_highstate` do (SALT-SEMANTICS.md C.3-C.8, D.1-D.2): fetch, render, pop
+//! `render_highstate` do (`salt/state.py` `BaseHighState.render_state`, `_handle_state_decls`, `merge_included_states`): fetch, render, pop
 //! `include`/`extend`/`exclude`, pad declarations, follow includes (each SLS once), merge with
 //! the conflicting-ID check, and number states with `state_auto_order`.
 
@@ -48,7 +48,7 @@ pub struct HighState {
 
 /// Resolve an include name written in SLS `sls` (whose file is an `init.sls` when `is_init`):
 /// absolute names are returned as they are; `.x`, `..x` climb one package per dot, and an
-/// `init.sls` counts one extra level (C.3 step 8.3). `None` when it climbs past the top.
+/// `init.sls` counts one extra level (as `render_state` resolves them). `None` when it climbs past the top.
 pub fn resolve_relative(sls: &str, is_init: bool, name: &str) -> Option<String> {
     if !name.starts_with('.') {
         return Some(name.to_string());
@@ -464,7 +464,7 @@ fn split_dotted_keys(body: &mut Dict, check_repeats: bool) -> Vec<String> {
     repeats
 }
 
-/// `_handle_state_decls` (D.1).
+/// `BaseHighState._handle_state_decls`.
 pub(crate) fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
     for (name, body) in state.0.iter_mut() {
         let name_s = name.py_cow();
@@ -503,7 +503,7 @@ pub(crate) fn handle_state_decls(state: &mut Dict, sls: &str, saltenv: &str, err
     }
 }
 
-/// `_handle_extend` (C.3 step 5).
+/// `BaseHighState._handle_extend`.
 fn handle_extend(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<SaltError>) {
     let Some((key, mut ext)) = state.remove("extend") else { return };
     let Some(ext_d) = ext.as_dict_mut() else {
@@ -534,7 +534,7 @@ fn handle_extend(state: &mut Dict, sls: &str, saltenv: &str, errors: &mut Vec<Sa
     }
 }
 
-/// `_handle_exclude` (C.3 step 6): a non-list still extends the pool (a string by chars).
+/// `BaseHighState._handle_exclude`: a non-list still extends the pool (a string by chars).
 fn handle_exclude(state: &mut Dict, sls: &str, errors: &mut Vec<SaltError>) {
     let Some((key, exc)) = state.remove("exclude") else { return };
     let items: Vec<Val> = match exc.v {
@@ -558,7 +558,7 @@ fn handle_exclude(state: &mut Dict, sls: &str, errors: &mut Vec<SaltError>) {
 mod tests {
     use super::resolve_relative;
 
-    /// SALT-SEMANTICS.md C.4, checked against Salt.
+    /// `salt/state.py` `BaseHighState.render_state`, relative includes, checked against Salt.
     #[test]
     fn relative_includes() {
         let cases = [

@@ -1,6 +1,6 @@
-//! Salt 3008's chunk ordering (`State.order_chunks` and `salt.utils.requisite.DependencyGraph`,
-//! SALT-SEMANTICS.md E.3, E.7, E.8): requisite edges, the priority topological sort, missing
-//! requisite targets and the first cycle found.
+//! Salt 3008's chunk ordering (`salt/state.py` `State.order_chunks` and
+//! `salt/utils/requisite.py` `DependencyGraph`): requisite edges, the priority topological
+//! sort, missing requisite targets and the first cycle found.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;

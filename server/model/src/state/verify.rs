@@ -1,4 +1,4 @@
-//! `verify_high` (SALT-SEMANTICS.md D.3): the shape checks Salt runs on high data before
+//! `verify_high` (`salt/state.py` `_verify_high`): the shape checks Salt runs on high data before
 //! compiling it, with Salt 3008's error strings.
 
 use crate::diagnostic::{Code, SaltError};

@@ -1,4 +1,4 @@
-//! Top-file compilation as Salt 3008 does it (SALT-SEMANTICS.md A.2-A.8): which top files
+//! Top-file compilation as Salt 3008 does it (`salt/state.py` `BaseHighState.get_tops`, `merge_tops`, `verify_tops`, `top_matches`): which top files
 //! are read, how the merging strategies combine their sections, `verify_tops`, and which
 //! targets match a minion, with the reason for every decision (the `top --explain` data the
 //! editor shows on hover).
@@ -505,7 +505,7 @@ fn merge_all(tops: &Tops, out: &mut Vec<SectionDecision>) -> Result<MergedTop, S
     Ok(top)
 }
 
-/// `verify_tops` (A.5).
+/// `BaseHighState.verify_tops`.
 pub fn verify_tops(top: &MergedTop) -> Vec<SaltError> {
     verify_tops_keyed(top, &[])
 }
@@ -571,7 +571,7 @@ fn verify_tops_keyed(top: &MergedTop, non_string: &[(String, Option<Loc>)]) -> V
     errors
 }
 
-/// `top_matches` (A.6): the per-env SLS lists for the minion, with a decision per target.
+/// `BaseHighState.top_matches`: the per-env SLS lists for the minion, with a decision per target.
 pub fn top_matches(opts: &Opts, avail_envs: &[String], ctx: &MatchContext, top: &MergedTop) -> (Matches, Vec<TargetDecision>) {
     let m = top_matches_checked(opts, avail_envs, ctx, top);
     (m.matches, m.decisions)
@@ -1089,7 +1089,7 @@ dev: {'*': [b, a, b]}
 
     #[test]
     fn a_section_key_that_is_not_a_string_fails_verify_tops() {
-        // ✔run: `1:` next to `base:` in base's top file.
+        //, checked against Salt 3008: `1:` next to `base:` in base's top file.
         check(
             "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\n#- base/top.sls\nbase: {'*': [a]}\n1: {'*': [a]}\n",
             None,
@@ -1147,7 +1147,7 @@ x: test.nop
             .join("\n")
     }
 
-    /// Every rule of every strategy, as `top --explain` words it (SALT-SEMANTICS.md A.4).
+    /// Every rule of every strategy, as `top --explain` words it (`salt/state.py` `BaseHighState._merge_tops_merge`, `_merge_tops_same`, `_merge_tops_merge_all`).
     #[test]
     fn explain_covers_each_rule_of_each_strategy() {
         expect![[r#"

@@ -18,7 +18,7 @@ pub enum SaltVersion {
     V3008,
 }
 
-/// The options the model reads, with Salt's defaults (SALT-SEMANTICS.md A.1).
+/// The options the model reads, with Salt's defaults (`salt/config/__init__.py` `DEFAULT_MINION_OPTS`).
 #[derive(Debug, Clone)]
 pub struct Opts {
     /// Environment name to its roots, in configuration order.

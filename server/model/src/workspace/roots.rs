@@ -132,7 +132,7 @@ impl FileRoots {
     }
 }
 
-/// `BaseHighState._get_envs` (A.2), given the environments the file server reports.
+/// `salt/state.py` `BaseHighState._get_envs`, given the environments the file server reports.
 pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
     let mut envs = vec!["base".to_string()];
     for env in opts.file_roots.keys() {

@@ -273,7 +273,7 @@ fn run_engine(ctx: &MatchContext, matcher: &str, pattern: &str, delimiter: Optio
     }
 }
 
-/// Parentheses glued to a word are part of the glob, not grouping (SALT-SEMANTICS.md B.7).
+/// Parentheses glued to a word are part of the glob, not grouping (`salt/matchers/compound_match.py`, `salt/utils/minions.py` `parse_target`).
 fn warn_attached_parens(word: &str, errors: &mut Vec<MatchError>) {
     if word.len() > 1 && (word.starts_with('(') || word.ends_with(')')) {
         errors.push(MatchError::quirk(format!("{} is globbed as a whole: parentheses must be separate words (`( a or b )`)", quote(word))));
@@ -480,7 +480,7 @@ mod tests {
         matches_str(&ctx, tgt)
     }
 
-    // SALT-SEMANTICS.md B.7 ✔run results (id `web01.example.com`).
+    // `salt/matchers/compound_match.py`, `salt/utils/minions.py` `parse_target` results checked against Salt 3008 (id `web01.example.com`).
     #[test]
     fn compound_truth_table() {
         let rows = [
@@ -517,7 +517,7 @@ mod tests {
         }
     }
 
-    // SALT-SEMANTICS.md B.7: parse_target's regex.
+    // `salt/matchers/compound_match.py`, `salt/utils/minions.py` `parse_target`: parse_target's regex.
     #[test]
     fn target_parsing() {
         let t = |w| {
@@ -535,7 +535,7 @@ mod tests {
         assert_eq!(t("web*"), (None, None, "web*"));
     }
 
-    // ✔run with CPython 3.11 `eval`: Salt's expression strings, including the odd ones.
+    // checked against Salt 3008 with CPython 3.11 `eval`: Salt's expression strings, including the odd ones.
     #[test]
     fn python_eval_quirks() {
         use Returned::{EmptyList as L, False as F, True as T};
@@ -568,7 +568,7 @@ mod tests {
         assert!(python_eval(&deep(201)).is_err());
     }
 
-    // SALT-SEMANTICS.md B.7: a failing ipcidr pastes `[]`, which is falsy; there is no
+    // `salt/matchers/compound_match.py`, `salt/utils/minions.py` `parse_target`: a failing ipcidr pastes `[]`, which is falsy; there is no
     // engine letter for pillar_exact, so `X@`-style unknown letters are globbed.
     #[test]
     fn ipcidr_empty_list_in_expressions() {

@@ -6,7 +6,7 @@ use super::{py, MatchContext, MatchError, MatchErrorKind, MatchOutcome};
 
 /// `data_match.match(tgt)`. A target without `:` is False. Any other target looks up
 /// `functions["data.getval"]`, but Salt 3008's `data` execution module has no `getval`
-/// (only `get`), so the lookup raises `KeyError: 'data.getval'` (✔run with 3008.4).
+/// (only `get`), so the lookup raises `KeyError: 'data.getval'` (checked against Salt 3008 with 3008.4).
 pub fn matches(_ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
     let Value::String(t) = tgt else {
         return MatchOutcome::failed(
@@ -33,7 +33,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    // SALT-SEMANTICS.md B.9, corrected by running Salt 3008.4: fewer than two parts is
+    // `salt/matchers/data_match.py`, corrected by running Salt 3008.4: fewer than two parts is
     // False; anything else raises KeyError because `data.getval` does not exist.
     #[test]
     fn data_matcher() {

@@ -415,7 +415,7 @@ mod tests {
         json!({"ipv4": ["127.0.0.1", "10.1.2.3"], "ipv6": ["::1"]})
     }
 
-    // SALT-SEMANTICS.md B.6 ✔run truth table; an invalid target returns `[]`.
+    // `salt/matchers/ipcidr_match.py` truth table, checked against Salt 3008; an invalid target returns `[]`.
     #[test]
     fn ipcidr_truth_table() {
         let g = ctx_grains();

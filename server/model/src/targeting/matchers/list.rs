@@ -61,7 +61,7 @@ mod tests {
     use expect_test::expect;
     use serde_json::json;
 
-    // SALT-SEMANTICS.md B.4 (id `web01.example.com`; ✔run where the spec says so).
+    // `salt/matchers/list_match.py` (id `web01.example.com`; checked against Salt 3008).
     #[test]
     fn list_truth_table() {
         let g = json!({});

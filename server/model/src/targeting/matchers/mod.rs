@@ -1,6 +1,7 @@
 //! Target matchers (glob, pcre, list, grain, pillar, ipcidr, compound, nodegroup, data): the
 //! shared context and outcome types, dispatch by matcher name, and `confirm_top`, which decides
-//! whether one top-file target matches a minion (SALT-SEMANTICS.md A.6 and B).
+//! whether one top-file target matches a minion (`salt/state.py` `BaseHighState.top_matches`,
+//! `salt/matchers/confirm_top.py`, `salt/matchers/*.py`).
 //!
 //! Every matcher answers exactly as Salt 3008's `salt/matchers/*.py` does for the same minion
 //! id, grains, pillar and nodegroups, and explains its answer in a sentence fit for a hover.
@@ -422,7 +423,7 @@ mod tests {
         out.matched
     }
 
-    // SALT-SEMANTICS.md A.6: the top-file default is compound; the last `match:` wins.
+    // `salt/state.py` `BaseHighState.top_matches`, `salt/matchers/confirm_top.py`: the top-file default is compound; the last `match:` wins.
     #[test]
     fn confirm_top_matcher_selection() {
         let g = grains();
@@ -457,7 +458,7 @@ mod tests {
         assert!(top(&ctx, "web*", json!({"match": "pcre"})));
     }
 
-    // SALT-SEMANTICS.md A.6 ✔run: two `match:` items (glob, then pcre) use pcre, and the
+    // `salt/state.py` `BaseHighState.top_matches`, `salt/matchers/confirm_top.py`, checked against Salt 3008: two `match:` items (glob, then pcre) use pcre, and the
     // invalid regex `*` raises.
     #[test]
     fn confirm_top_last_match_wins_and_pcre_raises() {
@@ -472,7 +473,7 @@ mod tests {
         expect!["invalid regex `*`: nothing to repeat at position 0"].assert_eq(&out.explanation);
     }
 
-    // SALT-SEMANTICS.md A.6: an unknown matcher name is a KeyError; a non-string `match:`
+    // `salt/state.py` `BaseHighState.top_matches`, `salt/matchers/confirm_top.py`: an unknown matcher name is a KeyError; a non-string `match:`
     // is a TypeError; a body that is not iterable is a TypeError.
     #[test]
     fn confirm_top_raises() {
@@ -490,7 +491,7 @@ mod tests {
         assert!(out.is_fatal());
     }
 
-    // ✔run against Salt 3008.4: a non-string target key (YAML `1:`, `true:`) is rejected by
+    // checked against Salt 3008 against Salt 3008.4: a non-string target key (YAML `1:`, `true:`) is rejected by
     // compound (logged, False), never matched by glob, and taken as an address by ipcidr.
     #[test]
     fn confirm_top_non_string_targets() {

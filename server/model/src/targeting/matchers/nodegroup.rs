@@ -225,7 +225,7 @@ mod tests {
         e.words.iter().map(py::str_of).collect()
     }
 
-    // SALT-SEMANTICS.md B.8: expansion rules and the joined form (✔run).
+    // `salt/matchers/nodegroup_match.py`, `salt/utils/minions.py` `nodegroup_comp`: expansion rules and the joined form (checked against Salt 3008).
     #[test]
     fn expansion_rules() {
         let ng = json!({
@@ -277,7 +277,7 @@ mod tests {
         assert!(matches!(joined, Ok(Ok(()))));
     }
 
-    // SALT-SEMANTICS.md B.8 ✔run: the splice-without-parentheses quirk and the joined forms.
+    // `salt/matchers/nodegroup_match.py`, `salt/utils/minions.py` `nodegroup_comp`, checked against Salt 3008: the splice-without-parentheses quirk and the joined forms.
     #[test]
     fn nodegroup_matching() {
         let g = json!({"os": "Ubuntu"});

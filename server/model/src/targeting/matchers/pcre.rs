@@ -50,7 +50,7 @@ mod tests {
     use expect_test::expect;
     use serde_json::json;
 
-    // SALT-SEMANTICS.md B.3 ✔run truth table (id `web01.example.com`).
+    // `salt/matchers/pcre_match.py` truth table, checked against Salt 3008 (id `web01.example.com`).
     #[test]
     fn pcre_truth_table() {
         let g = json!({});
@@ -63,7 +63,7 @@ mod tests {
         }
     }
 
-    // SALT-SEMANTICS.md B.3: a bad regex raises, which crashes the top file.
+    // `salt/matchers/pcre_match.py`: a bad regex raises, which crashes the top file.
     #[test]
     fn pcre_invalid_regex_is_fatal() {
         let g = json!({});

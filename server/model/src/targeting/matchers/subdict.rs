@@ -546,7 +546,7 @@ mod tests {
         matches(&ctx, kind, tgt, delim)
     }
 
-    // SALT-SEMANTICS.md B.5 ✔run truth table.
+    // `salt/utils/data.py` `subdict_match` truth table, checked against Salt 3008.
     #[test]
     fn subdict_truth_table() {
         use Kind::*;
@@ -578,7 +578,7 @@ mod tests {
         }
     }
 
-    // SALT-SEMANTICS.md B.5: the lowercased-regex quirk and Python `str()` of values (✔run).
+    // `salt/utils/data.py` `subdict_match`: the lowercased-regex quirk and Python `str()` of values (checked against Salt 3008).
     #[test]
     fn lowercasing_and_python_str() {
         assert!(!run(Kind::GrainPcre, r"os:\S+", None).matched);
@@ -594,7 +594,7 @@ mod tests {
         assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
     }
 
-    // SALT-SEMANTICS.md B.5: traverse_dict_and_list on lists (indexes, negative indexes,
+    // `salt/utils/data.py` `subdict_match`: traverse_dict_and_list on lists (indexes, negative indexes,
     // embedded dicts), YAML-reloaded keys, and an existing empty dict that looks missing.
     #[test]
     fn traversal_rules() {
@@ -612,7 +612,7 @@ mod tests {
         assert!(subdict_match(&data, "l:1:b", ":", Mode::Glob));
         assert!(subdict_match(&data, "l:k:v", ":", Mode::Glob));
         assert!(!subdict_match(&data, "e:*", ":", Mode::Glob));
-        // The wildcard looks only one level deep, but does look into list values (✔run).
+        // The wildcard looks only one level deep, but does look into list values (checked against Salt 3008).
         assert!(subdict_match(&json!({"a": "c"}), "*:c", ":", Mode::Glob));
         assert!(subdict_match(&json!({"a": ["x", "c"]}), "*:c", ":", Mode::Glob));
         assert!(!subdict_match(&json!({"a": {"b": "c"}}), "*:c", ":", Mode::Glob));
