@@ -133,24 +133,28 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
     })
 }
 
-/// An error as JSON entries: one, or for a cycle one per member (each at its own place).
+/// An error as JSON entries: one, or for a cycle one per member (each at its own place). `line`
+/// is 1-based, as Salt's messages count; `range` is 0-based with UTF-16 columns, as in `check`.
 fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
     let at = |loc: &Option<model::value::Loc>| match loc {
-        Some(loc) => (json!(files.path(loc.file).display().to_string()), json!(files.line_col(loc.file, loc.span.start).0)),
-        None => (serde_json::Value::Null, serde_json::Value::Null),
+        Some(loc) => {
+            let path = files.path(loc.file);
+            (json!(path.display().to_string()), json!(files.human(loc.file, loc.span.start).0), range_json(path, &loc.span, files))
+        }
+        None => (serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
     };
     if e.code == model::diagnostic::Code::RequisiteCycle && !e.cycle_ids.is_empty() {
         return e
             .cycle_ids
             .iter()
             .map(|(id, loc)| {
-                let (file, line) = at(loc);
-                json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": id})
+                let (file, line, range) = at(loc);
+                json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "range": range, "id": id})
             })
             .collect();
     }
-    let (file, line) = at(&e.loc);
-    vec![json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "id": e.id})]
+    let (file, line, range) = at(&e.loc);
+    vec![json!({"code": e.code.as_str(), "message": e.message, "file": file, "line": line, "range": range, "id": e.id})]
 }
 
 /// Compiles `scope` for the minion the options name, through the one pipeline; exit 2 when the
@@ -294,12 +298,13 @@ fn render(file: &Path, common: &Common) -> ExitCode {
 }
 
 fn print_error_text(e: &SaltError, files: &FileTable) {
+    let severity = e.code.severity().as_str();
     match &e.loc {
         Some(loc) => {
-            let (line, col) = files.line_col(loc.file, loc.span.start);
-            println!("error[{}]: {}\n  --> {}:{}:{}", e.code.as_str(), e.message, rel(files.path(loc.file)), line, col + 1);
+            let (line, col) = files.human(loc.file, loc.span.start);
+            println!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)));
         }
-        None => println!("error[{}]: {}", e.code.as_str(), e.message),
+        None => println!("{severity}[{}]: {}", e.code.as_str(), e.message),
     }
 }
 
@@ -361,10 +366,10 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
             let d = &m.diagnostic;
             let (line, col) = text_position(&d.file, d.span.start, &result.files);
             let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions) };
-            println!("{}[{}]: {prefix}{}\n  --> {}:{}:{}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file), line + 1, col + 1);
+            println!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
             for r in &d.related {
                 let (line, col) = text_position(&r.file, r.span.start, &result.files);
-                println!("  note: {} ({}:{}:{})", r.message, rel(&r.file), line + 1, col + 1);
+                println!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
             }
             println!();
         }
@@ -380,24 +385,16 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     }
 }
 
-/// 0-based line and UTF-16 column, as LSP counts them.
+/// 0-based line and UTF-16 column, as LSP counts them: every JSON position.
 fn utf16_position(file: &Path, offset: usize, files: &FileTable) -> (u32, u32) {
     let Some(id) = files.id(file) else { return (0, 0) };
-    let index = syntax::line_index::LineIndex::new(files.text(id));
-    let lc = index.line_col(offset);
-    let wide = index.to_wide(syntax::line_index::PositionEncoding::Utf16, lc);
+    let wide = syntax::line_index::LineIndex::new(files.text(id)).wide_line_col(syntax::line_index::PositionEncoding::Utf16, offset);
     (wide.line, wide.col)
 }
 
-/// 0-based line and character (char) column, for humans.
+/// 1-based line and character column: every text position.
 fn text_position(file: &Path, offset: usize, files: &FileTable) -> (usize, usize) {
-    let Some(id) = files.id(file) else { return (0, 0) };
-    let text = files.text(id);
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count();
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count());
-    (line, col)
+    files.id(file).map_or((1, 1), |id| files.human(id, offset))
 }
 
 fn range_json(file: &Path, span: &std::ops::Range<usize>, files: &FileTable) -> serde_json::Value {

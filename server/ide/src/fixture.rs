@@ -55,9 +55,7 @@ impl Fixture {
 /// `path:line:col` (1-based, columns in characters) of a byte offset, plus the text there.
 pub(crate) fn at(analysis: &Analysis, path: &Path, range: std::ops::Range<usize>) -> String {
     let text = analysis.text(path).unwrap_or_default();
-    let before = &text[..range.start.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let (line, col) = syntax::line_index::human_position(&text, range.start);
     let rel = path.strip_prefix("/ws").unwrap_or(path).display().to_string();
     let snippet = text.get(range.clone()).unwrap_or("");
     if snippet.is_empty() {

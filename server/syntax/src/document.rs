@@ -168,7 +168,7 @@ fn parse(parser: &mut Parser, text: &str, old: Option<&Tree>) -> Tree {
 /// The tree-sitter edit turning `old` into `new`: the common prefix and suffix
 /// are kept, the middle is replaced. `None` when the texts are equal.
 fn masked_edit(old: &str, new: &str) -> Option<InputEdit> {
-    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let (a, b) = (old, new);
     let crate::text_diff::Changed { start: prefix, old_end, new_end } = crate::text_diff::changed(old, new)?;
     Some(InputEdit {
         start_byte: prefix,
@@ -182,11 +182,9 @@ fn masked_edit(old: &str, new: &str) -> Option<InputEdit> {
 
 /// The tree-sitter point of `offset`: rows count `\n` only and columns count bytes,
 /// exactly as tree-sitter's lexer does (so not the rope's or the line index's lines).
-fn point_at(text: &[u8], offset: usize) -> Point {
-    let before = &text[..offset.min(text.len())];
-    let row = before.iter().filter(|&&b| b == b'\n').count();
-    let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    Point { row, column: before.len() - line_start }
+fn point_at(text: &str, offset: usize) -> Point {
+    let (row, column) = crate::line_index::byte_point(text, offset);
+    Point { row, column }
 }
 
 /// Collects syntax errors from the parts of the tree that contain them.

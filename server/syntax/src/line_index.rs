@@ -135,6 +135,15 @@ impl LineIndex {
         self.offset(self.to_utf8(enc, pos)?)
     }
 
+    /// The 1-based line and 1-based column, counted in characters, of `offset`.
+    pub fn human(&self, offset: usize) -> (usize, usize) {
+        let pos = self.line_col(offset);
+        let Some(line) = self.lines.get(pos.line as usize) else { return (pos.line as usize + 1, 1) };
+        let col = pos.col as usize;
+        let extra: usize = line.wide.iter().take_while(|w| w.col < col).map(|w| w.len8 - 1).sum();
+        (pos.line as usize + 1, col - extra + 1)
+    }
+
     /// The position of `offset` with its column counted in `enc`.
     pub fn wide_line_col(&self, enc: PositionEncoding, offset: usize) -> WideLineCol {
         self.to_wide(enc, self.line_col(offset))
@@ -199,12 +208,57 @@ impl Line {
 }
 
 /// Converts a count to `u32`, saturating for texts over 4 GiB rather than wrapping.
+/// Where `offset` is for a person reading the file: the 1-based line and the 1-based column
+/// counted in characters, as the command line prints `path:LINE:COL` (one-shot: no index kept).
+pub fn human_position(text: &str, offset: usize) -> (usize, usize) {
+    LineIndex::new(text).human(offset)
+}
+
+/// The 1-based line of `offset`, as Salt's messages (`; line N`) count lines.
+pub fn line_number(text: &str, offset: usize) -> usize {
+    let offset = floor_char(text, offset.min(text.len()));
+    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// The row and byte column of `offset` as tree-sitter counts them: rows count `\n` only (a
+/// `\r` before it is part of the row) and columns count bytes from the row's start.
+pub fn byte_point(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text.as_bytes()[..offset.min(text.len())];
+    let row = before.iter().filter(|&&b| b == b'\n').count();
+    let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    (row, before.len() - start)
+}
+
+fn floor_char(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
+}
+
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn human_positions_count_characters() {
+        let text = "a: 1\r\n_ß_ℝ_💣_x: 2\nlast";
+        let x = text.find("x:").unwrap();
+        assert_eq!(human_position(text, x), (2, 8));
+        assert_eq!(human_position(text, 0), (1, 1));
+        assert_eq!(human_position(text, text.len()), (3, 5));
+        // Inside a character: its start.
+        let bomb = text.find('💣').unwrap();
+        assert_eq!(human_position(text, bomb + 2), (2, 6));
+        assert_eq!(line_number(text, x), 2);
+        assert_eq!(line_number(text, bomb + 1), 2);
+        // tree-sitter: bytes, `\r` part of the row.
+        assert_eq!(byte_point(text, x), (1, 13));
+        assert_eq!(byte_point(text, 4), (0, 4));
+    }
+
     use super::*;
     use expect_test::expect;
     use PositionEncoding::{Utf16, Utf8};

@@ -256,12 +256,12 @@ mod tests {
         let mut out = String::new();
         for d in &result.diagnostics {
             let (line, col) = match result.files.id(&d.file) {
-                Some(id) => result.files.line_col(id, d.span.start),
-                None => (1, 0),
+                Some(id) => result.files.human(id, d.span.start),
+                None => (1, 1),
             };
             let file = d.file.strip_prefix("/ws").unwrap_or(&d.file).display().to_string();
             let first = d.message.lines().next().unwrap_or("");
-            out.push_str(&format!("{file}:{line}:{} {}[{}] {first}\n", col + 1, d.severity.as_str(), d.code.as_str()));
+            out.push_str(&format!("{file}:{line}:{col} {}[{}] {first}\n", d.severity.as_str(), d.code.as_str()));
         }
         expect.assert_eq(&out);
     }

@@ -194,9 +194,9 @@ mod tests {
         let result = check_workspace(&fs, &ws);
         let mut out = String::new();
         for d in &result.diagnostics {
-            let (line, col) = result.files.id(&d.file).map(|id| result.files.line_col(id, d.span.start)).unwrap_or((1, 0));
+            let (line, col) = result.files.id(&d.file).map(|id| result.files.human(id, d.span.start)).unwrap_or((1, 1));
             let file = d.file.strip_prefix("/ws").unwrap_or(&d.file).display().to_string();
-            out.push_str(&format!("{file}:{line}:{} {}[{}] {}\n", col + 1, d.severity.as_str(), d.code.as_str(), d.message.lines().next().unwrap_or("")));
+            out.push_str(&format!("{file}:{line}:{col} {}[{}] {}\n", d.severity.as_str(), d.code.as_str(), d.message.lines().next().unwrap_or("")));
         }
         out
     }

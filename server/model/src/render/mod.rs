@@ -110,7 +110,7 @@ pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
         }
         Err(e) => {
             let loc = Some(Loc { file, span: e.offset..e.offset });
-            let line = text[..e.offset.min(text.len())].matches('\n').count() + 1;
+            let line = syntax::line_index::line_number(text, e.offset);
             if let Some(rest) = e.message.split("found conflicting ID '").nth(1) {
                 let id = rest.trim_end_matches('\'').to_string();
                 return Err(SaltError::new(Code::DuplicateId, format!("{}; line {line}", e.message)).at(loc).id(id));

@@ -798,7 +798,7 @@ impl TopResult {
         let at = |loc: &Option<Loc>, path: &Option<PathBuf>| -> String {
             match (loc, path) {
                 (Some(l), _) if (l.file as usize) < files.len() => {
-                    format!("{}:{}", rel(files.path(l.file)), files.line_col(l.file, l.span.start).0)
+                    format!("{}:{}", rel(files.path(l.file)), files.human(l.file, l.span.start).0)
                 }
                 (_, Some(p)) => rel(p),
                 _ => "?".into(),
@@ -869,7 +869,7 @@ impl TopResult {
         use serde_json::json;
         let pos = |loc: &Option<Loc>, path: &Option<PathBuf>| match loc {
             Some(l) if (l.file as usize) < files.len() => {
-                json!({"file": files.path(l.file).display().to_string(), "line": files.line_col(l.file, l.span.start).0})
+                json!({"file": files.path(l.file).display().to_string(), "line": files.human(l.file, l.span.start).0})
             }
             _ => json!({"file": path.as_ref().map(|p| p.display().to_string()), "line": null}),
         };

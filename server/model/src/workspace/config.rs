@@ -110,7 +110,7 @@ fn load_conf(fs: &dyn Vfs, path: &Path) -> Result<Dict, ConfigError> {
     let text = fs.read(path).map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
     let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
         path: path.to_path_buf(),
-        line: text[..e.offset.min(text.len())].matches('\n').count() + 1,
+        line: syntax::line_index::line_number(&text, e.offset),
         message: format!("not valid YAML: {}", e.message),
     })?;
     match Val::from_node(&node, 0).v {

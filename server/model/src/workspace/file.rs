@@ -44,7 +44,7 @@ impl Workspace {
             let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
             let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
                 path: file.clone(),
-                line: text[..e.offset.min(text.len())].matches('\n').count() + 1,
+                line: syntax::line_index::line_number(&text, e.offset),
                 message: format!("not valid YAML: {}", e.message),
             })?;
             doc = Some(Val::from_node(&node, 0));

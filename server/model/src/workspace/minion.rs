@@ -28,7 +28,7 @@ fn read_data(fs: &dyn Vfs, path: &std::path::Path) -> Result<serde_json::Value, 
     let text = fs.read(path).map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
     let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
         path: path.to_path_buf(),
-        line: text[..e.offset.min(text.len())].matches('\n').count() + 1,
+        line: syntax::line_index::line_number(&text, e.offset),
         message: format!("not valid JSON or YAML: {}", e.message),
     })?;
     Ok(unwrap_local(crate::value::Val::from_node(&node, 0).to_json()))

@@ -169,14 +169,10 @@ impl FileTable {
     pub fn id(&self, path: &Path) -> Option<FileId> {
         self.by_path.get(path).copied()
     }
-    /// 1-based line and 0-based byte column of an offset.
-    pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
-        let text = self.text(id);
-        let offset = offset.min(text.len());
-        let before = &text.as_bytes()[..offset];
-        let line = before.iter().filter(|&&b| b == b'\n').count();
-        let col = offset - before.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-        (line + 1, col)
+    /// The 1-based line and 1-based character column of an offset, as the command line prints
+    /// them (`syntax::line_index::human_position`).
+    pub fn human(&self, id: FileId, offset: usize) -> (usize, usize) {
+        syntax::line_index::human_position(self.text(id), offset)
     }
 }
 
