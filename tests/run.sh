@@ -52,7 +52,7 @@ export SALT_ANALYZER_BIN=$BIN
 # name|command, run two at a time; each writes its log and its exit status.
 suites=(
   "lint|tests/lint.sh"
-  "rust|cargo test --locked --workspace --no-fail-fast"
+  "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "editors|tests/editors/run.sh $VENV"

@@ -1,8 +1,9 @@
 //! Replays target-matcher cases computed by real Salt (`tests/conformance/matchers_cases.py`)
 //! against `salt_model::targeting::matchers`, and fails listing every case where the answers differ.
 //!
-//! The case file is named by `SALT_MATCHER_CASES`. Without it the test passes after printing
-//! a note; the project's test script always sets it.
+//! The case file is named by `SALT_MATCHER_CASES`, which only the project's test script
+//! (`tests/run.sh`) makes: the test is ignored by a plain `cargo test` rather than passing
+//! without checking anything, and run with `--ignored` by the script, where a missing file fails.
 
 use std::fs;
 
@@ -10,14 +11,10 @@ use salt_model::targeting::matchers::{self, MatchContext, TOP_DEFAULT_MATCHER};
 use serde_json::Value;
 
 #[test]
+#[ignore = "needs SALT_MATCHER_CASES from tests/conformance/matchers_cases.py (real Salt); tests/run.sh runs it"]
 fn matchers_agree_with_salt() {
-    let Ok(path) = std::env::var("SALT_MATCHER_CASES") else {
-        eprintln!(
-            "note: SALT_MATCHER_CASES is not set; skipping the Salt matcher conformance cases \
-             (generate them with tests/conformance/matchers_cases.py)"
-        );
-        return;
-    };
+    let path =
+        std::env::var("SALT_MATCHER_CASES").expect("SALT_MATCHER_CASES names the case file tests/conformance/matchers_cases.py writes (tests/run.sh sets it)");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let mut total = 0;
     let mut mismatches = Vec::new();
@@ -55,6 +52,6 @@ fn matchers_agree_with_salt() {
         }
     }
     eprintln!("{} of {total} Salt matcher cases agree", total - mismatches.len());
-    assert!(total > 0, "{path} has no cases");
+    assert!(total >= 100, "{path} has only {total} cases");
     assert!(mismatches.is_empty(), "{} of {total} cases differ from Salt:\n{}", mismatches.len(), mismatches.join("\n"));
 }
