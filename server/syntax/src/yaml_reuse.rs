@@ -270,7 +270,7 @@ mod tests {
         }
     }
 
-    /// Blocks this thread parsed (the cache is shared by the tests' threads; the count is not).
+    // Blocks this thread parsed (the cache is shared by the tests' threads; the count is not).
     thread_local! { pub(super) static PARSED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) }; }
     /// How many times the cache was emptied for holding too much.
     pub(super) static CLEARED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
