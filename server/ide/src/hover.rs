@@ -1,10 +1,6 @@
 //! Hover: what the item under the cursor is and where it comes from.
 
 use std::path::Path;
-use std::sync::Arc;
-
-use model::pipeline::{Request, Scope};
-use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
 use crate::navigation::{sls_references, SlsRefKind, SlsTarget};
@@ -112,40 +108,26 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
 /// On a Jinja expression, or a `set` / `import` that binds names: what it evaluates to when the
 /// file is rendered for the selected minion (every value, when a loop visits it several times).
 fn jinja_hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverResult> {
-    let text = analysis.text(path)?;
-    if !model::render::is_templated(&text) {
-        return None;
-    }
-    let (probe, _) = model::render::probe::instrument(&text, offset)?;
-    let world = analysis.world();
-    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
-    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
-    let compiled = model::pipeline::compile(fs, &world.ws, &world.ctx.roots, &req);
+    let probed = crate::jinja::probe(analysis, path, offset)?;
+    let probe = &probed.probe;
     let mut out = format!("**Jinja** `{}`\n", probe.what.join("`, `"));
-    match (&compiled.minion, &compiled.rendered) {
-        (Err(e), _) => out.push_str(&format!("\nThe minion profile could not be read: {e}\n")),
-        (Ok(m), Some(r)) => {
-            let seen = r.probed.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+    match &probed.outcome {
+        Err(e) => out.push_str(&format!("\n{e}\n")),
+        Ok((minion, seen, failure)) => {
             if seen.is_empty() {
-                match &r.text {
-                    Err(e) => out.push_str(&format!("\nFor minion `{}` the file does not render: {}\n", m.id, e.message)),
-                    Ok(_) => out.push_str(&format!("\nFor minion `{}` this is not evaluated (a branch or loop it does not take).\n", m.id)),
+                match failure {
+                    Some(e) => out.push_str(&format!("\nFor minion `{minion}` the file does not render: {e}\n")),
+                    None => out.push_str(&format!("\nFor minion `{minion}` this is not evaluated (a branch or loop it does not take).\n")),
                 }
             }
             for (i, name) in probe.what.iter().enumerate() {
-                let mut values: Vec<&str> = Vec::new();
-                for (_, v) in seen.iter().filter(|(j, _)| *j == i) {
-                    if !values.contains(&v.as_str()) {
-                        values.push(v);
-                    }
-                }
+                let values = crate::jinja::distinct(seen, i);
                 let label = if probe.what.len() > 1 { format!("`{name}` ") } else { String::new() };
                 match values.as_slice() {
                     [] => {}
-                    [one] => out.push_str(&format!("\n{label}for minion `{}`:\n```\n{one}\n```\n", m.id)),
+                    [one] => out.push_str(&format!("\n{label}for minion `{minion}`:\n```\n{one}\n```\n")),
                     many => {
-                        out.push_str(&format!("\n{label}for minion `{}`, {} values:\n", m.id, many.len()));
+                        out.push_str(&format!("\n{label}for minion `{minion}`, {} values:\n", many.len()));
                         for v in many.iter().take(10) {
                             out.push_str(&format!("```\n{v}\n```\n"));
                         }
@@ -153,9 +135,8 @@ fn jinja_hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverR
                 }
             }
         }
-        (Ok(_), None) => return None,
     }
-    Some(HoverResult { range: probe.block, markdown: out })
+    Some(HoverResult { range: probe.block.clone(), markdown: out })
 }
 
 /// Whether the selected minion's highstate renders the file, and through which top entry.

@@ -12,6 +12,7 @@ mod fixture;
 mod highstate;
 mod host;
 mod hover;
+mod jinja;
 mod memory;
 mod navigation;
 mod resolve;

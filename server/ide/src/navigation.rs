@@ -10,7 +10,7 @@ use crate::resolve::*;
 use crate::types::*;
 
 pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
-    let Some(item) = item_at(analysis, path, offset) else { return Ok(Vec::new()) };
+    let Some(item) = item_at(analysis, path, offset) else { return templated_definition(analysis, path, offset) };
     let env = file_env(analysis, path);
     let mut out = match item {
         Item::Include(i) => match include_target(analysis, path, &i) {
@@ -28,6 +28,32 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
         Item::TopSls(section, sls) => files(resolve_sls(analysis, &section.env, &sls.name, &section.env)),
         Item::Id(_) | Item::Function(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
     };
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+/// Go to definition on a Jinja expression (`- {{ sls_package_install }}`, `- pkg: {{ id }}`):
+/// each value it takes for the selected minion, as an SLS name (relative to this file, as an
+/// include resolves it) or else as a state ID of the file's include closure.
+fn templated_definition(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
+    let Some(probed) = crate::jinja::probe(analysis, path, offset) else { return Ok(Vec::new()) };
+    let Ok((_, seen, _)) = &probed.outcome else { return Ok(Vec::new()) };
+    let world = analysis.world();
+    let env = file_env(analysis, path);
+    let mut out = Vec::new();
+    for value in crate::jinja::distinct(seen, 0) {
+        let name = match world.sls_of(path) {
+            Some((_, sls, is_init)) => model::state::highstate::resolve_relative(&sls, is_init, value),
+            None => Some(value.to_string()),
+        };
+        let found = name.map(|n| resolve_sls(analysis, &env, &n, &env)).unwrap_or_default();
+        if !found.is_empty() {
+            out.extend(files(found));
+        } else {
+            out.extend(decls(extend_like(analysis, path, value)?));
+        }
+    }
     out.sort();
     out.dedup();
     Ok(out)

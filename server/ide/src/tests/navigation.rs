@@ -229,3 +229,40 @@ fn references_of_an_sls() {
     "#]],
     );
 }
+
+/// Go to definition on an include or requisite that Jinja writes: its values for the selected
+/// minion, resolved as Salt resolves them.
+#[test]
+fn definition_through_a_templated_include_and_requisite() {
+    let src = r#"
+#- salt-analyzer.yaml
+minions: {m1: {grains: {os_family: Debian}}}
+default_minion: m1
+#- TEMPLATE/package/install.sls
+pkg_install: {pkg.installed: []}
+#- TEMPLATE/config/file.sls
+{%- set tplroot = tpldir.split('/')[0] %}
+{%- set sls_package_install = tplroot ~ '.package.install' %}
+include:
+  - {{ sls_package_$0install }}
+  - .ß💣
+conf:
+  file.managed:
+    - require:
+      - pkg: pkg_install
+#- TEMPLATE/config/ß💣.sls
+x: test.nop
+"#;
+    let f = Fixture::new(src);
+    let (path, offset) = f.cursor();
+    let a = f.analysis();
+    let got: Vec<String> = a.goto_definition(&path, offset).unwrap().iter().map(|t| at(&a, &t.path, t.focus_range.clone())).collect();
+    assert_eq!(got, ["TEMPLATE/package/install.sls:1:1"]);
+    // The same written as a relative expression, in a loop: every value.
+    let src = src.replace("  - {{ sls_package_$0install }}\n", "{% for s in ['..package.install', '.ß💣'] %}\n  - {{ $0s }}\n{% endfor %}\n");
+    let f = Fixture::new(&src);
+    let (path, offset) = f.cursor();
+    let a = f.analysis();
+    let got: Vec<String> = a.goto_definition(&path, offset).unwrap().iter().map(|t| at(&a, &t.path, t.focus_range.clone())).collect();
+    assert_eq!(got, ["TEMPLATE/config/ß💣.sls:1:1", "TEMPLATE/package/install.sls:1:1"]);
+}

@@ -1,0 +1,56 @@
+//! What a Jinja block of a file evaluates to for the selected minion, for hovers and go to
+//! definition: the file is rendered through the pipeline with the block instrumented
+//! (`model::render::probe`).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use model::pipeline::{Request, Scope};
+use model::render::probe::Probe;
+use model::workspace::vfs::Vfs;
+
+use crate::analysis::Analysis;
+
+/// A probed block and what it gave.
+pub(crate) struct Probed {
+    pub(crate) probe: Probe,
+    /// The minion, the values seen (by the index of the probed name), and why the file did not
+    /// render when it did not; or why nothing could be rendered.
+    pub(crate) outcome: Result<(String, Vec<(usize, String)>, Option<String>), String>,
+}
+
+/// Renders `path` for the selected minion with the Jinja block at `offset` instrumented;
+/// `None` when there is no such block (not a template, not an expression or binding there).
+pub(crate) fn probe(analysis: &Analysis, path: &Path, offset: usize) -> Option<Probed> {
+    let text = analysis.text(path)?;
+    if !model::render::is_templated(&text) {
+        return None;
+    }
+    let (probe, _) = model::render::probe::instrument(&text, offset)?;
+    let world = analysis.world();
+    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
+    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
+    let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
+    let compiled = model::pipeline::compile(fs, &world.ws, &world.ctx.roots, &req);
+    let outcome = match (&compiled.minion, &compiled.rendered) {
+        (Err(e), _) => Err(format!("The minion profile could not be read: {e}")),
+        (Ok(m), Some(r)) => {
+            let seen = r.probed.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            let failure = r.text.as_ref().err().map(|e| e.message.clone());
+            Ok((m.id.clone(), seen, failure))
+        }
+        (Ok(_), None) => return None,
+    };
+    Some(Probed { probe, outcome })
+}
+
+/// The distinct values name `i` took, in the order first seen.
+pub(crate) fn distinct(seen: &[(usize, String)], i: usize) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for (_, v) in seen.iter().filter(|(j, _)| *j == i) {
+        if !out.contains(&v.as_str()) {
+            out.push(v);
+        }
+    }
+    out
+}
