@@ -113,7 +113,7 @@ fn jinja_hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverR
     let mut out = format!("**Jinja** `{}`\n", probe.what.join("`, `"));
     match &probed.outcome {
         Err(e) => out.push_str(&format!("\n{e}\n")),
-        Ok((minion, seen, failure)) => {
+        Ok(crate::jinja::Seen { minion, values: seen, failure }) => {
             if seen.is_empty() {
                 match failure {
                     Some(e) => out.push_str(&format!("\nFor minion `{minion}` the file does not render: {e}\n")),

@@ -11,12 +11,19 @@ use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
 
-/// A probed block and what it gave.
+/// A probed block and what it gave, or why nothing could be rendered.
 pub(crate) struct Probed {
     pub(crate) probe: Probe,
-    /// The minion, the values seen (by the index of the probed name), and why the file did not
-    /// render when it did not; or why nothing could be rendered.
-    pub(crate) outcome: Result<(String, Vec<(usize, String)>, Option<String>), String>,
+    pub(crate) outcome: Result<Seen, String>,
+}
+
+/// What rendering the file for a minion showed of the block.
+pub(crate) struct Seen {
+    pub(crate) minion: String,
+    /// The values seen, by the index of the probed name.
+    pub(crate) values: Vec<(usize, String)>,
+    /// Why the file did not render, when it did not.
+    pub(crate) failure: Option<String>,
 }
 
 /// Renders `path` for the selected minion with the Jinja block at `offset` instrumented;
@@ -37,7 +44,7 @@ pub(crate) fn probe(analysis: &Analysis, path: &Path, offset: usize) -> Option<P
         (Ok(m), Some(r)) => {
             let seen = r.probed.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
             let failure = r.text.as_ref().err().map(|e| e.message.clone());
-            Ok((m.id.clone(), seen, failure))
+            Ok(Seen { minion: m.id.clone(), values: seen, failure })
         }
         (Ok(_), None) => return None,
     };

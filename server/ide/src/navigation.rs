@@ -38,11 +38,11 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
 /// include resolves it) or else as a state ID of the file's include closure.
 fn templated_definition(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
     let Some(probed) = crate::jinja::probe(analysis, path, offset) else { return Ok(Vec::new()) };
-    let Ok((_, seen, _)) = &probed.outcome else { return Ok(Vec::new()) };
+    let Ok(seen) = &probed.outcome else { return Ok(Vec::new()) };
     let world = analysis.world();
     let env = file_env(analysis, path);
     let mut out = Vec::new();
-    for value in crate::jinja::distinct(seen, 0) {
+    for value in crate::jinja::distinct(&seen.values, 0) {
         let name = match world.sls_of(path) {
             Some((_, sls, is_init)) => model::state::highstate::resolve_relative(&sls, is_init, value),
             None => Some(value.to_string()),
