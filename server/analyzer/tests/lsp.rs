@@ -449,3 +449,41 @@ fn keystrokes_in_a_large_root_follow_like_a_fresh_check() {
     assert_eq!(seen[2], "");
     lsp.finish();
 }
+
+/// Inside a template, for the selected minion: hover on `{{ expr }}` shows its value, and go
+/// to definition on an include Jinja writes opens the SLS file it names.
+#[test]
+fn hover_and_definition_inside_templates() {
+    let tree = TempTree::new("templated", None);
+    tree.write("salt-analyzer.yaml", "minions:\n  deb: {grains: {os_family: Debian}}\n  rh: {grains: {os_family: RedHat}}\ndefault_minion: deb\n");
+    tree.write("TEMPLATE/map.jinja", "{% set TEMPLATE = {'pkg': {'name': 'apache2' if grains['os_family'] == 'Debian' else 'httpd'}} %}\n");
+    tree.write("TEMPLATE/package/install.sls", "pkg_install: {pkg.installed: []}\n");
+    let file = "{%- set tplroot = tpldir.split('/')[0] %}\n\
+                {%- from tplroot ~ '/map.jinja' import TEMPLATE with context %}\n\
+                include:\n  - {{ tplroot ~ '.package.install' }}\n\
+                conf_ß💣:\n  file.managed:\n    - name: /etc/{{ TEMPLATE.pkg.name }}.conf\n";
+    tree.write("TEMPLATE/config/file.sls", file);
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("TEMPLATE/config/file.sls");
+    lsp.sync();
+    // Line 6 `    - name: /etc/{{ TEMPLATE.pkg.name }}.conf`: on `pkg`.
+    let hover = |lsp: &mut Lsp| {
+        let h = lsp.request("textDocument/hover", pos(lsp, "TEMPLATE/config/file.sls", 6, 30)).unwrap();
+        h["contents"]["value"].as_str().unwrap_or("").to_string()
+    };
+    expect![[r#"
+        **Jinja** `TEMPLATE.pkg.name`
+
+        for minion `deb`:
+        ```
+        apache2
+        ```
+    "#]]
+    .assert_eq(&hover(&mut lsp));
+    lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["rh"]})).unwrap();
+    assert!(hover(&mut lsp).contains("```\nhttpd\n```"), "{}", hover(&mut lsp));
+    // Line 3 `  - {{ tplroot ~ '.package.install' }}`.
+    let def = lsp.request("textDocument/definition", pos(&lsp, "TEMPLATE/config/file.sls", 3, 10)).unwrap();
+    assert_eq!(lsp.render_locations(&def), "TEMPLATE/package/install.sls 0:0-0:0\n");
+    lsp.finish();
+}
