@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
-use crate::render::mutable;
+use crate::render::{mutable, tags};
 
 /// What a template sees.
 #[derive(Clone)]
@@ -92,6 +92,9 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_keep_trailing_newline(true);
+    // Salt's Jinja never escapes output; minijinja would JSON-escape templates named `*.yaml`
+    // or `*.json` (what `import_yaml` renders) by default.
+    env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
@@ -99,7 +102,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
     env.set_loader(move |name| {
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
-        Ok(loader(&path).map(|text| mutable::wrap_literals(&text)))
+        Ok(loader(&path).map(|text| mutable::wrap_literals(&tags::rewrite(&text))))
     });
     env.add_filter("json", |v: JValue| to_json(&v));
     env.add_filter("yaml", |v: JValue| to_json(&v));
@@ -125,6 +128,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_global("opts", opts.clone());
     env.add_global("__opts__", opts);
     mutable::register(&mut env);
+    tags::register(&mut env);
     if let Some(seen) = ctx.probe.clone() {
         env.add_function(crate::render::probe::PROBE, move |i: usize, v: JValue| {
             if let Ok(mut s) = seen.lock() {
@@ -140,7 +144,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
         env.add_global(k, v);
     }
-    let source = mutable::wrap_literals(source);
+    let source = mutable::wrap_literals(&tags::rewrite(source));
     let tmpl = env.template_from_str(&source).map_err(describe)?;
     let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
@@ -205,6 +209,26 @@ fn describe(e: Error) -> RenderFailure {
     };
     if let Some(line) = e.line() {
         message = format!("{message}; line {line}");
+    }
+    // An error inside an imported template is wrapped ("could not render include"): say what
+    // went wrong there, and where.
+    let mut inner: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
+    while let Some(cause) = inner {
+        match cause.downcast_ref::<Error>() {
+            Some(c) => {
+                let at = match (c.name(), c.line()) {
+                    (Some(n), Some(l)) => format!(" ({n}, line {l})"),
+                    _ => String::new(),
+                };
+                let what = match c.kind() {
+                    ErrorKind::UndefinedError => format!("Jinja variable {}", c.detail().unwrap_or("is undefined")),
+                    _ => c.detail().map(str::to_string).unwrap_or_else(|| c.kind().to_string()),
+                };
+                message = format!("{message}: {what}{at}");
+            }
+            None => message = format!("{message}: {cause}"),
+        }
+        inner = cause.source();
     }
     RenderFailure { message, line: e.line() }
 }

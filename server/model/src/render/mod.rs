@@ -5,6 +5,7 @@
 pub mod jinja;
 pub mod mutable;
 pub mod probe;
+pub mod tags;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{FileId, Loc, Val, V};
