@@ -93,3 +93,16 @@ fn a_path_argument_reports_highstate_findings_in_that_path_only() {
     assert_eq!(code, 1);
     assert_eq!(summary(&out), [r#"salt/monitoring.sls:0 duplicate-id ["app1", "app2"]"#]);
 }
+
+#[test]
+fn a_function_never_executed_is_a_hint_where_the_template_calls_it() {
+    let dir = tree("hint", PROFILES);
+    std::fs::write(dir.join("salt/db.sls"), "# ß\n{% set host = salt['cmd.run']('hostname') %}\npostgres: {test.nop: [{name: 'pg-{{ host }}'}]}\n").unwrap();
+    let (code, out, err) = run(&dir, &["check", "--minion", "db1"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("hint[not-analysed]: In the highstate of minion `db1`: `salt['cmd.run']` is not executed during analysis; it rendered as an empty value\n  --> salt/db.sls:2:1"),
+        "{out}"
+    );
+    assert!(out.ends_with("0 error(s), 0 warning(s), 1 hint(s)\n"), "{out}");
+}

@@ -29,14 +29,14 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
     // A top file that fails to render for this minion makes its top empty: Salt compiles
     // nothing and says so only in its log, so the render error is reported too.
     let mut errors: Vec<&SaltError> = Vec::new();
-    for e in top.render_errors.iter().chain(low.errors()) {
+    for e in top.render_errors.iter().chain(low.errors()).chain(&low.highstate.hints) {
         if !errors.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
             errors.push(e);
         }
     }
     // A file whose renderer we never run declares states we cannot know: a reference to one
     // of them is not a finding.
-    let unknown = errors.iter().any(|e| e.code == Code::NotAnalysed);
+    let unknown = low.errors().iter().any(|e| e.code == Code::NotAnalysed);
     errors.retain(|e| !(unknown && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget)));
     let mut table = compiled.files.clone();
     let tops = top_files(ctx, opts);

@@ -23,16 +23,31 @@ pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
 /// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
 /// `jinja` when the file is templated, then YAML.
 pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Val, SaltError> {
+    render_with_hints(text, file, jinja).map(|(v, _)| v)
+}
+
+/// [`render_with`], and a `not-analysed` hint for every Salt function the template called that
+/// was not executed, at the first line of `text` that names it.
+pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
     let templated = render_template(text, file, jinja)?;
     match templated {
-        Templated::Plain => render_yaml(text, file),
+        Templated::Plain => render_yaml(text, file).map(|v| (v, Vec::new())),
         Templated::Rendered(r) => {
             // Spans now point into the rendered text; keep the file, drop positions.
             let mut v = render_yaml(&r.text, file)?;
             clear_spans(&mut v, file);
-            Ok(v)
+            let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
+            Ok((v, hints))
         }
     }
+}
+
+/// A hint about a function (`` `salt['cmd.run']` is not executed ... ``) placed at the first
+/// line of the template that names the function, else at its start.
+fn hint_at(hint: &str, text: &str, file: FileId) -> SaltError {
+    let name = hint.split_once("['").and_then(|(_, r)| r.split_once("']")).map(|(n, _)| n);
+    let at = name.and_then(|n| text.find(n)).map_or(0, |o| text[..o].rfind('\n').map_or(0, |p| p + 1));
+    SaltError::new(Code::NotAnalysed, hint.to_string()).at(Some(Loc { file, span: at..at }))
 }
 
 /// The renderer pipe a file asks for on its first line (`#!jinja|yaml`, `#!py`, `#!yaml | gpg`),

@@ -42,6 +42,9 @@ pub struct ResolvedInclude {
 pub struct HighState {
     pub high: Dict,
     pub errors: Vec<SaltError>,
+    /// What rendering could not do for real (a `salt[...]` function that was not executed),
+    /// as `not-analysed` hints where the template calls it. Never an error: Salt would run it.
+    pub hints: Vec<SaltError>,
     /// `env:sls` rendered, in the order their rendering started.
     pub rendered: Vec<Rendered>,
 }
@@ -78,6 +81,7 @@ pub struct Builder<'a> {
     pub avail: IndexMap<String, Arc<Vec<String>>>,
     iorder: i64,
     rendered: Vec<Rendered>,
+    hints: Vec<SaltError>,
     /// Static analysis: render templates through the Jinja mask instead of refusing them.
     pub static_mode: bool,
     /// The minion data templates are rendered with (none: templates are a render error).
@@ -93,7 +97,7 @@ impl<'a> Builder<'a> {
             let states = roots.list_states_shared(&env);
             avail.insert(env, states);
         }
-        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), static_mode: false, jinja: None }
+        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), hints: Vec::new(), static_mode: false, jinja: None }
     }
 
     /// `render_highstate(matches)`.
@@ -134,7 +138,7 @@ impl<'a> Builder<'a> {
             }
         }
         clean_duplicate_extends(&mut high);
-        HighState { high, errors: all_errors, rendered: self.rendered }
+        HighState { high, errors: all_errors, hints: self.hints, rendered: self.rendered }
     }
 
     /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
@@ -299,7 +303,9 @@ impl<'a> Builder<'a> {
             let r = &self.rendered[index];
             let rel = r.file.as_ref().map(|f| f.source.trim_start_matches("salt://").to_string()).unwrap_or_default();
             let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel));
-            return render::render_with(text, id, ctx.as_ref());
+            let (v, hints) = render::render_with_hints(text, id, ctx.as_ref())?;
+            self.hints.extend(hints);
+            return Ok(v);
         }
         // What a template or a renderer we never run declares is not certain statically.
         let pipe = render::renderer_pipe(text);
