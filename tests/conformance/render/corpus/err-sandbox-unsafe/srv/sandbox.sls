@@ -1,0 +1,3 @@
+escape:
+  test.nop:
+    - classes: {{ ''.__class__.__mro__ }}

@@ -1,0 +1,5 @@
+{% set pkgs = ['nginx', 'curl'] %}
+packages:
+  pkg.installed:
+    - pkgs: {{ pkgs | join(',' }}
+    - refresh: true

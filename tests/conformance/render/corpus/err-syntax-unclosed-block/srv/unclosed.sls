@@ -1,0 +1,6 @@
+{% for user in pillar['users'] %}
+user-{{ user }}:
+  user.present:
+{% if user == 'alice' %}
+    - shell: /bin/zsh
+{% endfor %}

@@ -1,0 +1,4 @@
+{% for user in pillar['users'] %}
+user-{{ user }}:
+  user.present:
+    - name: {{ user }}

@@ -1,0 +1,5 @@
+{% set x = 1 %}
+stray:
+  test.nop:
+    - x: {{ x }}
+{% endfor %}

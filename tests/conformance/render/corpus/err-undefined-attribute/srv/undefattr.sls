@@ -1,0 +1,6 @@
+app-config:
+  file.managed:
+    - name: /etc/app.conf
+    - context:
+        name: {{ pillar.app.name }}
+        workers: {{ pillar.app.workers }}

@@ -1,0 +1,5 @@
+motd:
+  file.managed:
+    - name: /etc/motd
+    - user: root
+    - contents: {{ pillar['motd'] }}

@@ -1,0 +1,7 @@
+packages:
+  pkg.installed:
+    - pkgs:
+{% for p in ['vim', 'git'] %}
+  - {{ p }}
+{% endfor %}
+    - refresh: true

@@ -1,0 +1,4 @@
+#!yaml
+state:
+  test.nop:
+    - name: {{ grains.os }}

@@ -1,0 +1,5 @@
+{% for name in ['web', 'web'] %}
+{{ name }}-service:
+  service.running:
+    - name: {{ name }}
+{% endfor %}

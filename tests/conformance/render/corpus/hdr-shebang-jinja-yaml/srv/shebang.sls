@@ -1,0 +1,5 @@
+#!jinja|yaml
+{% set name = 'shebang' %}
+{{ name }}-state:
+  test.nop:
+    - os: {{ grains['os'] }}

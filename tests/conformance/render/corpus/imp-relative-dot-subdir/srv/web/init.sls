@@ -1,0 +1,5 @@
+{% from "./lib.jinja" import origin %}
+relative-from-subdir:
+  test.nop:
+    - origin: {{ origin }}
+    - tpldir: "{{ tpldir }}"

@@ -1,0 +1,4 @@
+{% for r in grains['roles'] %}
+- {{ r }}
+{% endfor %}
+- {{ grains['os'] }}
