@@ -94,9 +94,20 @@ pub(crate) struct Input<'a> {
     pub(crate) minion: Option<&'a str>,
 }
 
+/// How the index brought its roots up to date, since it was created: the cheap count that lets
+/// a test tell reuse from recomputation.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct IndexStats {
+    /// Roots checked from scratch.
+    pub(crate) checked: usize,
+    /// Roots rechecked from the session their previous check kept.
+    pub(crate) rechecked: usize,
+}
+
 #[derive(Default)]
 pub(crate) struct Index {
     revision: u64,
+    pub(crate) stats: IndexStats,
     /// The world the entries were computed in (`None` until the first update).
     world: Option<std::sync::Arc<World>>,
     pub(crate) roots: HashMap<RootKey, RootEntry>,
@@ -132,7 +143,7 @@ impl Index {
             // exactly the files whose highstate diagnostics changed.
             let mut highstate = std::mem::take(&mut self.highstate);
             highstate.note(&Change::Reset);
-            *self = Index { unreported, highstate, ..Index::default() };
+            *self = Index { unreported, highstate, stats: self.stats, ..Index::default() };
             input.summaries.clear();
         } else {
             for change in &changes {
@@ -197,7 +208,12 @@ impl Index {
         let wanted = todo.len();
         let results = compute_all(input, todo, &cancelled);
         let complete = results.len() == wanted;
-        for (key, entry) in results {
+        for (key, entry, rechecked) in results {
+            if rechecked {
+                self.stats.rechecked += 1;
+            } else {
+                self.stats.checked += 1;
+            }
             self.remove(&key);
             self.insert(key, entry);
         }
@@ -320,8 +336,8 @@ struct Todo {
 
 /// Checks the given roots, on every core when there are many (rayon's pool: its threads, and
 /// their allocator caches, outlive one update). Stops early (returning fewer results) when
-/// `cancelled` turns true.
-fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry)> {
+/// `cancelled` turns true. Each result says whether the root was rechecked from its session.
+fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool + Sync)) -> Vec<(RootKey, RootEntry, bool)> {
     use rayon::prelude::*;
     let one = |t: Todo| {
         if cancelled() {
@@ -329,7 +345,11 @@ fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool
         }
         // A panicking check loses its root; the result is then incomplete, which callers
         // treat like a cancellation and retry.
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (t.key.clone(), compute_root(input, &t.key, &t.path, t.session)))).ok()
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (entry, rechecked) = compute_root(input, &t.key, &t.path, t.session);
+            (t.key.clone(), entry, rechecked)
+        }))
+        .ok()
     };
     if todo.len() < 2 {
         return todo.into_iter().filter_map(one).collect();
@@ -337,18 +357,19 @@ fn compute_all(input: &Input<'_>, todo: Vec<Todo>, cancelled: &(dyn Fn() -> bool
     todo.into_par_iter().with_max_len(1).filter_map(one).collect()
 }
 
-fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<(Box<Session>, Reads)>) -> RootEntry {
+/// The root's entry, and whether it came from a recheck of `session`.
+fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<(Box<Session>, Reads)>) -> (RootEntry, bool) {
     let world = input.world;
     let (env, rel) = key;
     // A recheck changes one state's body: what the root's includes resolve to, hence what its
     // first check asked of the file roots, stays as it was.
     let rechecked = session.and_then(|(mut s, reads)| world.ctx.recheck_root(input.files, &world.ws, &mut s).map(|check| (check, s, reads)));
-    let (check, session, reads) = match rechecked {
-        Some((check, s, reads)) => (check, Some(s), reads),
+    let (check, session, reads, rechecked) = match rechecked {
+        Some((check, s, reads)) => (check, Some(s), reads, true),
         None => {
             let recorder = Recorder::new(input.files as &dyn Vfs);
             let (check, s) = world.ctx.check_root_kept(&recorder, &world.ws, env, rel, path, KEEP_FROM);
-            (check, s.map(Box::new), recorder.reads())
+            (check, s.map(Box::new), recorder.reads(), false)
         }
     };
     let mut deps: Vec<PathBuf> = check.closure.clone();
@@ -357,5 +378,5 @@ fn compute_root(input: &Input<'_>, key: &RootKey, path: &Path, session: Option<(
             deps.push(p.to_path_buf());
         }
     }
-    RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, reads, session }
+    (RootEntry { path: path.to_path_buf(), diagnostics: check.diagnostics, closure: check.closure, deps, reads, session }, rechecked)
 }

@@ -2,6 +2,12 @@ use expect_test::expect;
 
 use super::{all_diagnostics, ws};
 use crate::fixture::Fixture;
+use crate::semantic::IndexStats;
+
+/// How the index has brought its roots up to date so far.
+fn stats(f: &Fixture) -> IndexStats {
+    f.analysis().with_index(|idx| idx.stats).expect("not cancelled")
+}
 
 const WEB_DB: &str = r#"
 #- top.sls
@@ -111,11 +117,14 @@ lone: test.nop
     );
     let first = f.analysis().take_changed_files().unwrap();
     assert_eq!(first, [ws("a.sls"), ws("b.sls"), ws("common.sls"), ws("lone.sls")]);
+    assert_eq!(stats(&f), IndexStats { checked: 4, rechecked: 0 });
     f.open("common.sls");
     f.host.change(&ws("common.sls"), vec![(Some(0..6), "renamed".into())], 2);
-    // Roots a, b and common read common.sls; lone did not.
+    // Roots a, b and common read common.sls; lone did not, and keeps its check. The edit
+    // renames a state, which no recheck takes: the three are checked again.
     let changed = f.analysis().take_changed_files().unwrap();
     assert_eq!(changed, [ws("a.sls"), ws("b.sls"), ws("common.sls")]);
+    assert_eq!(stats(&f), IndexStats { checked: 7, rechecked: 0 });
     expect![[r#"
         a.sls:2:27 "common" missing-requisite-target: Referenced state does not exist for requisite [require: (id: common)] in state [a] in SLS [a]
     "#]]
@@ -220,8 +229,11 @@ other:
     }));
     for (i, (at, s)) in edits.into_iter().enumerate() {
         version += 1;
+        let before = stats(&f);
         f.host.change(&path, vec![(Some(at..at), s.to_string())], version);
         let ours = all_diagnostics(&f.analysis());
+        // Both roots read b.sls, and both are rechecked from their sessions.
+        assert_eq!(stats(&f), IndexStats { checked: before.checked, rechecked: before.rechecked + 2 }, "after edit {i} ({s:?})");
         assert_eq!(ours, fresh(&f), "after edit {i} ({s:?})");
         if i == 0 {
             expect![[""]].assert_eq(&ours);
