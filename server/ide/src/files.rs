@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, RwLock};
 
 use model::workspace::vfs::{Overlay, Vfs};
@@ -19,11 +20,14 @@ pub(crate) struct DiskCache {
     texts: RwLock<HashMap<PathBuf, Cached>>,
     /// `walk(root)` results, sorted.
     walks: RwLock<HashMap<PathBuf, Vec<String>>>,
+    /// How many texts were read from `base`: a cheap count that lets tests tell a cache hit
+    /// from a read.
+    pub(crate) reads: AtomicUsize,
 }
 
 impl DiskCache {
     pub(crate) fn new(base: Arc<dyn Vfs>) -> DiskCache {
-        DiskCache { base, texts: RwLock::new(HashMap::new()), walks: RwLock::new(HashMap::new()) }
+        DiskCache { base, texts: RwLock::new(HashMap::new()), walks: RwLock::new(HashMap::new()), reads: AtomicUsize::new(0) }
     }
 
     pub(crate) fn read_shared(&self, path: &Path) -> io::Result<Arc<str>> {
@@ -31,6 +35,7 @@ impl DiskCache {
             return hit.map_err(|(kind, msg)| io::Error::new(kind, msg));
         }
         let result = self.base.read(path).map(Arc::<str>::from).map_err(|e| (e.kind(), e.to_string()));
+        self.reads.fetch_add(1, Ordering::Relaxed);
         if let Ok(mut t) = self.texts.write() {
             t.insert(path.to_path_buf(), result.clone());
         }
@@ -197,18 +202,43 @@ impl Vfs for Files {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use model::workspace::vfs::MemFs;
+    use crate::memory::MemoryDisk;
+
+    #[test]
+    fn reads_are_cached_until_invalidated() {
+        let fs = Arc::new(MemoryDisk::from_fixture("#- a.sls\na: test.nop\n"));
+        let cache = Arc::new(DiskCache::new(fs.clone()));
+        let disk = Disk(cache.clone());
+        let reads = || cache.reads.load(Ordering::Relaxed);
+        assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.nop\n");
+        assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.nop\n");
+        // A missing file is asked once too.
+        assert!(disk.read(Path::new("/ws/gone.sls")).is_err());
+        assert!(disk.read(Path::new("/ws/gone.sls")).is_err());
+        assert_eq!(reads(), 2);
+        // Until the host is told, the cached text stands; then the new one is read.
+        fs.write(Path::new("/ws/a.sls"), "a: test.fail_without_changes\n");
+        assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.nop\n");
+        assert!(cache.invalidate(&[PathBuf::from("/ws/a.sls")]).is_empty());
+        assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.fail_without_changes\n");
+        assert_eq!(reads(), 3);
+    }
 
     #[test]
     fn invalidation_reports_created_and_deleted_files() {
-        let fs = MemFs::from_fixture("#- a.sls\na: test.nop\n#- d/b.sls\nb: test.nop\n");
-        let shared: Arc<dyn Vfs> = Arc::new(fs.clone());
-        let cache = Arc::new(DiskCache::new(shared));
+        let fs = Arc::new(MemoryDisk::from_fixture("#- a.sls\na: test.nop\n#- d/b.sls\nb: test.nop\n"));
+        let cache = Arc::new(DiskCache::new(fs.clone()));
         let disk = Disk(cache.clone());
         assert_eq!(disk.walk(Path::new("/ws")), ["a.sls", "d/b.sls"]);
-        assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.nop\n");
-        // Nothing on disk changed: nothing is reported, but the text is read again.
+        // Nothing on disk changed: nothing is reported.
         assert!(cache.invalidate(&[PathBuf::from("/ws/a.sls")]).is_empty());
-        assert_eq!(cache.invalidate(&[PathBuf::from("/ws/new.sls")]), Vec::<PathBuf>::new());
+        assert!(cache.invalidate(&[PathBuf::from("/ws/new.sls")]).is_empty());
+        // A created file, a deleted one, and a new directory named by itself.
+        fs.write(Path::new("/ws/new.sls"), "n: test.nop\n");
+        fs.remove(Path::new("/ws/d/b.sls"));
+        fs.write(Path::new("/ws/e/c.sls"), "c: test.nop\n");
+        let changed = cache.invalidate(&[PathBuf::from("/ws/new.sls"), PathBuf::from("/ws/d/b.sls"), PathBuf::from("/ws/e")]);
+        assert_eq!(changed, [PathBuf::from("/ws/d/b.sls"), PathBuf::from("/ws/e/c.sls"), PathBuf::from("/ws/new.sls")]);
+        assert_eq!(disk.walk(Path::new("/ws")), ["a.sls", "e/c.sls", "new.sls"]);
     }
 }
