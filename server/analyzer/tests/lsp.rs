@@ -421,6 +421,8 @@ fn keystrokes_in_a_large_root_follow_like_a_fresh_check() {
     ];
     let mut versions = [1, 1];
     let mut seen = Vec::new();
+    // Per keystroke: (roots checked from scratch, roots rechecked from their session).
+    let mut work = Vec::new();
     for &(f, after, len, insert) in keys {
         let (rel, text) = (texts[f].0, &mut texts[f].1);
         let start = text.find(after).expect("anchor") + after.len();
@@ -428,8 +430,11 @@ fn keystrokes_in_a_large_root_follow_like_a_fresh_check() {
         let (el, ec) = position(text, start + len, false);
         text.replace_range(start..start + len, insert);
         versions[f] += 1;
+        let before = lsp.debug_stats();
         lsp.change(rel, versions[f], &[(Some([sl, sc, el, ec]), insert)]);
         lsp.sync();
+        let after = lsp.debug_stats();
+        work.push((after.0 - before.0, after.1 - before.1));
         let ours = lsp.all_diagnostics();
         let mut fresh = Lsp::start(&tree.root, ClientOptions::default());
         for (rel, text) in &texts {
@@ -447,6 +452,11 @@ fn keystrokes_in_a_large_root_follow_like_a_fresh_check() {
     "#]]
     .assert_eq(&seen[0]);
     assert_eq!(seen[2], "");
+    // Every keystroke inside a state of big.sls rechecked its root from the kept session.
+    // Renaming `small_id` (a key line) checked both roots again; the comment in small.sls
+    // checked the small root (too small to keep a session) and rechecked the big one.
+    let inside_big = (0, 1);
+    assert_eq!(work, [inside_big, inside_big, inside_big, inside_big, inside_big, inside_big, inside_big, (2, 0), (2, 0), (1, 1), inside_big]);
     lsp.finish();
 }
 

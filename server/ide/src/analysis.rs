@@ -13,7 +13,7 @@ use syntax::line_index::LineIndex;
 
 use crate::files::Files;
 use crate::host::Shared;
-use crate::semantic::{Index, Input};
+use crate::semantic::{Index, IndexStats, Input};
 use crate::summaries::FileSummary;
 use crate::types::*;
 use crate::world::World;
@@ -162,6 +162,15 @@ impl Analysis {
     /// The `top --explain` text for a minion (`None`: the selected one).
     pub fn top_explain(&self, minion: Option<&str>) -> String {
         crate::top::explain(self, minion)
+    }
+
+    /// How many roots the cross-file index has checked from scratch and rechecked from a kept
+    /// session so far, without bringing it up to this snapshot first (for tests and debugging).
+    pub fn index_stats(&self) -> IndexStats {
+        match self.snap.shared.index.lock() {
+            Ok(idx) => idx.stats,
+            Err(poisoned) => poisoned.into_inner().stats,
+        }
     }
 
     // Helpers for the query modules.

@@ -29,4 +29,5 @@ pub use analysis::Analysis;
 pub use diagnostics::shift_diagnostics;
 pub use host::AnalysisHost;
 pub use memory::MemoryDisk;
+pub use semantic::IndexStats;
 pub use types::*;

@@ -97,11 +97,11 @@ pub(crate) struct Input<'a> {
 /// How the index brought its roots up to date, since it was created: the cheap count that lets
 /// a test tell reuse from recomputation.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct IndexStats {
+pub struct IndexStats {
     /// Roots checked from scratch.
-    pub(crate) checked: usize,
+    pub checked: usize,
     /// Roots rechecked from the session their previous check kept.
-    pub(crate) rechecked: usize,
+    pub rechecked: usize,
 }
 
 #[derive(Default)]

@@ -24,6 +24,7 @@ where
 {
     let (service, socket) = tower_lsp::LspService::build(Backend::new)
         .custom_method("salt-analyzer/debugText", Backend::debug_text)
+        .custom_method("salt-analyzer/debugStats", Backend::debug_stats)
         .custom_method("salt-analyzer/debugPanic", Backend::debug_panic)
         .finish();
     let exit = Arc::new(tokio::sync::Notify::new());

@@ -121,6 +121,19 @@ impl Backend {
         }))
     }
 
+    /// `salt-analyzer/debugStats`: how many roots the index has checked and rechecked so far
+    /// (tests check that keystrokes reuse the last check). The snapshot is taken under the
+    /// state lock and the index read after it is released, so a diagnostics round holding the
+    /// index is waited for without blocking the host.
+    pub async fn debug_stats(&self) -> Result<Value> {
+        let a = {
+            let st = lock(&self.state);
+            st.host.as_ref().ok_or_else(Error::invalid_request)?.snapshot()
+        };
+        let s = a.index_stats();
+        Ok(json!({"checked": s.checked, "rechecked": s.rechecked}))
+    }
+
     /// `salt-analyzer/debugPanic`: panics inside the request isolation (tests check that the
     /// server answers with an error and keeps serving).
     pub async fn debug_panic(&self) -> Result<Value> {

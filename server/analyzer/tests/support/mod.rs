@@ -309,6 +309,12 @@ impl Lsp {
         (v["text"].as_str().map(str::to_string), v["version"].as_i64(), v["revision"].as_u64().expect("revision"))
     }
 
+    /// How many roots the server's index has checked from scratch and rechecked so far.
+    pub fn debug_stats(&mut self) -> (u64, u64) {
+        let v = self.request("salt-analyzer/debugStats", json!(null)).expect("debugStats");
+        (v["checked"].as_u64().expect("checked"), v["rechecked"].as_u64().expect("rechecked"))
+    }
+
     /// Waits until the server has published the diagnostics of its current revision.
     pub fn sync(&mut self) {
         let uri = self.uri("salt-analyzer.yaml");
