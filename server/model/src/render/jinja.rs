@@ -104,12 +104,15 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
         Ok(loader(&path).map(|text| mutable::wrap_literals(&tags::rewrite(&text))))
     });
-    env.add_filter("json", |v: JValue| to_json(&v));
-    env.add_filter("yaml", |v: JValue| to_json(&v));
+    // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
+    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| Ok::<_, Error>(crate::py::dump::json(&data(&v)?, sort_keys.unwrap_or(true))));
+    env.add_filter("yaml", |v: JValue, _flow_style: Option<bool>| Ok::<_, Error>(crate::py::dump::yaml_flow(&data(&v)?)));
+    env.add_filter("tojson", |v: JValue| Ok::<_, Error>(tojson(&crate::py::dump::json(&data(&v)?, false))));
     env.add_filter("yaml_encode", |v: JValue| to_json(&v));
     env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
-    env.add_filter("load_json", |s: String| parse_data(&s));
-    env.add_filter("load_yaml", |s: String| parse_data(&s));
+    env.add_filter("load_json", |s: String| tags::load("json", &s));
+    env.add_filter("load_yaml", |s: String| tags::load("yaml", &s));
+    env.add_filter("load_text", |s: String| tags::load("text", &s));
     env.add_filter("to_bool", |v: JValue| v.is_true());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
@@ -233,13 +236,35 @@ fn describe(e: Error) -> RenderFailure {
     RenderFailure { message, line: e.line() }
 }
 
-fn to_json(v: &JValue) -> Result<String, Error> {
-    serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
+/// A template value as data.
+fn data(v: &JValue) -> Result<serde_json::Value, Error> {
+    serde_json::to_value(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
-fn parse_data(s: &str) -> Result<JValue, Error> {
-    let node = syntax::yaml::load(s).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.message))?;
-    Ok(JValue::from_serialize(crate::value::Val::from_node(&node, 0).to_json()))
+/// Salt's `tojson` (`salt/utils/jinja.py` `tojson`): ASCII only, and `<`, `>`, `&`, `'`
+/// escaped so the text is safe inside HTML.
+fn tojson(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\'' => out.push_str("\\u0027"),
+            c if c.is_ascii() => out.push(c),
+            c => {
+                let mut units = [0u16; 2];
+                for u in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{:04x}", u));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn to_json(v: &JValue) -> Result<String, Error> {
+    serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
 /// `traverse_dict_and_list(data, "a:b:0", default, delimiter)`.
