@@ -1,7 +1,8 @@
 //! Python behaviour Salt's answers depend on, written once for every concern that needs it:
-//! `fnmatch`, `re` patterns, and builtins such as `str()`, `int()` and `repr()`. The dict-merge
-//! strategies that pillar and mapstack share (`salt/utils/dictupdate.py`) belong here too.
+//! `fnmatch`, `re` patterns, and builtins such as `str()`, `int()` and `repr()`; and the dict-merge
+//! strategies templates, pillar and mapstack share (`salt/utils/dictupdate.py`, in `dictupdate`).
 
 pub mod builtins;
+pub mod dictupdate;
 pub mod fnmatch;
 pub mod re;
