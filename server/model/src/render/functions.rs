@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate::{self, MergeError};
-use crate::py::{fnmatch, json};
+use crate::py::{fnmatch, json, yaml_dump};
 use crate::render::jinja::JinjaContext;
 use crate::render::mutable::{self, MDict, MList};
 
@@ -582,7 +582,7 @@ impl Functions<'_> {
     }
 
     /// `salt/modules/slsutil.py:serialize(serializer, obj, **kwargs)` with Salt's `json`
-    /// serializer (`salt.utils.json.dumps`); the other serializers are not modelled.
+    /// (`salt.utils.json.dumps`) and `yaml` serializers; the others are not modelled.
     fn serialize(&self, serializer: &str, obj: &JValue, kwargs: &[(String, JValue)]) -> Result<JValue, Error> {
         // `salt.utils.args.clean_kwargs` drops the loader's `__pub_*` arguments.
         let kwargs: Vec<&(String, JValue)> = kwargs.iter().filter(|(k, _)| !k.starts_with("__")).collect();
@@ -602,12 +602,38 @@ impl Functions<'_> {
                             }
                         }
                         "separators" | "skipkeys" | "check_circular" | "allow_nan" | "cls" | "default" => {}
-                        other => return Err(raised(format!("Serialization error: JSONEncoder.__init__() got an unexpected keyword argument '{other}'"))),
+                        other => return Err(raised(format!("JSONEncoder.__init__() got an unexpected keyword argument '{other}'"))),
                     }
                 }
                 Ok(JValue::from(json::dumps(&to_json(obj), &options)))
             }
-            "yaml" | "yamlex" | "msgpack" | "configparser" | "toml" | "plist" | "python" | "keyvalue" => {
+            "yaml" => {
+                // `salt/serializers/yaml.py:serialize`: `yaml.dump(obj, Dumper=CSafeDumper,
+                // default_flow_style=None, **options)` without its final line break (or `...`).
+                let mut options = yaml_dump::DumpOptions::default();
+                for (k, v) in kwargs {
+                    match k.as_str() {
+                        "default_flow_style" => options.default_flow_style = if v.is_none() { None } else { Some(v.is_true()) },
+                        "allow_unicode" => options.allow_unicode = v.is_true(),
+                        "sort_keys" => options.sort_keys = v.is_true(),
+                        "explicit_start" => options.explicit_start = v.is_true(),
+                        "indent" => options.indent = v.as_i64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0),
+                        "width" => options.width = v.as_i64().and_then(|n| usize::try_from(n).ok()).unwrap_or(0),
+                        "Dumper" | "default_style" | "canonical" | "line_break" | "encoding" | "explicit_end" | "version" | "tags" => {
+                            self.hint(format!("`slsutil.serialize('yaml', {k}=...)` is not modelled; it rendered as an empty value"));
+                            return Ok(JValue::from(""));
+                        }
+                        other => return Err(raised(format!("dump_all() got an unexpected keyword argument '{other}'"))),
+                    }
+                }
+                let text = yaml_dump::dump(&to_json(obj), &options);
+                let text = match text.strip_suffix("\n...\n") {
+                    Some(t) => t,
+                    None => text.strip_suffix('\n').unwrap_or(&text),
+                };
+                Ok(JValue::from(text))
+            }
+            "yamlex" | "msgpack" | "configparser" | "toml" | "plist" | "python" | "keyvalue" => {
                 self.hint(format!("`slsutil.serialize('{serializer}', ...)` is not modelled; it rendered as an empty value"));
                 Ok(JValue::from(""))
             }
@@ -1284,6 +1310,30 @@ mod tests {
 4 null dm
 "#;
 
+    const SERIALIZE_YAML: &str = r#"{%- set S = salt['slsutil.serialize'] -%}
+1 {{ S('yaml', {'b': [1, 2], 'a': {'x': 'ß', 'y': [{'k': 'v'}]}}) }}
+2 {{ S('yaml', {'b': [1, 2], 'a': {'x': 'y z'}}, default_flow_style=False) }}
+3 {{ S('yaml', ['yes', '1.0', 'plain text', '', None, True, 1.5]) }}
+4 {{ S('yaml', 'x') }}|{{ S('yaml', '') }}|{{ S('yaml', 5) }}
+5 {{ S('yaml', {'k': 'ß'}, allow_unicode=True) }} {{ S('yaml', {'z': 1, 'a': 2}, sort_keys=False) }}
+6 {{ S(serializer='yaml', obj={'a': 1}, default_flow_style=True, indent=4, width=100, explicit_start=True) }}
+"#;
+    const SERIALIZE_YAML_SALT: &str = r#"1 a:
+  x: "\xDF"
+  y:
+  - {k: v}
+b: [1, 2]
+2 a:
+  x: y z
+b:
+- 1
+- 2
+3 ['yes', '1.0', plain text, '', null, true, 1.5]
+4 x|''|5
+5 {k: ß} {z: 1, a: 2}
+6 --- {a: 1}
+"#;
+
     fn ctx_with(profile: &str) -> JinjaContext {
         let p: Value = serde_json::from_str(profile).unwrap();
         let mut opts = p["opts"].clone();
@@ -1381,6 +1431,14 @@ mod tests {
     #[test]
     fn defaults_get_reads_the_file_roots() {
         check(DEFAULTS_GET, &ctx(), DEFAULTS_GET_SALT);
+    }
+
+    #[test]
+    fn serialize_yaml_like_salts_serializer() {
+        check(SERIALIZE_YAML, &ctx(), SERIALIZE_YAML_SALT);
+        check_error("{{ salt['slsutil.serialize']('yaml', {'a': 1}, foo=1) }}", &ctx(), "dump_all() got an unexpected keyword argument 'foo'");
+        check_error("{{ salt['slsutil.serialize']('json', {'a': 1}, foo=1) }}", &ctx(), "JSONEncoder.__init__() got an unexpected keyword argument 'foo'");
+        check_error("{{ salt['slsutil.serialize']('nope', {'a': 1}) }}", &ctx(), "Serializer 'nope' not found.");
     }
 
     #[test]
