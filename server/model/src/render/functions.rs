@@ -55,7 +55,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         ))?),
         "grains.get" => {
             let b = a(&Sig::new("get", &["key", "default", "delimiter", "ordered"], 1))?;
-            let (key, delim) = (b.string(0)?, b.str_or(2, DELIM)?);
+            let (key, delim) = (b.key(0)?, b.str_or(2, DELIM)?);
             Ok(match traverse(&ctx.grains, &key, &delim)? {
                 Some(v) => from_json(v),
                 None => b.get(1).unwrap_or_else(|| JValue::from("")),
@@ -63,7 +63,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         }
         "grains.has_value" => {
             let b = a(&Sig::new("has_value", &["key"], 1))?;
-            Ok(JValue::from(traverse(&ctx.grains, &b.string(0)?, DELIM)?.is_some()))
+            Ok(JValue::from(traverse(&ctx.grains, &b.key(0)?, DELIM)?.is_some()))
         }
         "grains.items" => {
             let b = a(&Sig::new("items", &["sanitize"], 0))?;
@@ -75,7 +75,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let delim = b.kwarg("delimiter").map(|d| string(&d)).transpose()?.unwrap_or_else(|| DELIM.to_string());
             let mut ret = Map::new();
             for key in &b.star {
-                let key = string(key)?;
+                let key = key_arg(key)?;
                 let v = traverse(&ctx.grains, &key, &delim)?.cloned().unwrap_or_else(|| to_json(&default));
                 ret.insert(key, v);
             }
@@ -111,7 +111,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         }
         "pillar.keys" => {
             let b = a(&Sig::new("keys", &["key", "delimiter", "unmask"], 1))?;
-            let key = b.string(0)?;
+            let key = b.key(0)?;
             match traverse(&ctx.pillar, &key, &b.str_or(1, DELIM)?)? {
                 None => Err(raised(format!("'Pillar key not found: {key}'"))),
                 Some(Value::Object(m)) => Ok(from_json(&Value::from(m.keys().cloned().collect::<Vec<_>>()))),
@@ -294,7 +294,7 @@ impl Functions<'_> {
     /// `default + [x for x in value if x not in default]`; a value of another type is returned
     /// as it is (Salt logs an error).
     fn pillar_get(&self, b: &Bound) -> Result<JValue, Error> {
-        let key = b.string(0)?;
+        let key = b.key(0)?;
         let delim = b.str_or(4, DELIM)?;
         let pillar = &self.ctx.pillar;
         if b.get(5).is_some_and(|v| !v.is_none()) || b.get(6).is_some_and(|v| !v.is_none()) {
@@ -346,7 +346,7 @@ impl Functions<'_> {
         };
         let mut ret = Map::new();
         for key in keys {
-            let key = string(key)?;
+            let key = key_arg(key)?;
             let v = traverse(&self.ctx.pillar, &key, &delim)?.cloned().unwrap_or_else(|| default.clone());
             ret.insert(key, v);
         }
@@ -360,7 +360,7 @@ impl Functions<'_> {
     /// is looked up in the result. `merge_lists` is the `pillar_merge_lists` of the master
     /// configuration at `/etc/salt/master`, which a sandbox does not read: false, the default.
     fn config_get(&self, b: &Bound) -> Result<JValue, Error> {
-        let key = b.string(0)?;
+        let key = b.key(0)?;
         let default = b.get(1).unwrap_or_else(|| JValue::from(""));
         let delim = b.str_or(2, DELIM)?;
         let (omit_opts, omit_pillar, omit_master, omit_grains) = (b.truthy(4), b.truthy(5), b.truthy(6), b.truthy(7));
@@ -877,6 +877,15 @@ fn merge_error(e: MergeError) -> Error {
     raised(e.message)
 }
 
+/// A key path argument: a string, or a number or bool, which `traverse_dict_and_list` looks up
+/// as itself (the profile's JSON keys are its `str()`).
+fn key_arg(v: &JValue) -> Result<String, Error> {
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool => Ok(py::str_of(&to_json(v))),
+        _ => string(v),
+    }
+}
+
 /// A `str` argument (Python calls `str` methods on it, which other types lack).
 fn string(v: &JValue) -> Result<String, Error> {
     match v.as_str() {
@@ -1002,6 +1011,9 @@ impl Bound {
     }
     fn string(&self, i: usize) -> Result<String, Error> {
         string(&self.req(i))
+    }
+    fn key(&self, i: usize) -> Result<String, Error> {
+        key_arg(&self.req(i))
     }
     fn str_or(&self, i: usize, default: &str) -> Result<String, Error> {
         match self.get(i) {
@@ -1439,6 +1451,18 @@ b:
         check_error("{{ salt['slsutil.serialize']('yaml', {'a': 1}, foo=1) }}", &ctx(), "dump_all() got an unexpected keyword argument 'foo'");
         check_error("{{ salt['slsutil.serialize']('json', {'a': 1}, foo=1) }}", &ctx(), "JSONEncoder.__init__() got an unexpected keyword argument 'foo'");
         check_error("{{ salt['slsutil.serialize']('nope', {'a': 1}) }}", &ctx(), "Serializer 'nope' not found.");
+    }
+
+    #[test]
+    fn number_keys() {
+        // salt-call --local slsutil.renderer with the pillar file `7: seven\nn: {3: three}`
+        // printed "seven|g|seven|three": an int key finds YAML's int key.
+        let c = ctx_with(r#"{"grains": {}, "pillar": {"7": "seven", "n": {"3": "three"}}, "opts": {}}"#);
+        check(
+            "{{ salt['pillar.get'](7) }}|{{ salt['grains.get'](7, 'g') }}|{{ salt['config.get'](7) }}|{{ salt['pillar.get']('n:3') }}\n",
+            &c,
+            "seven|g|seven|three\n",
+        );
     }
 
     #[test]
