@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
+use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
 use crate::render::{self, Templated};
@@ -18,6 +19,7 @@ use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{self, LowState};
 use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
+use crate::targeting::matchers::{self, subdict};
 use crate::targeting::top::{compile_top, TopResult};
 use crate::targeting::Matches;
 use crate::value::{Loc, Val};
@@ -125,6 +127,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 let path = reads::find_file(&*fs, &roots, env, rel)?;
                 fs.read(&path).ok()
             })
+            .with_matcher(template_matcher(minion))
         };
         let ctx = minion.context();
         match &req.scope {
@@ -143,6 +146,23 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     Compiled { minion, top, low, rendered, files, reads }
+}
+
+/// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
+/// `<matcher>_match.match(tgt, opts=__opts__, minion_id=...)` (or `delimiter=...`) for this
+/// minion, with `minion_id` standing in for its id where the matcher takes one.
+fn template_matcher(minion: &Minion) -> Matcher {
+    let minion = minion.clone();
+    Arc::new(move |matcher: &str, tgt: &str, minion_id: Option<&str>, delimiter: Option<&str>| {
+        let mut ctx = minion.context();
+        if let Some(id) = minion_id {
+            ctx.minion_id = id;
+        }
+        match subdict::Kind::from_matcher(matcher) {
+            Some(kind) => subdict::matches(&ctx, kind, tgt, delimiter).matched,
+            None => matchers::matches_str(&ctx, matcher, tgt).matched,
+        }
+    })
 }
 
 /// Renders `path` as the state system would: in the environment and under the SLS name its
@@ -399,5 +419,44 @@ x: test.nop
         let c = cache.get(&arc(&fs), &ws, &roots, &req);
         assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
         assert_eq!(cache.compiles, 2);
+    }
+
+    #[test]
+    fn match_filter_by_in_a_template_asks_this_minions_matchers() {
+        // Salt 3008.4 printed MATCHED for this template rendered by salt.utils.templates.JINJA
+        // with minion_mods over minion_config(None) (file_client local, id m1) and these grains
+        // and pillar (see render/functions.rs tests).
+        const TEMPLATE: &str = r#"{%- set J = salt['slsutil.serialize'] -%}
+1 {{ salt['match.filter_by']({'m1': 'me', '*': 'all'}) }}
+2 {{ salt['match.filter_by']({'web*': 'web', '*': 'all'}) }}
+3 {{ salt['match.filter_by']({'G@os:Debian': 'deb', 'G@os:CentOS and m*': 'centos'}) }}
+4 {{ salt['match.filter_by']({'os:CentOS': 'grain'}, tgt_type='grain') }}
+5 {{ salt['match.filter_by']({'m1': 'me', 'other': 'other'}, minion_id='other') }}
+6 {{ salt['match.filter_by']({'x': 1, 'default': 'dflt'}) }} {{ J('json', salt['match.filter_by']({'x': 1})) }}
+7 {{ J('json', salt['match.filter_by']({'m1': {'a': 1, 'l': [1]}}, merge={'l': [2]}, merge_lists=True)) }}
+8 {{ J('json', salt['match.filter_by']({'m1': None}, merge={'b': 1})) }}
+9 {{ salt['match.filter_by']({'m1': 'L'}, tgt_type='list_') }} {{ salt['match.filter_by']({'m.*': 'P'}, 'pcre') }} {{ salt['match.filter_by']({'nginx:port:8080': 'I'}, 'pillar') }}
+10 {{ salt['match.filter_by']({'m1': 'x', 'default': 'y'}, tgt_type='glob', default='nope') }} {{ J('json', salt['match.filter_by']({'q': 'x'}, default='nope')) }}
+"#;
+        const MATCHED: &str = r#"1 me
+2 all
+3 centos
+4 grain
+5 other
+6 dflt null
+7 {"a": 1, "l": [1, 2]}
+8 {"b": 1}
+9 L P I
+10 x null
+"#;
+        let tree = format!(
+            "#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\nminions:\n  m1: {}\n#- base/t.sls\n{TEMPLATE}",
+            r#"{"grains": {"os_family": "RedHat", "os": "CentOS", "osmajorrelease": 7, "osfinger": "CentOS-7", "roles": ["db", "web"], "ip_interfaces": {"eth0": ["10.0.0.5"]}, "num_cpus": 4, "selinux": {"enabled": true}, "id": "m1", "empty": "", "zero": 0, "flag": false, "nested": {"list": [{"name": "a"}, {"name": "b"}]}, "shared": "fromgrains", "gonly": {"g": 1}}, "pillar": {"nginx": {"port": 8080, "lookup": {"pkg": "nginx-custom"}, "listen": [80, 443]}, "users": ["alice", "bob"], "master": {"mkey": "mv", "shared": "frommaster", "mdict": {"m": 1}}, "shared": "frompillar", "pdict": {"p": 1, "both": "pillar"}, "gonly": {"p": 2}, "word": "text", "numkey": {"1": "one"}}}"#
+        );
+        let fs = MemFs::from_fixture(&tree);
+        let (ws, roots) = setup(&fs);
+        let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("m1"), Scope::Render { path: "/ws/base/t.sls".into(), probe: None }));
+        let text = c.rendered.map(|r| r.text);
+        assert_eq!(text.as_ref().map(|t| t.as_ref().map(|t| t.as_deref())), Some(Ok(Some(MATCHED))), "{text:?}");
     }
 }

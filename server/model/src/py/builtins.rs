@@ -70,6 +70,65 @@ fn write_repr(v: &Value, out: &mut String) {
     }
 }
 
+/// Python's `==` between two values loaded the way `json.loads` loads them: `True == 1`,
+/// `False == 0.0`, `1 == 1.0`, dicts equal whatever their key order, and a string never equals
+/// a number. Salt's `x not in list` tests (`dictupdate.update` with `merge_lists`,
+/// `pillar.get` with a list default) compare with it.
+pub(crate) fn py_eq(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Null, Value::Null) => true,
+        (Value::String(x), Value::String(y)) => x == y,
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq(v, w))),
+        (Value::Bool(_) | Value::Number(_), Value::Bool(_) | Value::Number(_)) => num_eq(a, b),
+        _ => false,
+    }
+}
+
+/// A bool or number as Python compares it: an exact integer when it is one, else a float.
+enum Num {
+    Int(i128),
+    Float(f64),
+}
+
+fn as_num(v: &Value) -> Option<Num> {
+    match v {
+        Value::Bool(b) => Some(Num::Int(i128::from(*b))),
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => Some(Num::Int(i128::from(i))),
+            (None, Some(u)) => Some(Num::Int(i128::from(u))),
+            _ => n.as_f64().map(Num::Float),
+        },
+        _ => None,
+    }
+}
+
+/// Python compares an int with a float exactly (`2**53 + 1 != float(2**53)`), not by converting
+/// the int to a float.
+fn num_eq(a: &Value, b: &Value) -> bool {
+    match (as_num(a), as_num(b)) {
+        (Some(Num::Int(x)), Some(Num::Int(y))) => x == y,
+        (Some(Num::Float(x)), Some(Num::Float(y))) => x == y,
+        (Some(Num::Int(i)), Some(Num::Float(f))) | (Some(Num::Float(f)), Some(Num::Int(i))) => {
+            f.is_finite() && f.fract() == 0.0 && f.abs() < 1.7e38 && f as i128 == i
+        }
+        _ => false,
+    }
+}
+
+/// Python's `type(v).__name__` for a value loaded by `json.loads`, as exception messages name it.
+pub(crate) fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "NoneType",
+        Value::Bool(_) => "bool",
+        Value::Number(n) if n.is_f64() => "float",
+        Value::Number(_) => "int",
+        Value::String(_) => "str",
+        Value::Array(_) => "list",
+        Value::Object(_) => "dict",
+    }
+}
+
 /// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`, with Python's
 /// escapes for backslashes, the chosen quote and characters that are not printable.
 pub(crate) fn repr_str(s: &str) -> String {
@@ -276,6 +335,21 @@ mod tests {
         assert_eq!(parse_int("1__0"), None);
         assert_eq!(parse_int("x"), None);
         assert_eq!(parse_int("+007"), Some(7));
+    }
+
+    #[test]
+    fn python_equality() {
+        // python3 -c 'print(True == 1, False == 0.0, 1 == 1.0, 2**53 + 1 == float(2**53), "1" == 1, {"a": 1, "b": 2} == {"b": 2, "a": True})'
+        // True True True False False True
+        assert!(py_eq(&json!(true), &json!(1)));
+        assert!(py_eq(&json!(false), &json!(0.0)));
+        assert!(py_eq(&json!(1), &json!(1.0)));
+        assert!(!py_eq(&json!(9007199254740993u64), &json!(9007199254740992.0)));
+        assert!(!py_eq(&json!("1"), &json!(1)));
+        assert!(py_eq(&json!({"a": 1, "b": 2}), &json!({"b": 2, "a": true})));
+        assert!(!py_eq(&json!([1, 2]), &json!([1])));
+        assert!(!py_eq(&json!(null), &json!(false)));
+        assert_eq!(type_name(&json!(1.5)), "float");
     }
 
     #[test]

@@ -1,50 +1,9 @@
-//! Python's text for data, as Salt's `json` and `yaml` Jinja filters print it
-//! (`salt/utils/jinja.py` `SerializerExtension.format_json` / `format_yaml`): `json.dumps` with
-//! `sort_keys=True` and `ensure_ascii=False` (`salt/utils/json.py` `dumps`), and PyYAML's
-//! `safe_dump` in flow style, keys sorted, lines wrapped past 80 columns as its emitter wraps
-//! them.
+//! The YAML text Salt's `yaml` Jinja filter prints (`salt/utils/jinja.py`
+//! `SerializerExtension.format_yaml`): `salt.utils.yaml.safe_dump` in flow style, PyYAML's
+//! Python emitter, keys sorted, lines wrapped past 80 columns as that emitter wraps them.
+//! (Salt's YAML serializer goes through libyaml instead: `yaml_dump`.)
 
 use serde_json::Value;
-
-/// `json.dumps(v, sort_keys=sort_keys, ensure_ascii=False)` with Python's `", "` and `": "`.
-pub fn json(v: &Value, sort_keys: bool) -> String {
-    let mut out = String::new();
-    json_into(v, sort_keys, &mut out);
-    out
-}
-
-fn json_into(v: &Value, sort_keys: bool, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            if sort_keys {
-                keys.sort();
-            }
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                out.push_str(&serde_json::to_string(k).unwrap_or_default());
-                out.push_str(": ");
-                json_into(&m[k], sort_keys, out);
-            }
-            out.push('}');
-        }
-        Value::Array(l) => {
-            out.push('[');
-            for (i, x) in l.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                json_into(x, sort_keys, out);
-            }
-            out.push(']');
-        }
-        Value::Number(n) if n.is_f64() => out.push_str(&syntax::yaml::py_float(n.as_f64().unwrap_or(0.0))),
-        other => out.push_str(&serde_json::to_string(other).unwrap_or_default()),
-    }
-}
 
 /// PyYAML's best width: a flow collection breaks its line after an item that ends past it.
 const WIDTH: usize = 80;
@@ -172,12 +131,9 @@ mod tests {
 
     use super::*;
 
-    /// Outputs printed by Salt 3008.4's `salt.utils.json.dumps(v, sort_keys=True)` and
-    /// `salt.utils.yaml.safe_dump(v, default_flow_style=True)`.
+    /// Outputs printed by Salt 3008.4's `salt.utils.yaml.safe_dump(v, default_flow_style=True)`.
     #[test]
     fn like_python() {
-        let v = json!({"b": [1, "ß💣", null, true, 1.0], "a": {"x": "y"}});
-        assert_eq!(json(&v, true), r#"{"a": {"x": "y"}, "b": [1, "ß💣", null, true, 1.0]}"#);
         let v = json!({"b": [1, "ß💣 x", null, true, 1.0, "yes", "1.5", "a: b", ""], "a": {"x": "y"}});
         assert_eq!(yaml_flow(&v), r#"{a: {x: y}, b: [1, "ß\U0001F4A3 x", null, true, 1.0, 'yes', '1.5', 'a: b', '']}"#);
         assert_eq!(yaml_flow(&json!("plain")), "plain");

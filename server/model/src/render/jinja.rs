@@ -1,13 +1,15 @@
 //! Rendering the Jinja layer of SLS and top files as Salt's `jinja` renderer does, sandboxed:
-//! grains, pillar and opts from the minion profile, `salt['pillar.get']`-style lookups answered
-//! from that data, every other `salt[...]` function an inert empty value plus a hint (we never
-//! execute a Salt module), imports resolved through the file roots, and a fuel limit.
+//! grains, pillar and opts from the minion profile, the `salt` object whose functions
+//! `render::functions` answers (read-only ones from the profile, host-touching ones an inert
+//! empty value plus a hint: we never execute a Salt module), imports resolved through the file
+//! roots, and a fuel limit.
 
 use std::sync::{Arc, Mutex};
 
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
+use crate::render::functions::{self, Matcher};
 use crate::render::{mutable, tags};
 
 /// What a template sees.
@@ -25,6 +27,8 @@ pub struct JinjaContext {
     pub loader: Loader,
     /// Where a template instrumented by [`crate::render::probe`] records the values it saw.
     pub probe: Option<Probed>,
+    /// Decides targets for `match.filter_by`; without one that function is not answered.
+    pub matcher: Option<Matcher>,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -35,6 +39,7 @@ pub struct JinjaSetup {
     pub pillar: serde_json::Value,
     pub opts: serde_json::Value,
     pub read: EnvReader,
+    pub matcher: Option<Matcher>,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -58,6 +63,7 @@ impl JinjaSetup {
             tplfile: rel.to_string(),
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
+            matcher: self.matcher.clone(),
         }
     }
 
@@ -67,7 +73,17 @@ impl JinjaSetup {
         opts: &crate::workspace::config::Opts,
         read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
     ) -> JinjaSetup {
-        JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: opts.raw.clone(), read: Arc::new(read) }
+        let mut raw = opts.raw.clone();
+        // Salt's opts always hold the minion's id (`config.get('id')` finds it there first).
+        if let Some(m) = raw.as_object_mut() {
+            m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
+        }
+        JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: raw, read: Arc::new(read), matcher: None }
+    }
+
+    /// The same setup answering `match.filter_by` with `matcher`.
+    pub fn with_matcher(self, matcher: Matcher) -> JinjaSetup {
+        JinjaSetup { matcher: Some(matcher), ..self }
     }
 }
 
@@ -105,9 +121,15 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         Ok(loader(&path).map(|text| mutable::wrap_literals(&tags::rewrite(&text))))
     });
     // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
-    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| Ok::<_, Error>(crate::py::dump::json(&data(&v)?, sort_keys.unwrap_or(true))));
+    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
+        let options = crate::py::json::DumpOptions { sort_keys: sort_keys.unwrap_or(true), ..Default::default() };
+        Ok::<_, Error>(crate::py::json::dumps(&data(&v)?, &options))
+    });
     env.add_filter("yaml", |v: JValue, _flow_style: Option<bool>| Ok::<_, Error>(crate::py::dump::yaml_flow(&data(&v)?)));
-    env.add_filter("tojson", |v: JValue| Ok::<_, Error>(tojson(&crate::py::dump::json(&data(&v)?, false))));
+    env.add_filter("tojson", |v: JValue| {
+        let options = crate::py::json::DumpOptions { ensure_ascii: true, ..Default::default() };
+        Ok::<_, Error>(html_safe(&crate::py::json::dumps(&data(&v)?, &options)))
+    });
     env.add_filter("yaml_encode", |v: JValue| to_json(&v));
     env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
     env.add_filter("load_json", |s: String| tags::load("json", &s));
@@ -241,43 +263,14 @@ fn data(v: &JValue) -> Result<serde_json::Value, Error> {
     serde_json::to_value(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
-/// Salt's `tojson` (`salt/utils/jinja.py` `tojson`): ASCII only, and `<`, `>`, `&`, `'`
-/// escaped so the text is safe inside HTML.
-fn tojson(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\'' => out.push_str("\\u0027"),
-            c if c.is_ascii() => out.push(c),
-            c => {
-                let mut units = [0u16; 2];
-                for u in c.encode_utf16(&mut units) {
-                    out.push_str(&format!("\\u{:04x}", u));
-                }
-            }
-        }
-    }
-    out
+/// What Salt's `tojson` (`salt/utils/jinja.py` `tojson`) does to `json.dumps`' ASCII text so
+/// that it is safe inside HTML: `<`, `>`, `&` and `'` escaped.
+fn html_safe(text: &str) -> String {
+    text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\'', "\\u0027")
 }
 
 fn to_json(v: &JValue) -> Result<String, Error> {
     serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
-}
-
-/// `traverse_dict_and_list(data, "a:b:0", default, delimiter)`.
-pub fn traverse(data: &serde_json::Value, key: &str, delimiter: &str) -> Option<serde_json::Value> {
-    let mut cur = data;
-    for part in key.split(delimiter) {
-        cur = match cur {
-            serde_json::Value::Object(m) => m.get(part)?,
-            serde_json::Value::Array(l) => l.get(part.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(cur.clone())
 }
 
 /// The `salt` object: `salt['mod.fun'](...)` and `salt.mod.fun(...)`.
@@ -317,48 +310,17 @@ impl Object for Namespace {
     /// `salt.pillar.get(...)` is a method call on the namespace: answer it directly, before
     /// the Python-compatibility methods (`dict.get`) could claim it.
     fn call_method(self: &Arc<Self>, _state: &minijinja::State<'_, '_>, method: &str, args: &[JValue]) -> Result<JValue, Error> {
-        Ok(self.salt.invoke(&format!("{}.{method}", self.module), args))
+        self.salt.invoke(&format!("{}.{method}", self.module), args)
     }
 }
 
 fn function(salt: Arc<SaltFunctions>, name: String) -> JValue {
-    JValue::from_function(move |args: &[JValue]| -> Result<JValue, Error> { Ok(salt.invoke(&name, args)) })
+    JValue::from_function(move |args: &[JValue]| -> Result<JValue, Error> { salt.invoke(&name, args) })
 }
 
 impl SaltFunctions {
-    fn invoke(&self, name: &str, args: &[JValue]) -> JValue {
-        let arg = |i: usize| args.get(i).cloned();
-        let key = arg(0).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let default = arg(1).unwrap_or_else(|| JValue::from(""));
-        let delim = arg(2).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| ":".into());
-        let lookup = |data: &serde_json::Value| traverse(data, &key, &delim).map(JValue::from_serialize).unwrap_or(default.clone());
-        match name {
-            "pillar.get" => lookup(&self.ctx.pillar),
-            "grains.get" => lookup(&self.ctx.grains),
-            "config.get" | "config.option" => traverse(&self.ctx.opts, &key, &delim)
-                .or_else(|| traverse(&self.ctx.grains, &key, &delim))
-                .or_else(|| traverse(&self.ctx.pillar, &key, &delim))
-                .map(JValue::from_serialize)
-                .unwrap_or(default),
-            "pillar.items" | "pillar.raw" => JValue::from_serialize(&self.ctx.pillar),
-            "grains.items" => JValue::from_serialize(&self.ctx.grains),
-            "grains.item" | "pillar.item" => {
-                let data = if name.starts_with("grains") { &self.ctx.grains } else { &self.ctx.pillar };
-                let mut m = serde_json::Map::new();
-                for a in args {
-                    if let Some(k) = a.as_str() {
-                        m.insert(k.into(), traverse(data, k, ":").unwrap_or(serde_json::Value::String(String::new())));
-                    }
-                }
-                JValue::from_serialize(serde_json::Value::Object(m))
-            }
-            _ => {
-                if let Ok(mut h) = self.hints.lock() {
-                    h.push(format!("`salt['{name}']` is not executed during analysis; it rendered as an empty value"));
-                }
-                JValue::from("")
-            }
-        }
+    fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
+        functions::call(&self.ctx, &self.hints, name, args)
     }
 }
 
@@ -376,6 +338,7 @@ mod tests {
             tplfile: "web/tls.sls".into(),
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
             probe: None,
+            matcher: None,
         }
     }
 

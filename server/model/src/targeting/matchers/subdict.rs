@@ -1,6 +1,6 @@
 //! The grain and pillar matchers (`grain`, `grain_pcre`, `pillar`, `pillar_pcre`,
 //! `pillar_exact`), all of which are `salt.utils.data.subdict_match` over the minion's grains
-//! or pillar, plus `traverse_dict_and_list`, which walks a delimited key path.
+//! or pillar.
 
 use std::collections::HashMap;
 
@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::pyre::PyRegex;
 use super::{py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome, DEFAULT_DELIMITER};
+use crate::py::data::{dict_get, traverse_dict_and_list, walk};
 use crate::py::fnmatch;
 
 /// How a value is compared with a pattern. Both sides are `str()`-ed and lowercased first,
@@ -148,46 +149,6 @@ pub fn subdict_match(data: &Value, expr: &str, delimiter: &str, mode: Mode) -> b
         return false;
     }
     Engine::new(mode).subdict(Root::Val(data), expr, delimiter)
-}
-
-/// `salt.utils.data.traverse_dict_and_list(data, key, default, delimiter)`: `None` where
-/// Salt returns the default. In a list, a numeric part is an index (negative counts from the
-/// end) and any other part looks into the first embedded dict that has it; a dict key that
-/// is missing is retried as YAML would load it (`'a'` is `a`).
-pub fn traverse_dict_and_list<'v>(data: &'v Value, key: &str, delimiter: &str) -> Option<&'v Value> {
-    let parts: Vec<&str> = if delimiter.is_empty() { vec![key] } else { key.split(delimiter).collect() };
-    walk(data, &parts)
-}
-
-fn dict_get<'v>(map: &'v Map<String, Value>, each: &str) -> Option<&'v Value> {
-    match map.get(each) {
-        Some(v) => Some(v),
-        None => map.get(&py::yamlify_to_other_string(each)?),
-    }
-}
-
-fn walk<'v>(data: &'v Value, parts: &[&str]) -> Option<&'v Value> {
-    let mut ptr = data;
-    for &each in parts {
-        ptr = match ptr {
-            Value::Array(items) => match py::parse_int(each) {
-                // Embedded dicts are searched for the int key first, but JSON keys are strings.
-                Some(idx) => {
-                    let len = items.len() as i128;
-                    let i = if idx < 0 { idx + len } else { idx };
-                    if i < 0 || i >= len {
-                        return None;
-                    }
-                    items.get(i as usize)?
-                }
-                None => items.iter().filter_map(Value::as_object).find_map(|m| m.get(each))?,
-            },
-            Value::Object(map) => dict_get(map, each)?,
-            // Indexing a string, number or None raises TypeError, which yields the default.
-            _ => return None,
-        };
-    }
-    Some(ptr)
 }
 
 /// The first of `\S \W \D \B \A \Z` in a pattern: escapes whose meaning changes when Salt
