@@ -111,7 +111,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     // Salt's Jinja never escapes output; minijinja would JSON-escape templates named `*.yaml`
     // or `*.json` (what `import_yaml` renders) by default.
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.set_unknown_method_callback(str_methods);
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
@@ -129,6 +129,15 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_filter("tojson", |v: JValue| {
         let options = crate::py::json::DumpOptions { ensure_ascii: true, ..Default::default() };
         Ok::<_, Error>(html_safe(&crate::py::json::dumps(&data(&v)?, &options)))
+    });
+    // `salt.utils.data.traverse_dict_and_list` as the `traverse` filter: the value at a
+    // delimited key path, else the default (`None`).
+    env.add_filter("traverse", |v: JValue, key: String, default: Option<JValue>, delimiter: Option<String>| {
+        let d = data(&v)?;
+        Ok::<_, Error>(match crate::py::data::traverse_dict_and_list(&d, &key, delimiter.as_deref().unwrap_or(":")) {
+            Some(found) => mutable::mutable(JValue::from_serialize(found)),
+            None => default.unwrap_or(JValue::from(())),
+        })
     });
     env.add_filter("yaml_encode", |v: JValue| to_json(&v));
     env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
@@ -258,6 +267,65 @@ fn describe(e: Error) -> RenderFailure {
     RenderFailure { message, line: e.line() }
 }
 
+/// Python `str` methods formulas call that minijinja's Python compatibility lacks
+/// (`partition`, `rpartition`, `rsplit`, `zfill`); everything else goes to it.
+fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
+    if let Some(s) = value.as_str() {
+        let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
+        let triple = |a: &str, b: &str, c: &str| JValue::from(vec![JValue::from(a), JValue::from(b), JValue::from(c)]);
+        match method {
+            "partition" | "rpartition" => {
+                let sep = arg(0).filter(|sep| !sep.is_empty()).ok_or_else(|| Error::new(ErrorKind::InvalidOperation, "empty separator"))?;
+                let found = if method == "partition" { s.find(&sep) } else { s.rfind(&sep) };
+                return Ok(match (found, method) {
+                    (Some(i), _) => triple(&s[..i], &sep, &s[i + sep.len()..]),
+                    (None, "partition") => triple(s, "", ""),
+                    (None, _) => triple("", "", s),
+                });
+            }
+            "rsplit" => {
+                let max = args.get(1).and_then(|m| i64::try_from(m.clone()).ok()).unwrap_or(-1);
+                let mut parts: Vec<String> = match arg(0) {
+                    Some(sep) if max >= 0 => s.rsplitn(max as usize + 1, sep.as_str()).map(str::to_string).collect(),
+                    Some(sep) => s.rsplit(sep.as_str()).map(str::to_string).collect(),
+                    None if max >= 0 => {
+                        // Whitespace runs, from the right, at most `max` splits.
+                        let mut out: Vec<String> = Vec::new();
+                        let mut rest = s.trim_end();
+                        while (out.len() as i64) < max {
+                            match rest.rfind(char::is_whitespace) {
+                                Some(i) => {
+                                    out.push(rest[i..].trim_start().to_string());
+                                    rest = rest[..i].trim_end();
+                                }
+                                None => break,
+                            }
+                        }
+                        if !rest.is_empty() {
+                            out.push(rest.to_string());
+                        }
+                        out
+                    }
+                    None => s.split_whitespace().rev().map(str::to_string).collect(),
+                };
+                parts.reverse();
+                return Ok(JValue::from(parts));
+            }
+            "zfill" => {
+                let width = args.first().and_then(|w| usize::try_from(w.clone()).ok()).unwrap_or(0);
+                let len = s.chars().count();
+                if len >= width {
+                    return Ok(JValue::from(s));
+                }
+                let (sign, digits) = if s.starts_with(['+', '-']) { s.split_at(1) } else { ("", s) };
+                return Ok(JValue::from(format!("{sign}{}{digits}", "0".repeat(width - len))));
+            }
+            _ => {}
+        }
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
 /// A template value as data.
 fn data(v: &JValue) -> Result<serde_json::Value, Error> {
     serde_json::to_value(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
@@ -340,6 +408,14 @@ mod tests {
             probe: None,
             matcher: None,
         }
+    }
+
+    #[test]
+    fn str_methods_minijinja_lacks() {
+        // Python: 'a/b/c'.rpartition('/') == ('a/b', '/', 'c'); 'x'.partition('/') ==
+        // ('x', '', ''); 'a b  c'.rsplit(None, 1) == ['a b', 'c']; '-7'.zfill(4) == '-007'.
+        let src = "{{ 'a/b/c'.rpartition('/') | join('|') }} {{ 'x'.partition('/') | join('|') }} {{ 'a b  c'.rsplit(none, 1) | join('|') }} {{ 'a.b.c'.rsplit('.', 1) | join('|') }} {{ '-7'.zfill(4) }} {{ 'ß💣'.rpartition('x') | join('|') }}";
+        assert_eq!(render(src, &ctx()).unwrap().text, "a/b|/|c x|| a b|c a.b|c -007 ||ß💣");
     }
 
     #[test]
