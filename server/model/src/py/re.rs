@@ -13,8 +13,18 @@ pub(crate) struct PyRegex {
 impl PyRegex {
     /// Compile a Python pattern. The error text follows `re.error`'s wording.
     pub(crate) fn compile(pattern: &str) -> Result<PyRegex, String> {
+        PyRegex::build(pattern, true)
+    }
+
+    /// Compile a Python pattern for searching anywhere (`re.search`, `re.sub`), with `flags`
+    /// written in front as Python's inline flags (`(?i)`, `(?m)`).
+    pub(crate) fn compile_search(pattern: &str, flags: &str) -> Result<PyRegex, String> {
+        PyRegex::build(&format!("{flags}{pattern}"), false)
+    }
+
+    fn build(pattern: &str, anchored: bool) -> Result<PyRegex, String> {
         let parsed = Parser::parse(pattern)?;
-        let mut out = String::from("\\A(?:");
+        let mut out = String::from(if anchored { "\\A(?:" } else { "(?:" });
         let mut emitter = Emitter { out: &mut out };
         emitter.seq(&parsed.nodes, parsed.flags);
         out.push(')');
@@ -22,6 +32,55 @@ impl PyRegex {
             Ok(re) => Ok(PyRegex { re }),
             Err(e) => Err(format!("pattern not supported by the regex engine: {e}")),
         }
+    }
+
+    /// Python's `re.sub(pattern, repl, subject)` with a replacement of literal text, `\\N`,
+    /// `\\g<N>` and `\\g<name>` group references and `\\n`-style escapes.
+    pub(crate) fn sub(&self, subject: &str, repl: &str) -> Result<String, String> {
+        let mut out = String::new();
+        let mut last = 0;
+        for caps in self.re.captures_iter(subject) {
+            let caps = caps.map_err(|e| format!("regex evaluation failed: {e}"))?;
+            let Some(m) = caps.get(0) else { continue };
+            out.push_str(&subject[last..m.start()]);
+            let mut chars = repl.chars().peekable();
+            while let Some(c) = chars.next() {
+                if c != '\\' {
+                    out.push(c);
+                    continue;
+                }
+                match chars.next() {
+                    Some(d) if d.is_ascii_digit() => {
+                        let mut n = d.to_string();
+                        if chars.peek().is_some_and(char::is_ascii_digit) {
+                            n.extend(chars.next());
+                        }
+                        let i: usize = n.parse().unwrap_or(0);
+                        out.push_str(caps.get(i).map_or("", |g| g.as_str()));
+                    }
+                    Some('g') if chars.peek() == Some(&'<') => {
+                        chars.next();
+                        let name: String = chars.by_ref().take_while(|c| *c != '>').collect();
+                        let group = match name.parse::<usize>() {
+                            Ok(i) => caps.get(i),
+                            Err(_) => caps.name(&name),
+                        };
+                        out.push_str(group.map_or("", |g| g.as_str()));
+                    }
+                    Some('n') => out.push('\n'),
+                    Some('t') => out.push('\t'),
+                    Some('\\') => out.push('\\'),
+                    Some(other) => {
+                        out.push('\\');
+                        out.push(other);
+                    }
+                    None => out.push('\\'),
+                }
+            }
+            last = m.end();
+        }
+        out.push_str(&subject[last..]);
+        Ok(out)
     }
 
     /// Python's `bool(re.match(pattern, subject))`: anchored at the start, not at the end.

@@ -130,6 +130,25 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         let options = crate::py::json::DumpOptions { ensure_ascii: true, ..Default::default() };
         Ok::<_, Error>(html_safe(&crate::py::json::dumps(&data(&v)?, &options)))
     });
+    // `salt/utils/stringutils.py` `regex_replace`: `re.sub` with Python's pattern syntax.
+    env.add_filter("regex_replace", |txt: String, rgx: String, val: String, rest: minijinja::value::Rest<JValue>| {
+        // `ignorecase` and `multiline`, by position or by keyword.
+        let mut flag = [false, false];
+        for (i, v) in rest.iter().enumerate() {
+            if v.is_kwargs() {
+                let kw = minijinja::value::Kwargs::try_from(v.clone())?;
+                for (j, name) in ["ignorecase", "multiline"].iter().enumerate() {
+                    flag[j] |= kw.get::<Option<bool>>(name)?.unwrap_or(false);
+                }
+                kw.assert_all_used()?;
+            } else if i < 2 {
+                flag[i] = v.is_true();
+            }
+        }
+        let flags = format!("{}{}", if flag[0] { "(?i)" } else { "" }, if flag[1] { "(?m)" } else { "" });
+        let re = crate::py::re::PyRegex::compile_search(&rgx, &flags).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))?;
+        re.sub(&txt, &val).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))
+    });
     // `salt.utils.data.traverse_dict_and_list` as the `traverse` filter: the value at a
     // delimited key path, else the default (`None`).
     env.add_filter("traverse", |v: JValue, key: String, default: Option<JValue>, delimiter: Option<String>| {
@@ -408,6 +427,14 @@ mod tests {
             probe: None,
             matcher: None,
         }
+    }
+
+    #[test]
+    fn regex_replace_is_python_re_sub() {
+        // Python: re.sub('(\\w+)@(\\w+)', r'\2 at \g<1>', 'ß@x, y@z') == 'x at ß, z at y'
+        // (in a Jinja string literal the backslashes are doubled, as in Python's).
+        let src = r"{{ 'ß@x, y@z' | regex_replace('(\\w+)@(\\w+)', '\\2 at \\g<1>') }} {{ 'AbA' | regex_replace('a', '-', ignorecase=True) }}";
+        assert_eq!(render(src, &ctx()).unwrap().text, "x at ß, z at y -b-");
     }
 
     #[test]
