@@ -34,6 +34,7 @@ import os
 import re
 import subprocess
 import sys
+from cases import find_cases  # noqa: E402 (tests/conformance/cases.py)
 
 CODES = {
     "duplicate-id",
@@ -297,23 +298,6 @@ def run_one(binary, case, keep, timeout):
             return case, None
         return case, f"Salt raised; expected an error list, got {short(got)}"
     return case, compare_errors(want, salt.get("aliases"), got)
-
-
-def find_cases(paths, only):
-    out = []
-    for p in paths:
-        p = os.path.abspath(p)
-        if os.path.isfile(os.path.join(p, "case.json")):
-            out.append(p)
-            continue
-        for name in sorted(os.listdir(p)):
-            d = os.path.join(p, name)
-            if os.path.isfile(os.path.join(d, "case.json")):
-                out.append(d)
-    if only:
-        wanted = set(only) | {os.path.abspath(o) for o in only}
-        out = [d for d in out if os.path.basename(d) in wanted or d in wanted]
-    return out
 
 
 def main():

@@ -77,24 +77,9 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import salt_driver  # noqa: E402  (tests/conformance/salt_driver.py)
+from cases import find_cases  # noqa: E402 (tests/conformance/cases.py)
 
 RENDERER = "jinja|yaml"
-
-
-def find_cases(paths, only=None):
-    out = []
-    for p in paths:
-        p = os.path.abspath(p)
-        if os.path.isfile(os.path.join(p, "case.json")):
-            out.append(p)
-            continue
-        for name in sorted(os.listdir(p)):
-            d = os.path.join(p, name)
-            if os.path.isfile(os.path.join(d, "case.json")):
-                out.append(d)
-    if only:
-        out = [d for d in out if os.path.basename(d) in only or d in only]
-    return out
 
 
 def load_meta(case_dir):
