@@ -1,4 +1,10 @@
-//! Positions: converts between byte offsets (used everywhere inside) and (line, column) pairs with UTF-8 or UTF-16 columns (used at the edges).
+//! Positions: converts between byte offsets (used everywhere inside) and (line, column) pairs with UTF-8, UTF-16 or character columns (used at the edges).
+//!
+//! Every line and column the project shows goes through here, in one of two
+//! conventions: people read [`LineIndex::human`] (1-based line, 1-based column
+//! counted in characters, printed `path:LINE:COL`), and JSON and the language
+//! server carry [`WideLineCol`] (0-based line, 0-based column in a
+//! [`PositionEncoding`]: UTF-16 in JSON, as LSP counts by default).
 //!
 //! Lines end at `\n`. A `\r\n` pair is one line break: the `\r` belongs to the
 //! break, not to the line's content, so columns clamp before it. A lone `\r`
@@ -14,6 +20,20 @@ pub enum PositionEncoding {
     Utf8,
     /// Columns count UTF-16 code units (the LSP default).
     Utf16,
+    /// Columns count Unicode scalar values, that is characters: what people
+    /// see in an editor, and LSP's `utf-32`.
+    Utf32,
+}
+
+impl PositionEncoding {
+    /// How many units of this encoding a non-ASCII character takes.
+    fn units(self, w: &WideChar) -> usize {
+        match self {
+            PositionEncoding::Utf8 => w.len8,
+            PositionEncoding::Utf16 => w.len16,
+            PositionEncoding::Utf32 => 1,
+        }
+    }
 }
 
 /// A zero-based line and a zero-based column counted in UTF-8 bytes.
@@ -106,14 +126,10 @@ impl LineIndex {
             return WideLineCol { line: pos.line, col: pos.col };
         };
         let col = line.floor_col(usize::try_from(pos.col).unwrap_or(usize::MAX));
-        let wide_col = match enc {
-            PositionEncoding::Utf8 => col,
-            PositionEncoding::Utf16 => {
-                let extra: usize = line.wide.iter().take_while(|w| w.col < col).map(|w| w.len8 - w.len16).sum();
-                col - extra
-            }
-        };
-        WideLineCol { line: pos.line, col: to_u32(wide_col) }
+        // Every character before the column takes its UTF-8 length in bytes and its
+        // `enc` length in units; only the non-ASCII ones differ.
+        let extra: usize = line.wide.iter().take_while(|w| w.col < col).map(|w| w.len8 - enc.units(w)).sum();
+        WideLineCol { line: pos.line, col: to_u32(col - extra) }
     }
 
     /// Converts a column in `enc` back to a byte column position.
@@ -122,7 +138,7 @@ impl LineIndex {
         let target = usize::try_from(pos.col).unwrap_or(usize::MAX);
         let col = match enc {
             PositionEncoding::Utf8 => line.floor_col(target),
-            PositionEncoding::Utf16 => line.col_of_utf16(target),
+            PositionEncoding::Utf16 | PositionEncoding::Utf32 => line.col_of_units(enc, target),
         };
         Some(LineCol { line: pos.line, col: to_u32(col) })
     }
@@ -135,13 +151,11 @@ impl LineIndex {
         self.offset(self.to_utf8(enc, pos)?)
     }
 
-    /// The 1-based line and 1-based column, counted in characters, of `offset`.
+    /// The 1-based line and 1-based column, counted in characters, of `offset`:
+    /// the position people read, `path:LINE:COL`.
     pub fn human(&self, offset: usize) -> (usize, usize) {
-        let pos = self.line_col(offset);
-        let Some(line) = self.lines.get(pos.line as usize) else { return (pos.line as usize + 1, 1) };
-        let col = pos.col as usize;
-        let extra: usize = line.wide.iter().take_while(|w| w.col < col).map(|w| w.len8 - 1).sum();
-        (pos.line as usize + 1, col - extra + 1)
+        let w = self.wide_line_col(PositionEncoding::Utf32, offset);
+        (w.line as usize + 1, w.col as usize + 1)
     }
 
     /// The position of `offset` with its column counted in `enc`.
@@ -189,35 +203,36 @@ impl Line {
         }
     }
 
-    /// The byte column of a UTF-16 column, clamped and rounded down to a character start.
-    fn col_of_utf16(&self, target: usize) -> usize {
-        // `extra` is how many more bytes than UTF-16 units the characters before `w` take.
+    /// The byte column of a column counted in `enc`, clamped and rounded down to a character start.
+    fn col_of_units(&self, enc: PositionEncoding, target: usize) -> usize {
+        // `extra` is how many more bytes than `enc` units the characters before `w` take.
         let mut extra = 0usize;
         for w in &self.wide {
             let units_at = w.col - extra;
             if target < units_at {
                 break;
             }
-            if target < units_at + w.len16 {
+            if target < units_at + enc.units(w) {
                 return w.col;
             }
-            extra += w.len8 - w.len16;
+            extra += w.len8 - enc.units(w);
         }
         target.saturating_add(extra).min(self.content_len())
     }
 }
 
-/// Converts a count to `u32`, saturating for texts over 4 GiB rather than wrapping.
 /// Where `offset` is for a person reading the file: the 1-based line and the 1-based column
-/// counted in characters, as the command line prints `path:LINE:COL` (one-shot: no index kept).
+/// counted in characters, as the command line prints `path:LINE:COL`. One-shot, for cold
+/// paths: it indexes the whole text and keeps nothing, so code converting many positions of one
+/// text should keep a [`LineIndex`] instead.
 pub fn human_position(text: &str, offset: usize) -> (usize, usize) {
     LineIndex::new(text).human(offset)
 }
 
-/// The 1-based line of `offset`, as Salt's messages (`; line N`) count lines.
+/// The 1-based line of `offset`, as Salt's messages (`; line N`) count lines: the line of
+/// [`human_position`].
 pub fn line_number(text: &str, offset: usize) -> usize {
-    let offset = floor_char(text, offset.min(text.len()));
-    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count() + 1
+    human_position(text, offset).0
 }
 
 /// The row and byte column of `offset` as tree-sitter counts them: rows count `\n` only (a
@@ -229,19 +244,27 @@ pub fn byte_point(text: &str, offset: usize) -> (usize, usize) {
     (row, before.len() - start)
 }
 
-fn floor_char(text: &str, mut offset: usize) -> usize {
-    while !text.is_char_boundary(offset) {
-        offset -= 1;
-    }
-    offset
-}
-
+/// Converts a count to `u32`, saturating for texts over 4 GiB rather than wrapping.
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use expect_test::expect;
+    use PositionEncoding::{Utf16, Utf32, Utf8};
+
+    const LINE: &str = "_A_ß_ℝ_💣_";
+
+    fn lc(line: u32, col: u32) -> LineCol {
+        LineCol { line, col }
+    }
+
+    fn wlc(line: u32, col: u32) -> WideLineCol {
+        WideLineCol { line, col }
+    }
+
     #[test]
     fn human_positions_count_characters() {
         let text = "a: 1\r\n_ß_ℝ_💣_x: 2\nlast";
@@ -254,23 +277,17 @@ mod tests {
         assert_eq!(human_position(text, bomb + 2), (2, 6));
         assert_eq!(line_number(text, x), 2);
         assert_eq!(line_number(text, bomb + 1), 2);
+        assert_eq!(line_number(text, text.len() + 3), 3);
+        // The one-shot and a kept index agree everywhere, past the end included.
+        let index = LineIndex::new(text);
+        for offset in 0..=text.len() + 2 {
+            assert_eq!(human_position(text, offset), index.human(offset), "offset {offset}");
+        }
+        // The `\r` of a break is not a column: the `\n` rounds down to it.
+        assert_eq!(human_position(text, 5), (1, 5));
         // tree-sitter: bytes, `\r` part of the row.
         assert_eq!(byte_point(text, x), (1, 13));
         assert_eq!(byte_point(text, 4), (0, 4));
-    }
-
-    use super::*;
-    use expect_test::expect;
-    use PositionEncoding::{Utf16, Utf8};
-
-    const LINE: &str = "_A_ß_ℝ_💣_";
-
-    fn lc(line: u32, col: u32) -> LineCol {
-        LineCol { line, col }
-    }
-
-    fn wlc(line: u32, col: u32) -> WideLineCol {
-        WideLineCol { line, col }
     }
 
     #[test]
@@ -284,26 +301,28 @@ mod tests {
             let pos = index.line_col(offset);
             let w16 = index.to_wide(Utf16, pos);
             let w8 = index.to_wide(Utf8, pos);
-            table.push_str(&format!("{offset:2} -> {}:{} utf16 {} utf8 {}\n", pos.line, pos.col, w16.col, w8.col));
+            let w32 = index.to_wide(Utf32, pos);
+            let (hl, hc) = index.human(offset);
+            table.push_str(&format!("{offset:2} -> {}:{} utf16 {} utf8 {} utf32 {} human {hl}:{hc}\n", pos.line, pos.col, w16.col, w8.col, w32.col));
         }
         expect![[r#"
-             0 -> 0:0 utf16 0 utf8 0
-             1 -> 0:1 utf16 1 utf8 1
-             2 -> 0:2 utf16 2 utf8 2
-             3 -> 0:3 utf16 3 utf8 3
-             4 -> 0:3 utf16 3 utf8 3
-             5 -> 0:5 utf16 4 utf8 5
-             6 -> 0:6 utf16 5 utf8 6
-             7 -> 0:6 utf16 5 utf8 6
-             8 -> 0:6 utf16 5 utf8 6
-             9 -> 0:9 utf16 6 utf8 9
-            10 -> 0:10 utf16 7 utf8 10
-            11 -> 0:10 utf16 7 utf8 10
-            12 -> 0:10 utf16 7 utf8 10
-            13 -> 0:10 utf16 7 utf8 10
-            14 -> 0:14 utf16 9 utf8 14
-            15 -> 0:15 utf16 10 utf8 15
-            16 -> 1:0 utf16 0 utf8 0
+             0 -> 0:0 utf16 0 utf8 0 utf32 0 human 1:1
+             1 -> 0:1 utf16 1 utf8 1 utf32 1 human 1:2
+             2 -> 0:2 utf16 2 utf8 2 utf32 2 human 1:3
+             3 -> 0:3 utf16 3 utf8 3 utf32 3 human 1:4
+             4 -> 0:3 utf16 3 utf8 3 utf32 3 human 1:4
+             5 -> 0:5 utf16 4 utf8 5 utf32 4 human 1:5
+             6 -> 0:6 utf16 5 utf8 6 utf32 5 human 1:6
+             7 -> 0:6 utf16 5 utf8 6 utf32 5 human 1:6
+             8 -> 0:6 utf16 5 utf8 6 utf32 5 human 1:6
+             9 -> 0:9 utf16 6 utf8 9 utf32 6 human 1:7
+            10 -> 0:10 utf16 7 utf8 10 utf32 7 human 1:8
+            11 -> 0:10 utf16 7 utf8 10 utf32 7 human 1:8
+            12 -> 0:10 utf16 7 utf8 10 utf32 7 human 1:8
+            13 -> 0:10 utf16 7 utf8 10 utf32 7 human 1:8
+            14 -> 0:14 utf16 9 utf8 14 utf32 8 human 1:9
+            15 -> 0:15 utf16 10 utf8 15 utf32 9 human 1:10
+            16 -> 1:0 utf16 0 utf8 0 utf32 0 human 2:1
         "#]]
         .assert_eq(&table);
 
@@ -318,6 +337,10 @@ mod tests {
             // Column 8 is the middle of the surrogate pair of 💣: round down to its start.
             assert_eq!(index.offset_of_wide(Utf16, wlc(line, 8)), Some(start + 10));
             assert_eq!(index.offset_of_wide(Utf8, wlc(line, 12)), Some(start + 10));
+            assert_eq!(index.offset_of_wide(Utf32, wlc(line, 7)), Some(start + 10));
+            assert_eq!(index.offset_of_wide(Utf32, wlc(line, 8)), Some(start + 14));
+            assert_eq!(index.offset_of_wide(Utf32, wlc(line, 10)), Some(start + 15));
+            assert_eq!(index.human(start + 14), (line as usize + 1, 9));
             // Past the end of the line: clamp to the content end, before `\r\n`.
             assert_eq!(index.offset_of_wide(Utf16, wlc(line, 11)), Some(start + 15));
             assert_eq!(index.offset_of_wide(Utf16, wlc(line, u32::MAX)), Some(start + 15));
@@ -339,7 +362,7 @@ mod tests {
             let is_lf_of_crlf = offset > 0 && text.as_bytes().get(offset) == Some(&b'\n') && text.as_bytes().get(offset - 1) == Some(&b'\r');
             let expected = if is_lf_of_crlf { offset - 1 } else { offset };
             assert_eq!(index.offset(pos), Some(expected), "offset {offset}");
-            for enc in [Utf8, Utf16] {
+            for enc in [Utf8, Utf16, Utf32] {
                 let wide = index.to_wide(enc, pos);
                 assert_eq!(index.offset_of_wide(enc, wide), Some(expected), "{enc:?} {offset}");
             }

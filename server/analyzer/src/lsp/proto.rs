@@ -121,6 +121,8 @@ pub mod to_proto {
         match enc {
             PositionEncoding::Utf8 => lsp::PositionEncodingKind::UTF8,
             PositionEncoding::Utf16 => lsp::PositionEncodingKind::UTF16,
+            // Never negotiated (see `encoding` above), but it has a name in the protocol.
+            PositionEncoding::Utf32 => lsp::PositionEncodingKind::UTF32,
         }
     }
 
