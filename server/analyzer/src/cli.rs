@@ -139,7 +139,7 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
     let at = |loc: &Option<model::value::Loc>| match loc {
         Some(loc) => {
             let path = files.path(loc.file);
-            (json!(path.display().to_string()), json!(files.human(loc.file, loc.span.start).0), range_json(path, &loc.span, files))
+            (json!(path.display().to_string()), json!(files.human(loc.file, loc.span.start).0), files.range_json(loc.file, &loc.span))
         }
         None => (serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
     };
@@ -385,22 +385,18 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     }
 }
 
-/// 0-based line and UTF-16 column, as LSP counts them: every JSON position.
-fn utf16_position(file: &Path, offset: usize, files: &FileTable) -> (u32, u32) {
-    let Some(id) = files.id(file) else { return (0, 0) };
-    let wide = syntax::line_index::LineIndex::new(files.text(id)).wide_line_col(syntax::line_index::PositionEncoding::Utf16, offset);
-    (wide.line, wide.col)
-}
-
 /// 1-based line and character column: every text position.
 fn text_position(file: &Path, offset: usize, files: &FileTable) -> (usize, usize) {
     files.id(file).map_or((1, 1), |id| files.human(id, offset))
 }
 
+/// 0-based lines and UTF-16 columns, as LSP counts them: every JSON position (an empty range at
+/// the start for a file the table does not hold).
 fn range_json(file: &Path, span: &std::ops::Range<usize>, files: &FileTable) -> serde_json::Value {
-    let (sl, sc) = utf16_position(file, span.start, files);
-    let (el, ec) = utf16_position(file, span.end, files);
-    json!({"start": {"line": sl, "character": sc}, "end": {"line": el, "character": ec}})
+    match files.id(file) {
+        Some(id) => files.range_json(id, span),
+        None => json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}),
+    }
 }
 
 /// A diagnostic as JSON; `minion` lists the minions whose highstate has it (absent for the

@@ -3,8 +3,11 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
+
+use syntax::line_index::{LineIndex, PositionEncoding};
 
 use crate::value::FileId;
 
@@ -137,21 +140,34 @@ impl<F: Vfs> Vfs for Overlay<F> {
 }
 
 /// Files the analysis has read, by id: diagnostics carry a [`FileId`] and a byte span.
+///
+/// It is also where those spans become the positions the commands print, in the two
+/// conventions of [`syntax::line_index`]: [`FileTable::human`] for people and
+/// [`FileTable::range_json`] for JSON.
 #[derive(Debug, Default, Clone)]
 pub struct FileTable {
-    files: Vec<(PathBuf, Arc<str>)>,
+    files: Vec<TableFile>,
     by_path: HashMap<PathBuf, FileId>,
+}
+
+#[derive(Debug, Clone)]
+struct TableFile {
+    path: PathBuf,
+    text: Arc<str>,
+    /// Built on the first position asked of the file, then kept: a report converts one
+    /// position per diagnostic, and indexing the text for each was quadratic.
+    index: OnceLock<LineIndex>,
 }
 
 impl FileTable {
     pub fn add(&mut self, path: PathBuf, text: Arc<str>) -> FileId {
         if let Some(&id) = self.by_path.get(&path) {
-            self.files[id as usize].1 = text;
+            self.files[id as usize] = TableFile { path, text, index: OnceLock::new() };
             return id;
         }
         let id = self.files.len() as FileId;
         self.by_path.insert(path.clone(), id);
-        self.files.push((path, text));
+        self.files.push(TableFile { path, text, index: OnceLock::new() });
         id
     }
     pub fn len(&self) -> usize {
@@ -161,18 +177,33 @@ impl FileTable {
         self.files.is_empty()
     }
     pub fn path(&self, id: FileId) -> &Path {
-        &self.files[id as usize].0
+        &self.files[id as usize].path
     }
     pub fn text(&self, id: FileId) -> &str {
-        &self.files[id as usize].1
+        &self.files[id as usize].text
     }
     pub fn id(&self, path: &Path) -> Option<FileId> {
         self.by_path.get(path).copied()
     }
+    /// The line index of a file's text, built once.
+    pub fn line_index(&self, id: FileId) -> &LineIndex {
+        let file = &self.files[id as usize];
+        file.index.get_or_init(|| LineIndex::new(&file.text))
+    }
     /// The 1-based line and 1-based character column of an offset, as the command line prints
-    /// them (`syntax::line_index::human_position`).
+    /// them ([`LineIndex::human`]).
     pub fn human(&self, id: FileId, offset: usize) -> (usize, usize) {
-        syntax::line_index::human_position(self.text(id), offset)
+        self.line_index(id).human(offset)
+    }
+    /// A byte span as every JSON output gives it: LSP's `Range`,
+    /// `{"start": {"line", "character"}, "end": {...}}`, 0-based lines and UTF-16 columns.
+    pub fn range_json(&self, id: FileId, span: &Range<usize>) -> serde_json::Value {
+        let index = self.line_index(id);
+        let pos = |offset: usize| {
+            let w = index.wide_line_col(PositionEncoding::Utf16, offset);
+            serde_json::json!({"line": w.line, "character": w.col})
+        };
+        serde_json::json!({"start": pos(span.start), "end": pos(span.end)})
     }
 }
 
@@ -213,5 +244,25 @@ impl Vfs for MemFs {
     }
     fn walk(&self, root: &Path) -> Vec<String> {
         self.files.keys().filter_map(|p| p.strip_prefix(root).ok()).map(|r| r.to_string_lossy().replace('\\', "/")).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn positions_count_characters_for_people_and_utf16_units_for_json() {
+        let mut files = FileTable::default();
+        let path = PathBuf::from("/ws/a.sls");
+        let id = files.add(path.clone(), Arc::from("a: 1\nß ℝ 💣 x: [\n"));
+        // `x` is byte 12 of line 2: its 7th character, UTF-16 column 7.
+        let x = 5 + 12;
+        assert_eq!(files.human(id, x), (2, 7));
+        assert_eq!(files.range_json(id, &(x..x + 1)), serde_json::json!({"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 8}}));
+        // New text for the same path gets a new index, not the old one's positions.
+        assert_eq!(files.add(path, Arc::from("💣x")), id);
+        assert_eq!(files.human(id, 4), (1, 2));
+        assert_eq!(files.range_json(id, &(4..5))["start"], serde_json::json!({"line": 0, "character": 2}));
     }
 }
