@@ -16,7 +16,7 @@ The expected answer comes from CASE/salt.json:
   and JSON types), exit 0.
 * show_low_sls returned errors, or it returned chunks but the test=True run
   returned compile errors, or Salt raised: we must exit 1 with
-  {"errors": [{"code", "message", "file", "line", "id"}, ...]}. Each Salt error
+  {"errors": [{"code", "message", "file", "line", "range", "id"}, ...]}. Each Salt error
   string is classified into a code (CLASSIFY below); the set of codes must be
   equal, and per code the IDs must agree (see ids_agree). When Salt raised,
   any error codes are accepted.

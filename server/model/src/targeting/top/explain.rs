@@ -24,7 +24,8 @@ impl TopResult {
         let at = |loc: &Option<Loc>, path: &Option<PathBuf>| -> String {
             match (loc, path) {
                 (Some(l), _) if (l.file as usize) < files.len() => {
-                    format!("{}:{}", rel(files.path(l.file)), files.human(l.file, l.span.start).0)
+                    let (line, col) = files.human(l.file, l.span.start);
+                    format!("{}:{line}:{col}", rel(files.path(l.file)))
                 }
                 (_, Some(p)) => rel(p),
                 _ => "?".into(),
@@ -93,11 +94,14 @@ impl TopResult {
     /// The `top --explain --format json` data.
     pub fn explain_json(&self, files: &FileTable) -> serde_json::Value {
         use serde_json::json;
+        // As the CLI's error entries: `line` 1-based, `range` 0-based with UTF-16 columns.
         let pos = |loc: &Option<Loc>, path: &Option<PathBuf>| match loc {
-            Some(l) if (l.file as usize) < files.len() => {
-                json!({"file": files.path(l.file).display().to_string(), "line": files.human(l.file, l.span.start).0})
-            }
-            _ => json!({"file": path.as_ref().map(|p| p.display().to_string()), "line": null}),
+            Some(l) if (l.file as usize) < files.len() => json!({
+                "file": files.path(l.file).display().to_string(),
+                "line": files.human(l.file, l.span.start).0,
+                "range": files.range_json(l.file, &l.span),
+            }),
+            _ => json!({"file": path.as_ref().map(|p| p.display().to_string()), "line": null, "range": null}),
         };
         json!({
             "strategy": self.strategy,
