@@ -37,11 +37,13 @@ pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>
         }
         FileSummary::Top(t) => {
             let text = analysis.text(path).unwrap_or_default();
+            let index = analysis.line_index(path);
             for env in &t.envs {
                 for target in env.targets.iter().filter(|t| t.shorthand && overlaps(&t.value_span, &range)) {
                     let Some(value) = text.get(target.value_span.clone()) else { continue };
-                    let line_start = text[..target.span.start].rfind('\n').map_or(0, |p| p + 1);
-                    let indent = " ".repeat(target.span.start - line_start + 2);
+                    // The list goes two columns right of the target, as wide as people see it.
+                    let col = index.as_ref().map_or(1, |li| li.human(target.span.start).1);
+                    let indent = " ".repeat(col - 1 + 2);
                     // Replace from just after the colon, so no trailing space is left.
                     let start = text[..target.value_span.start].trim_end_matches([' ', '\t']).len();
                     out.push(CodeAction {

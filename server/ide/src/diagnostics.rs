@@ -48,7 +48,7 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
         .collect();
     if let Some(e) = &analysis.world().config_error {
         if e.path == path {
-            let range = analysis.text(path).map_or(0..0, |t| line_range(&t, e.line));
+            let range = config_line_range(analysis, path, e.line);
             out.insert(
                 0,
                 Diagnostic {
@@ -71,19 +71,11 @@ fn trim(text: &str, range: Range<usize>) -> Range<usize> {
     range.start..end.max(range.start)
 }
 
-/// The byte range of a 1-based line (`0` or past the end: the start of the text).
-fn line_range(text: &str, line: usize) -> Range<usize> {
-    if line == 0 {
-        return 0..0;
-    }
-    let mut start = 0;
-    for (i, l) in text.split_inclusive('\n').enumerate() {
-        if i + 1 == line {
-            return start..start + l.trim_end_matches(['\n', '\r']).len();
-        }
-        start += l.len();
-    }
-    0..0
+/// The byte range of a configuration error's 1-based line, without its break (`0`, meaning
+/// no line is known, or past the end: the start of the text).
+fn config_line_range(analysis: &Analysis, path: &Path, line: usize) -> Range<usize> {
+    let zero_based = line.checked_sub(1).and_then(|l| u32::try_from(l).ok());
+    zero_based.and_then(|l| analysis.line_index(path)?.line_range(l)).unwrap_or(0..0)
 }
 
 /// Moves diagnostics computed for an older text along with `edits` (applied in order, as

@@ -49,7 +49,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
                 if !refs.is_empty() {
                     out.push_str("\nPulled in by:\n");
                     for (r, kind) in &refs {
-                        let line = analysis.line_index(&r.path).map_or(0, |li| li.line_col(r.range.start).line + 1);
+                        let line = analysis.line_index(&r.path).map_or(0, |li| li.human(r.range.start).0);
                         let what = if *kind == SlsRefKind::Top { "top file" } else { "include" };
                         out.push_str(&format!("- {what} in `{}`:{line}\n", world.rel(&r.path)));
                     }
@@ -70,7 +70,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
                     out.push_str("\nNo state in this file's include closures has this ID or name.\n");
                 }
                 for t in targets {
-                    let line = analysis.line_index(&t.path).map_or(0, |li| li.line_col(t.decl.span.start).line + 1);
+                    let line = analysis.line_index(&t.path).map_or(0, |li| li.human(t.decl.span.start).0);
                     out.push_str(&format!("\n→ `{}` in `{}`:{line}\n", t.decl.id, world.rel(&t.path)));
                 }
             }
