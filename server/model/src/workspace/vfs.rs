@@ -24,37 +24,27 @@ pub trait Vfs: Send + Sync {
     }
 }
 
-/// A shared file system is one too (a recorder that a Jinja loader owns reads through one).
-impl<T: Vfs + ?Sized> Vfs for std::sync::Arc<T> {
-    fn read(&self, path: &Path) -> io::Result<String> {
-        (**self).read(path)
-    }
-    fn is_file(&self, path: &Path) -> bool {
-        (**self).is_file(path)
-    }
-    fn walk(&self, root: &Path) -> Vec<String> {
-        (**self).walk(root)
-    }
-    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
-        (**self).log()
-    }
+/// A shared file system is one too (a recorder that a Jinja loader owns reads through one), and
+/// so is a borrowed one: both forward every call.
+macro_rules! forward_vfs {
+    ($($ty:ty),*) => {$(
+        impl<T: Vfs + ?Sized> Vfs for $ty {
+            fn read(&self, path: &Path) -> io::Result<String> {
+                (**self).read(path)
+            }
+            fn is_file(&self, path: &Path) -> bool {
+                (**self).is_file(path)
+            }
+            fn walk(&self, root: &Path) -> Vec<String> {
+                (**self).walk(root)
+            }
+            fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+                (**self).log()
+            }
+        }
+    )*};
 }
-
-/// So is a borrowed one.
-impl<T: Vfs + ?Sized> Vfs for &T {
-    fn read(&self, path: &Path) -> io::Result<String> {
-        (**self).read(path)
-    }
-    fn is_file(&self, path: &Path) -> bool {
-        (**self).is_file(path)
-    }
-    fn walk(&self, root: &Path) -> Vec<String> {
-        (**self).walk(root)
-    }
-    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
-        (**self).log()
-    }
-}
+forward_vfs!(std::sync::Arc<T>, &T);
 
 /// The real disk.
 #[derive(Debug, Default, Clone, Copy)]
