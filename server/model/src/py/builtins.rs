@@ -308,6 +308,18 @@ pub(crate) fn yamlify_to_other_string(arg: &str) -> Option<String> {
     }
 }
 
+/// Python's `bool()` of a JSON value.
+pub fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(l) => !l.is_empty(),
+        Value::Object(m) => !m.is_empty(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 //! A function that would touch the host, the network or a process is never run: it renders as
 //! an empty string, with a hint.
 
+use crate::py::builtins::truthy;
 use std::sync::{Arc, Mutex};
 
 use minijinja::value::{Value as JValue, ValueKind};
@@ -760,18 +761,6 @@ fn posix_split(p: &str) -> (String, String) {
     let (head, tail) = (&p[..i], &p[i..]);
     let head = if !head.is_empty() && head.chars().any(|c| c != '/') { head.trim_end_matches('/') } else { head };
     (head.to_string(), tail.to_string())
-}
-
-/// Python's truthiness of a JSON value.
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(l) => !l.is_empty(),
-        Value::Object(m) => !m.is_empty(),
-    }
 }
 
 /// A JSON value as a template sees it: dicts and lists mutable, as Python's are.

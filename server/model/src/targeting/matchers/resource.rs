@@ -1,6 +1,7 @@
 //! The Salt 3008 resource matchers: `resource` (`T@`, `salt/matchers/resource_match.py`)
 //! and `managing_minion` (`M@`, `salt/matchers/managing_minion_match.py`).
 
+use crate::py::builtins::truthy;
 use serde_json::Value;
 
 use super::{py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome};
@@ -59,18 +60,6 @@ pub fn managing_minion(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
     let matched = tgt.as_str() == Some(ctx.minion_id);
     let verb = if matched { "is" } else { "is not" };
     MatchOutcome::new("managing_minion", shown.clone(), matched, format!("minion id {} {verb} {}", quote(ctx.minion_id), quote(&shown)))
-}
-
-/// Python truthiness of a JSON value.
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
 }
 
 #[cfg(test)]
