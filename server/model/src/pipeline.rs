@@ -262,7 +262,7 @@ fn compile_highstate(
 
 /// Compiled minions kept until something they read changes. A hit costs re-reading (and
 /// hashing) the files the result read and re-asking its questions of the file roots; callers
-/// that know which files changed can skip that with [`MinionCache::peek`].
+/// that know which files changed can skip asking (the editor does, through its change log).
 #[derive(Default)]
 pub struct MinionCache {
     entries: Vec<(Request, Arc<Compiled>)>,
@@ -290,16 +290,6 @@ impl MinionCache {
         self.entries.insert(0, (req.clone(), c.clone()));
         self.entries.truncate(KEEP);
         c
-    }
-
-    /// The cached result for `req`, unchecked.
-    pub fn peek(&self, req: &Request) -> Option<Arc<Compiled>> {
-        self.entries.iter().find(|(r, _)| r == req).map(|(_, c)| c.clone())
-    }
-
-    /// Forgets every result whose reads include `path` (a file that changed).
-    pub fn forget_reading(&mut self, path: &Path) {
-        self.entries.retain(|(_, c)| !c.reads.touches(path));
     }
 
     /// Forgets everything (the configuration changed: results were made with other options).
