@@ -47,6 +47,26 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 /// of the keys that were dropped are returned. Static analysis of templates needs this: a
 /// masked `{% if %}`/`{% else %}` pair often declares the same key twice.
 pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
+    let first = load_exact(text, allow_duplicates);
+    if first.is_err() {
+        // PyYAML does not check indentation inside a flow collection; saphyr does. Salt's
+        // `yaml` filter wraps long flow output at 80 columns with a shallow indent, so
+        // `key: {{ x|yaml }}` deep in a block often continues left of its key. Retry with those
+        // continuation lines moved right (which changes no value), and map spans back.
+        if let Some(padded) = FlowPadding::new(text) {
+            if let Ok((mut node, mut duplicates)) = load_exact(&padded.text, allow_duplicates) {
+                padded.unpad_node(&mut node);
+                for d in &mut duplicates {
+                    *d = padded.unpad(d.start)..padded.unpad(d.end);
+                }
+                return Ok((node, duplicates));
+            }
+        }
+    }
+    first
+}
+
+fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let offsets = CharOffsets::new(text);
     let mut builder =
         Builder { allow_duplicates, duplicates: Vec::new(), offsets: &offsets, stack: Vec::new(), anchors: HashMap::new(), docs: Vec::new(), error: None };
@@ -231,6 +251,137 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
 }
 
 /// The offset of a line that starts with a tab and has content, outside any quoted scalar.
+/// The text with every line that continues a flow collection indented past the line that
+/// opened it, and the byte shifts needed to map offsets back to the original text.
+struct FlowPadding {
+    text: String,
+    /// (byte offset in the padded text where a padded line's content starts, total bytes
+    /// added up to and including that line), in order.
+    shifts: Vec<(usize, usize)>,
+}
+
+impl FlowPadding {
+    fn new(text: &str) -> Option<FlowPadding> {
+        let mut out = String::with_capacity(text.len() + 64);
+        let mut shifts = Vec::new();
+        let mut added = 0;
+        let mut scan = FlowScan::default();
+        for line in text.split_inclusive('\n') {
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            if scan.depth > 0 && !line.trim().is_empty() && indent <= scan.opened_at {
+                let pad = scan.opened_at + 1 - indent;
+                out.extend(std::iter::repeat_n(' ', pad));
+                added += pad;
+                shifts.push((out.len(), added));
+            }
+            out.push_str(line);
+            scan.line(line, indent);
+        }
+        (!shifts.is_empty()).then_some(FlowPadding { text: out, shifts })
+    }
+
+    fn unpad(&self, offset: usize) -> usize {
+        let i = self.shifts.partition_point(|&(at, _)| at <= offset);
+        let back = if i == 0 { offset } else { offset - self.shifts[i - 1].1 };
+        // An offset inside a line's padding maps to that line's original start.
+        match self.shifts.get(i) {
+            Some(&(at, added)) => back.min(at - added),
+            None => back,
+        }
+    }
+
+    fn unpad_node(&self, node: &mut Node) {
+        node.span = self.unpad(node.span.start)..self.unpad(node.span.end);
+        match &mut node.value {
+            Value::Seq(items) => items.iter_mut().for_each(|n| self.unpad_node(n)),
+            Value::Map(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+                self.unpad_node(k);
+                self.unpad_node(v)
+            }),
+            _ => {}
+        }
+    }
+}
+
+/// Just enough of a YAML scanner to know, line by line, whether a flow collection is open:
+/// quotes, comments, block scalars and where a `[` or `{` can start a node.
+#[derive(Default)]
+struct FlowScan {
+    depth: usize,
+    /// The indentation of the line where the outermost open flow collection started.
+    opened_at: usize,
+    quote: Option<char>,
+    /// Inside a block scalar whose header line had this indentation.
+    block_scalar: Option<usize>,
+}
+
+impl FlowScan {
+    fn line(&mut self, line: &str, indent: usize) {
+        let content = line.trim_end_matches(['\n', '\r']);
+        if let Some(header) = self.block_scalar {
+            if content.trim().is_empty() || indent > header {
+                return;
+            }
+            self.block_scalar = None;
+        }
+        let chars: Vec<char> = content.chars().collect();
+        let mut prev = None::<char>; // the last character that was not a space
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let after_space = i == 0 || chars[i - 1] == ' ' || chars[i - 1] == '\t';
+            if let Some(q) = self.quote {
+                if q == '"' && c == '\\' {
+                    i += 2;
+                    continue;
+                }
+                if c == q {
+                    if q == '\'' && chars.get(i + 1) == Some(&'\'') {
+                        i += 2;
+                        continue;
+                    }
+                    self.quote = None;
+                    prev = Some(c);
+                }
+                i += 1;
+                continue;
+            }
+            if c == '#' && after_space {
+                break;
+            }
+            let node_start = match prev {
+                None => true,
+                Some('[' | '{' | ',') => self.depth > 0,
+                Some(':' | '-' | '?') => after_space,
+                _ => false,
+            };
+            match c {
+                '"' | '\'' if node_start => self.quote = Some(c),
+                '[' | '{' if node_start || (self.depth > 0 && matches!(prev, Some('[' | '{' | ','))) => {
+                    if self.depth == 0 {
+                        self.opened_at = indent;
+                    }
+                    self.depth += 1;
+                }
+                ']' | '}' if self.depth > 0 => self.depth -= 1,
+                '|' | '>' if node_start && self.depth == 0 => {
+                    let rest: String = chars[i + 1..].iter().collect();
+                    let rest = rest.split(" #").next().unwrap_or("").trim();
+                    if rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
+                        self.block_scalar = Some(indent);
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            if c != ' ' && c != '\t' {
+                prev = Some(c);
+            }
+            i += 1;
+        }
+    }
+}
+
 fn leading_tab(text: &str, doc: &Node) -> Option<usize> {
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
@@ -566,6 +717,19 @@ mod tests {
             Value::Map(pairs) => format!("{{{}}}", pairs.iter().map(|(k, v)| format!("{}: {}", show(k), show(v))).collect::<Vec<_>>().join(", ")),
             v => format!("{v:?}@{}..{}", n.span.start, n.span.end),
         }
+    }
+
+    #[test]
+    fn flow_continuation_left_of_its_key() {
+        // PyYAML accepts this (Salt's `yaml` filter wraps at 80 columns); saphyr alone does not.
+        let text = "a:\n    acls: [[local, all,\n  md5], {k: 'it''s\n  x'}]\n    b: 'q[' # [\n    c: |\n      [\n    d: [1,\n2]\n";
+        let n = load(text).unwrap();
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("acls")@7..11: [[Str("local")@15..20, Str("all")@22..25, Str("md5")@29..32], {Str("k")@36..37: Str("it's x")@39..50}], Str("b")@57..58: Str("q[")@60..68, Str("c")@73..74: Str("[\n")@84..90, Str("d")@90..91: [Int(1)@94..95, Int(2)@97..98]}}"#]]
+        .assert_eq(&show(&n));
+        assert_eq!(&text[29..32], "md5");
+        assert_eq!(&text[97..98], "2");
+        // Still an error where PyYAML also refuses.
+        assert!(load("a:\n  b: 1\n c: 2\n").is_err());
     }
 
     #[test]
