@@ -168,6 +168,37 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let b = a(&Sig::new("filter_by", &["lookup", "tgt_type", "minion_id", "merge", "merge_lists", "default"], 1))?;
             f.match_filter_by(&b)
         }
+        // `salt/modules/match.py:ifelse(*args, tgt_type, minion_id, merge, merge_lists)`, also
+        // the Jinja global `ifelse`: (target, value) pairs then a default, as `filter_by`.
+        "match.ifelse" => {
+            let b = a(&Sig::new("ifelse", &[], 0).star_args().kwonly(&["tgt_type", "minion_id", "merge", "merge_lists"]))?;
+            if b.star.len() % 2 == 0 {
+                return Err(raised("The ifelse function must have an odd number of arguments!"));
+            }
+            if b.star.len() == 1 {
+                return Ok(b.star[0].clone());
+            }
+            const DEFAULT: &str = "SALT_IFELSE_FUNCTION_DEFAULT";
+            let mut lookup = indexmap::IndexMap::new();
+            for pair in b.star.chunks(2) {
+                let [key, value] = pair else { continue };
+                let key = match key.kind() {
+                    ValueKind::Bool if key.is_true() => JValue::from("*"),
+                    ValueKind::Bool => JValue::from("SALT_IFELSE_MATCH_NOTHING"),
+                    _ => key.clone(),
+                };
+                lookup.insert(key, value.clone());
+            }
+            lookup.insert(JValue::from(DEFAULT), b.star[b.star.len() - 1].clone());
+            let lookup = JValue::from_object(MDict(Mutex::new(lookup)));
+            let n = b.vals.len();
+            let filter = Bound {
+                vals: vec![Some(lookup), b.get(n - 4), b.get(n - 3), b.get(n - 2), b.get(n - 1), Some(JValue::from(DEFAULT))],
+                star: Vec::new(),
+                kwargs: Vec::new(),
+            };
+            f.match_filter_by(&filter)
+        }
         "file.join" => {
             let b = a(&Sig::new("join", &[], 0).star_args())?;
             let parts = b.star.iter().map(string).collect::<Result<Vec<_>, _>>()?;

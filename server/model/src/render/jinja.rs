@@ -165,6 +165,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_filter("load_text", |s: String| tags::load("text", &s));
     env.add_filter("to_bool", |v: JValue| v.is_true());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
+    globals(&mut env, &salt);
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
     env.add_global("__salt__", JValue::from_dyn_object(salt));
     // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
@@ -403,6 +404,70 @@ impl Object for Namespace {
 
 fn function(salt: Arc<SaltFunctions>, name: String) -> JValue {
     JValue::from_function(move |args: &[JValue]| -> Result<JValue, Error> { salt.invoke(&name, args) })
+}
+
+/// The globals Salt adds to every Jinja environment (`salt/utils/templates.py`
+/// `render_jinja_tmpl` and the `@jinja_global` functions): `odict`, `ifelse`, `raise` and
+/// `show_full_context`.
+fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
+    // `collections.OrderedDict(iterable_or_mapping=(), **kwargs)`.
+    env.add_function("odict", |args: minijinja::value::Rest<JValue>| -> Result<JValue, Error> {
+        let mut map = indexmap::IndexMap::new();
+        let (kwargs, positional): (Vec<&JValue>, Vec<&JValue>) = args.iter().partition(|v| v.is_kwargs());
+        match positional.as_slice() {
+            [] => {}
+            [from] if from.kind() == minijinja::value::ValueKind::Map => {
+                for k in from.try_iter()? {
+                    let v = from.get_item(&k)?;
+                    map.insert(k, v);
+                }
+            }
+            [from] => {
+                for pair in from.try_iter()? {
+                    let items: Vec<JValue> =
+                        pair.try_iter().map_err(|_| type_error("cannot convert dictionary update sequence element to a sequence"))?.collect();
+                    let [k, v] = <[JValue; 2]>::try_from(items)
+                        .map_err(|items| type_error(format!("dictionary update sequence element has length {}; 2 is required", items.len())))?;
+                    map.insert(k, v);
+                }
+            }
+            more => return Err(type_error(format!("OrderedDict expected at most 1 arguments, got {}", more.len()))),
+        }
+        for kw in kwargs {
+            for k in kw.try_iter()? {
+                let v = kw.get_item(&k)?;
+                map.insert(k, v);
+            }
+        }
+        let map = map.into_iter().map(|(k, v)| (k, mutable::mutable(v))).collect();
+        Ok(JValue::from_object(mutable::MDict(Mutex::new(map))))
+    });
+    // The global is `match.ifelse` without the loader's dunders: past its argument checks it
+    // raises NameError, as it does in Salt.
+    let s = salt.clone();
+    env.add_function("ifelse", move |args: &[JValue]| {
+        let positional = args.iter().filter(|v| !v.is_kwargs()).count();
+        match positional {
+            1 => s.invoke("match.ifelse", args),
+            n if n % 2 == 0 => s.invoke("match.ifelse", args),
+            _ => Err(Error::new(ErrorKind::InvalidOperation, "name '__context__' is not defined")),
+        }
+    });
+    // `salt.utils.jinja.jinja_raise`: a `TemplateError` with the message.
+    env.add_function("raise", |msg: JValue| -> Result<JValue, Error> { Err(Error::new(ErrorKind::InvalidOperation, msg.to_string())) });
+    env.add_function("show_full_context", |state: &minijinja::State<'_, '_>| -> JValue {
+        let mut names: Vec<String> = state.known_variables().into_iter().map(|n| n.to_string()).collect();
+        names.sort();
+        let map: indexmap::IndexMap<JValue, JValue> = names
+            .into_iter()
+            .filter_map(|n| state.lookup(&n).filter(|v| !matches!(v.kind(), minijinja::value::ValueKind::Invalid)).map(|v| (JValue::from(n), v)))
+            .collect();
+        JValue::from_object(mutable::MDict(Mutex::new(map)))
+    });
+}
+
+fn type_error(msg: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidOperation, msg.into())
 }
 
 impl SaltFunctions {
