@@ -240,7 +240,7 @@ impl Functions<'_> {
 
     fn inert(&self, name: &str) -> JValue {
         self.hint(format!("`salt['{name}']` is not executed during analysis; it rendered as an empty value"));
-        JValue::from("")
+        inert_value(name)
     }
 
     /// `salt.utils.data.filter_by(lookup_dict, lookup, traverse, merge, default, base)`
@@ -911,6 +911,53 @@ fn string(v: &JValue) -> Result<String, Error> {
     match v.as_str() {
         Some(s) => Ok(s.to_string()),
         None => Err(raised(format!("expected a string, got {} {}", py_type(v), py::repr(&to_json(v))))),
+    }
+}
+
+/// The empty value of the type a function that is not executed returns, so that what a
+/// template does with it (`.items()`, `.get()`, a loop) still works: Salt's functions that
+/// answer a mapping or a list answer an empty one when there is nothing (`mine.get` on a
+/// masterless minion is `{}`); everything else is an empty string.
+fn inert_value(name: &str) -> JValue {
+    const DICTS: &[&str] = &[
+        "mine.get",
+        "publish.publish",
+        "publish.full_data",
+        "user.info",
+        "group.info",
+        "pkg.list_pkgs",
+        "pkg.list_repos",
+        "network.interfaces",
+        "network.routes",
+        "file.stats",
+        "cmd.run_all",
+        "disk.usage",
+        "status.meminfo",
+        "x509.read_certificate",
+    ];
+    const LISTS: &[&str] = &[
+        "network.ip_addrs",
+        "network.ip_addrs6",
+        "file.find",
+        "cp.list_master",
+        "cp.list_master_dirs",
+        "cp.list_states",
+        "service.get_all",
+        "service.get_enabled",
+        "service.get_running",
+        "user.list_users",
+        "file.readdir",
+        "dnsutil.A",
+        "dnsutil.AAAA",
+        "dig.A",
+        "dig.AAAA",
+    ];
+    if DICTS.contains(&name) {
+        JValue::from_object(MDict::default())
+    } else if LISTS.contains(&name) {
+        JValue::from_object(MList::default())
+    } else {
+        JValue::from("")
     }
 }
 
