@@ -1,7 +1,7 @@
 //! Python behaviour Salt's answers depend on, written once for every concern that needs it:
 //! `fnmatch`, `re` patterns, `json.dumps`, YAML text (`dump`: PyYAML's Python emitter, as Salt's
 //! `yaml` filter prints; `yaml_dump`: libyaml's, as Salt's YAML serializer prints), and builtins
-//! such as `str()`, `int()` and `repr()`; and the dict-merge strategies templates, pillar and
+//! such as `str()`, `int()`, `repr()` and the `%` operator (`percent`); and the dict-merge strategies templates, pillar and
 //! mapstack share (`salt/utils/dictupdate.py`, in `dictupdate`) and the key-path walk of
 //! `salt/utils/data.py` (in `data`).
 
@@ -11,5 +11,6 @@ pub mod dictupdate;
 pub mod dump;
 pub mod fnmatch;
 pub mod json;
+pub mod percent;
 pub mod re;
 pub mod yaml_dump;

@@ -118,7 +118,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
     env.set_loader(move |name| {
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
-        Ok(loader(&path).map(|text| mutable::wrap_literals(&tags::rewrite(&text))))
+        Ok(loader(&path).map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)))))
     });
     // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
     env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
@@ -182,6 +182,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_global("opts", opts.clone());
     env.add_global("__opts__", opts);
     mutable::register(&mut env);
+    super::pyops::register(&mut env);
     tags::register(&mut env);
     if let Some(seen) = ctx.probe.clone() {
         env.add_function(crate::render::probe::PROBE, move |i: usize, v: JValue| {
@@ -198,7 +199,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
         env.add_global(k, v);
     }
-    let source = mutable::wrap_literals(&tags::rewrite(source));
+    let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)));
     let tmpl = env.template_from_str(&source).map_err(describe)?;
     let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();

@@ -6,6 +6,7 @@ pub mod functions;
 pub mod jinja;
 pub mod mutable;
 pub mod probe;
+pub mod pyops;
 pub mod tags;
 
 use crate::diagnostic::{Code, SaltError};

@@ -1,0 +1,7 @@
+ok:
+  test.nop:
+    - name: fine
+
+bad:
+  test.nop:
+    - name: {{ '%s and %s' % ('only one',) }}
