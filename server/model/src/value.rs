@@ -230,6 +230,29 @@ impl Val {
     }
 
     /// JSON as Salt's `--out=json` prints it (dict keys become strings).
+    /// A value as `json.loads` gives it (objects keep their order, as Python's dicts do); every
+    /// part is placed at `at`.
+    pub fn from_json(j: &serde_json::Value, at: Option<Loc>) -> Val {
+        let v = match j {
+            serde_json::Value::Null => V::None,
+            serde_json::Value::Bool(b) => V::Bool(*b),
+            serde_json::Value::Number(n) => match n.as_i64() {
+                Some(i) => V::Int(i),
+                None => V::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            serde_json::Value::String(s) => V::Str(s.clone()),
+            serde_json::Value::Array(items) => V::List(items.iter().map(|i| Val::from_json(i, at.clone())).collect()),
+            serde_json::Value::Object(m) => {
+                let mut d = Dict::new();
+                for (k, v) in m {
+                    d.set(Val::str(k.as_str()).at(at.clone()), Val::from_json(v, at.clone()));
+                }
+                V::Dict(d)
+            }
+        };
+        Val { v, at }
+    }
+
     pub fn to_json(&self) -> serde_json::Value {
         use serde_json::Value as J;
         match &self.v {

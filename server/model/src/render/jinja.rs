@@ -106,7 +106,23 @@ pub struct RenderFailure {
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
-    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    let (source, options) = env_options(source, ctx);
+    let syntax = apply_options(&mut env, &options).map_err(describe)?;
+    let comments = options.get("line_comment_prefix").and_then(|v| v.as_str()).filter(|p| !p.is_empty()).map(|p| (p.to_string(), syntax.clone()));
+    let source = match &comments {
+        Some((prefix, syntax)) => strip_line_comments(&source, prefix, syntax),
+        None => source,
+    };
+    let source = source.as_str();
+    // `allow_undefined` makes Salt use Jinja's lenient `Undefined` instead of `StrictUndefined`.
+    let lenient = ctx.opts.get("allow_undefined").is_some_and(crate::py::builtins::truthy);
+    env.set_undefined_behavior(if lenient { UndefinedBehavior::Lenient } else { UndefinedBehavior::Strict });
+    if lenient {
+        // Jinja2's `Undefined` has length 0.
+        for name in ["length", "count"] {
+            env.add_filter(name, |v: JValue| if v.is_undefined() { Ok(0) } else { minijinja::filters::length(&v) });
+        }
+    }
     env.set_keep_trailing_newline(true);
     // Salt's Jinja never escapes output; minijinja would JSON-escape templates named `*.yaml`
     // or `*.json` (what `import_yaml` renders) by default.
@@ -115,10 +131,15 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
+    let loader_syntax = syntax.clone();
     let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
     env.set_loader(move |name| {
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
-        Ok(loader(&path).map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)))))
+        let text = loader(&path).map(|text| match &comments {
+            Some((prefix, syntax)) => strip_line_comments(&text, prefix, syntax),
+            None => text,
+        });
+        Ok(text.map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)), &loader_syntax)))
     });
     // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
     env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
@@ -199,11 +220,86 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
         env.add_global(k, v);
     }
-    let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)));
+    let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let tmpl = env.template_from_str(&source).map_err(describe)?;
     let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
     Ok(Rendered { text, hints })
+}
+
+/// The Jinja environment options Salt's `render_jinja_tmpl` applies: `jinja_sls_env` for an
+/// SLS file (a non-empty `sls`), else `jinja_env`; the deprecated `jinja_trim_blocks` and
+/// `jinja_lstrip_blocks`; then the file's own `#jinja2: {json}` header on line 1, or on line 2
+/// below a renderer shebang. Salt deletes the header line; it is blanked here instead, so every
+/// line keeps its number (the rendered data is the same; the text has one more empty line).
+fn env_options(source: &str, ctx: &JinjaContext) -> (String, serde_json::Map<String, serde_json::Value>) {
+    let mut options = serde_json::Map::new();
+    let which = if ctx.sls.is_empty() { "jinja_env" } else { "jinja_sls_env" };
+    for deprecated in ["trim_blocks", "lstrip_blocks"] {
+        if ctx.opts.get(format!("jinja_{deprecated}")).is_some_and(crate::py::builtins::truthy) {
+            options.insert(deprecated.into(), true.into());
+        }
+    }
+    if let Some(serde_json::Value::Object(set)) = ctx.opts.get(which) {
+        options.extend(set.iter().map(|(k, v)| (k.to_lowercase(), v.clone())));
+    }
+    let mut lines: Vec<&str> = source.split_inclusive('\n').collect();
+    let idx = usize::from(lines.first().is_some_and(|l| l.starts_with("#!") && !l.starts_with("#!/")));
+    let header = lines.get(idx).and_then(|l| l.strip_prefix("#jinja2:")).map(|payload| payload.trim_end_matches(['\r', '\n']));
+    if let Some(serde_json::Value::Object(set)) = header.filter(|p| !p.trim().is_empty()).and_then(|p| serde_json::from_str(p).ok()) {
+        options.extend(set.into_iter().map(|(k, v)| (k.to_lowercase(), v)));
+        let ending = &lines[idx][lines[idx].trim_end_matches(['\r', '\n']).len()..];
+        lines[idx] = ending;
+        return (lines.concat(), options);
+    }
+    (source.to_string(), options)
+}
+
+/// Applies the options Jinja2 knows (`jinja2.defaults`) that minijinja has: the delimiters,
+/// line statement and comment prefixes, `trim_blocks` and `lstrip_blocks`. Returns the syntax,
+/// which our own source rewrites must parse with too.
+fn apply_options(env: &mut Environment<'_>, options: &serde_json::Map<String, serde_json::Value>) -> Result<minijinja::syntax::SyntaxConfig, Error> {
+    let text = |k: &str| options.get(k).and_then(|v| v.as_str());
+    let mut syntax = minijinja::syntax::SyntaxConfig::builder();
+    let pair = |a: &str, b: &str, da: &'static str, db: &'static str| (text(a).unwrap_or(da).to_string(), text(b).unwrap_or(db).to_string());
+    let (bs, be) = pair("block_start_string", "block_end_string", "{%", "%}");
+    let (vs, ve) = pair("variable_start_string", "variable_end_string", "{{", "}}");
+    let (cs, ce) = pair("comment_start_string", "comment_end_string", "{#", "#}");
+    syntax.block_delimiters(bs, be).variable_delimiters(vs, ve).comment_delimiters(cs, ce);
+    if let Some(p) = text("line_statement_prefix") {
+        syntax.line_statement_prefix(p.to_string());
+    }
+    let syntax = syntax.build()?;
+    env.set_syntax(syntax.clone());
+    let flag = |k: &str| options.get(k).is_some_and(crate::py::builtins::truthy);
+    env.set_trim_blocks(flag("trim_blocks"));
+    env.set_lstrip_blocks(flag("lstrip_blocks"));
+    Ok(syntax)
+}
+
+/// Jinja2's line comments (`line_comment_prefix`), which minijinja removes with their line
+/// break: outside tags, the prefix, the spaces before it and the rest of its line go, and the
+/// line break stays (`jinja2/lexer.py`: the comment ends before `\n`).
+fn strip_line_comments(src: &str, prefix: &str, syntax: &minijinja::syntax::SyntaxConfig) -> String {
+    let pairs = [syntax.block_delimiters(), syntax.variable_delimiters(), syntax.comment_delimiters()];
+    let mut out = String::with_capacity(src.len());
+    let mut rest = src;
+    while !rest.is_empty() {
+        if let Some((start, end)) = pairs.iter().find(|(start, _)| rest.starts_with(&**start)) {
+            let close = rest[start.len()..].find(&**end).map_or(rest.len(), |i| start.len() + i + end.len());
+            out.push_str(&rest[..close]);
+            rest = &rest[close..];
+        } else if rest.starts_with(prefix) {
+            let kept = out.trim_end_matches([' ', '\t']).len();
+            out.truncate(kept);
+            rest = &rest[rest.find('\n').unwrap_or(rest.len())..];
+        } else {
+            let c = rest.chars().next().map_or(1, char::len_utf8);
+            out.push_str(&rest[..c]);
+            rest = &rest[c..];
+        }
+    }
+    out
 }
 
 /// The `salt://` path an import names, as `SaltCacheLoader.get_source` (`salt/utils/jinja.py`)

@@ -32,11 +32,13 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja
 /// was not executed, at the first line of `text` that names it.
 pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
     let templated = render_template(text, file, jinja)?;
+    let json = renderer_pipe(text).last().is_some_and(|r| r == "json");
     match templated {
+        Templated::Plain if json => render_json(text, file).map(|v| (v, Vec::new())),
         Templated::Plain => render_yaml(text, file).map(|v| (v, Vec::new())),
         Templated::Rendered(r) => {
             // Spans now point into the rendered text; keep the file, drop positions.
-            let mut v = render_yaml(&r.text, file)?;
+            let mut v = if json { render_json(&r.text, file)? } else { render_yaml(&r.text, file)? };
             clear_spans(&mut v, file);
             let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
             Ok((v, hints))
@@ -61,11 +63,11 @@ pub fn renderer_pipe(text: &str) -> Vec<String> {
     }
 }
 
-/// The first renderer of the file's pipe that salt-analyzer never runs (anything but `jinja`
-/// and `yaml`): `py` and `pyobjects` would execute Python, `mako` another template language,
-/// `gpg` needs keys.
+/// The first renderer of the file's pipe that salt-analyzer never runs (anything but `jinja`,
+/// `yaml` and `json`): `py` and `pyobjects` would execute Python, `mako` another template
+/// language, `gpg` needs keys.
 pub fn unsupported_renderer(text: &str) -> Option<String> {
-    renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml"))
+    renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml" | "json"))
 }
 
 /// The hint for a file whose renderer is never run.
@@ -114,6 +116,22 @@ fn clear_spans(v: &mut Val, file: FileId) {
         }),
         _ => {}
     }
+}
+
+/// The JSON renderer (`salt/renderers/json.py`): the text after a `#!` line, `{}` when blank,
+/// else `json.loads`.
+pub fn render_json(text: &str, file: FileId) -> Result<Val, SaltError> {
+    let body_at = if text.starts_with("#!") { text.find('\n').map_or(text.len(), |n| n + 1) } else { 0 };
+    let body = &text[body_at..];
+    let whole = Some(Loc { file, span: 0..0 });
+    if body.trim().is_empty() {
+        return Ok(Val { v: V::Dict(Default::default()), at: whole });
+    }
+    serde_json::from_str::<serde_json::Value>(body).map(|j| Val::from_json(&j, whole)).map_err(|e| {
+        let offset = body_at + syntax::line_index::LineIndex::new(body).line_range(e.line().saturating_sub(1) as u32).map_or(0, |r| r.start);
+        let line = syntax::line_index::line_number(text, offset);
+        SaltError::new(Code::RenderError, format!("{e}; line {line}")).at(Some(Loc { file, span: offset..offset }))
+    })
 }
 
 /// The YAML renderer (`salt/renderers/yaml.py`).

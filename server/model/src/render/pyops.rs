@@ -33,7 +33,7 @@ pub fn register(env: &mut Environment<'_>) {
 
 /// `src` with every `%` operator turned into a [`MOD`] call; `src` itself when it has none or
 /// does not parse (the render then reports the syntax error).
-pub fn rewrite(src: &str) -> String {
+pub fn rewrite(src: &str, syntax: &minijinja::syntax::SyntaxConfig) -> String {
     // Most templates have no `%` but those of their `{% %}` tags: skip the second parse.
     let b = src.as_bytes();
     let operator = (0..b.len()).any(|i| b[i] == b'%' && (i == 0 || b[i - 1] != b'{') && b.get(i + 1) != Some(&b'}'));
@@ -41,7 +41,7 @@ pub fn rewrite(src: &str) -> String {
         return src.to_string();
     }
     let ws = WhitespaceConfig { keep_trailing_newline: true, ..Default::default() };
-    let Ok(tree) = parse(src, "<template>", Default::default(), ws) else { return src.to_string() };
+    let Ok(tree) = parse(src, "<template>", syntax.clone(), ws) else { return src.to_string() };
     let mut edits = Edits { src, inserts: Vec::new() };
     edits.stmt(&tree);
     if edits.inserts.is_empty() {
@@ -239,7 +239,7 @@ mod tests {
     fn percent_operators_become_calls_on_the_same_lines() {
         let src =
             "{% set h = \"/home/%s\" % name %}\n{{ (a + b) % 2 }} {{ '%s-%s' % (x, y) }}\n{{ '%d%%' %\n n|int }} {# 5 % 2 #}{% raw %}{{ 1 % 2 }}{% endraw %}";
-        let out = rewrite(src);
+        let out = rewrite(src, &Default::default());
         expect_test::expect![[r#"
             {% set h = __salt_mod("/home/%s" , name, false) %}
             {{ __salt_mod((a + b) , 2, false) }} {{ __salt_mod('%s-%s' , (x, y), true) }}
