@@ -1551,7 +1551,8 @@ b:
     #[test]
     fn host_touching_functions_stay_inert() {
         let (text, hints) = render("[{{ salt['cmd.run']('rm -rf /') }}][{{ salt.file.file_exists('/etc') }}][{{ salt['mine.get']('*', 'x') }}]", &ctx());
-        assert_eq!(text, "[][][]");
+        // mine.get answers an empty mapping, as it does on a masterless minion.
+        assert_eq!(text, "[][][{}]");
         assert_eq!(hints.len(), 3, "{hints:?}");
         // An sdb:// value whose profile names a driver would query it.
         let mut c = ctx();
