@@ -183,7 +183,7 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
         }
     };
     let id = files.add(path.to_path_buf(), Arc::from(text.as_str()));
-    let mut ctx = jinja.context(&env, &sls, &rel);
+    let mut ctx = jinja.context(&env, &sls, &rel, path);
     // With a probe, the instrumented text is rendered (same lines) and the values recorded.
     let instrumented = probe.and_then(|at| render::probe::instrument(&text, at));
     let seen: Arc<std::sync::Mutex<Vec<(usize, String)>>> = Arc::default();

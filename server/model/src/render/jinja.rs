@@ -23,6 +23,9 @@ pub struct JinjaContext {
     pub sls: String,
     /// The file's path relative to its root (`web/tls.sls`).
     pub tplfile: String,
+    /// The file's absolute path (Salt's `tplpath`: with a local file client, the file in the
+    /// file roots).
+    pub tplpath: String,
     /// Reads `salt://` relative paths for `import`/`include`/`from`.
     pub loader: Loader,
     /// Where a template instrumented by [`crate::render::probe`] records the values it saw.
@@ -50,8 +53,9 @@ pub type EnvReader = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
 pub type Probed = Arc<Mutex<Vec<(usize, String)>>>;
 
 impl JinjaSetup {
-    /// The context for one file: `rel` is its path under the root, `sls` its SLS name.
-    pub fn context(&self, saltenv: &str, sls: &str, rel: &str) -> JinjaContext {
+    /// The context for one file: `rel` is its path under the root, `sls` its SLS name, `path`
+    /// where it is.
+    pub fn context(&self, saltenv: &str, sls: &str, rel: &str, path: &std::path::Path) -> JinjaContext {
         let read = self.read.clone();
         let env = saltenv.to_string();
         JinjaContext {
@@ -61,6 +65,7 @@ impl JinjaSetup {
             saltenv: saltenv.to_string(),
             sls: sls.to_string(),
             tplfile: rel.to_string(),
+            tplpath: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned(),
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
             matcher: self.matcher.clone(),
@@ -73,7 +78,7 @@ impl JinjaSetup {
         opts: &crate::workspace::config::Opts,
         read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
     ) -> JinjaSetup {
-        let mut raw = opts.raw.clone();
+        let mut raw = opts.template_opts();
         // Salt's opts always hold the minion's id (`config.get('id')` finds it there first).
         if let Some(m) = raw.as_object_mut() {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
@@ -123,7 +128,9 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
             env.add_filter(name, |v: JValue| if v.is_undefined() { Ok(0) } else { minijinja::filters::length(&v) });
         }
     }
-    env.set_keep_trailing_newline(true);
+    // Jinja2 drops a template's final line break (imported templates and `import_text` lose
+    // theirs); Salt puts the rendered file's back afterwards.
+    env.set_keep_trailing_newline(options.get("keep_trailing_newline").is_some_and(crate::py::builtins::truthy));
     // Salt's Jinja never escapes output; minijinja would JSON-escape templates named `*.yaml`
     // or `*.json` (what `import_yaml` renders) by default.
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
@@ -217,12 +224,15 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     }
     env.add_global("saltenv", ctx.saltenv.clone());
     env.add_global("env", ctx.saltenv.clone());
-    for (k, v) in sls_context(&ctx.sls, &ctx.tplfile) {
+    for (k, v) in sls_context(&ctx.sls, &ctx.tplfile, &ctx.tplpath) {
         env.add_global(k, v);
     }
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let tmpl = env.template_from_str(&source).map_err(describe)?;
-    let text = tmpl.render(minijinja::context! {}).map_err(describe)?;
+    let mut text = tmpl.render(minijinja::context! {}).map_err(describe)?;
+    if source.ends_with('\n') {
+        text.push('\n');
+    }
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
     Ok(Rendered { text, hints })
 }
@@ -331,7 +341,7 @@ fn resolve_import(name: &str, tpldir: &Mutex<String>) -> Option<String> {
 }
 
 /// `salt.utils.templates.generate_sls_context`.
-fn sls_context(sls: &str, tplfile: &str) -> Vec<(&'static str, String)> {
+fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, String)> {
     let tpldir = tplfile.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
     let slspath = if tplfile == "init.sls" {
         String::new()
@@ -343,7 +353,7 @@ fn sls_context(sls: &str, tplfile: &str) -> Vec<(&'static str, String)> {
     vec![
         ("sls", sls.to_string()),
         ("tplfile", tplfile.to_string()),
-        ("tplpath", tplfile.to_string()),
+        ("tplpath", tplpath.to_string()),
         ("tpldir", if tpldir.is_empty() { ".".into() } else { tpldir.clone() }),
         ("tpldot", tpldir.replace('/', ".")),
         ("slspath", slspath.clone()),
@@ -472,6 +482,10 @@ impl std::fmt::Debug for JinjaContext {
 }
 
 impl Object for SaltFunctions {
+    /// Salt's loader is not a `Mapping` to Jinja's `is mapping` test.
+    fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
+        minijinja::value::ObjectRepr::Plain
+    }
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
         let name = key.as_str()?.to_string();
         if name.contains('.') {
@@ -585,6 +599,7 @@ mod tests {
             saltenv: "base".into(),
             sls: "web.tls".into(),
             tplfile: "web/tls.sls".into(),
+            tplpath: "/srv/salt/web/tls.sls".into(),
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
             probe: None,
             matcher: None,
@@ -623,7 +638,7 @@ mod tests {
         let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }}{{ grains.get('nope', '') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
         let r = render(src, &ctx()).unwrap();
         assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
-        assert_eq!(sls_context("init", "init.sls")[5].1, "");
+        assert_eq!(sls_context("init", "init.sls", "/srv/salt/init.sls")[5].1, "");
         assert_eq!(r.hints.len(), 1);
         let e = render("ok\n{{ nope }}", &ctx()).err().unwrap();
         assert!(e.message.contains("undefined"), "{e:?}");

@@ -302,7 +302,8 @@ impl<'a> Builder<'a> {
         if !self.static_mode {
             let r = &self.rendered[index];
             let rel = r.file.as_ref().map(|f| f.source.trim_start_matches("salt://").to_string()).unwrap_or_default();
-            let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel));
+            let path = r.file.as_ref().map(|f| f.path.clone()).unwrap_or_default();
+            let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel, &path));
             let (v, hints) = render::render_with_hints(text, id, ctx.as_ref())?;
             self.hints.extend(hints);
             return Ok(v);

@@ -39,6 +39,33 @@ pub struct Opts {
     pub sources: Vec<PathBuf>,
 }
 
+/// Salt 3008's options for a masterless minion before its own configuration (generated from
+/// Salt by tests/conformance/gen_minion_defaults.py; the host-dependent ones left out).
+static MINION_DEFAULTS: std::sync::LazyLock<serde_json::Map<String, serde_json::Value>> = std::sync::LazyLock::new(|| {
+    let all: serde_json::Value = serde_json::from_str(include_str!("minion_defaults.json")).unwrap_or_default();
+    all.get("opts").and_then(|o| o.as_object()).cloned().unwrap_or_default()
+});
+
+impl Opts {
+    /// What a template's `opts` holds: Salt's defaults, then the configuration, with
+    /// `file_roots` as read.
+    pub fn template_opts(&self) -> serde_json::Value {
+        let mut all = MINION_DEFAULTS.clone();
+        if let serde_json::Value::Object(set) = &self.raw {
+            all.extend(set.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        let roots =
+            self.file_roots.iter().map(|(env, dirs)| (env.clone(), dirs.iter().map(|d| serde_json::Value::from(d.to_string_lossy().into_owned())).collect()));
+        all.entry("file_roots").or_insert_with(|| serde_json::Value::Object(roots.collect()));
+        // `BaseHighState.__gen_opts`: the state system sees `state_top` as a `salt://` URL.
+        if let Some(top) = all.get("state_top").and_then(|t| t.as_str()).filter(|t| !t.starts_with("salt://")) {
+            let url = format!("salt://{}", top.strip_prefix('/').unwrap_or(top));
+            all.insert("state_top".into(), url.into());
+        }
+        serde_json::Value::Object(all)
+    }
+}
+
 impl Default for Opts {
     fn default() -> Opts {
         let mut file_roots = IndexMap::new();

@@ -141,7 +141,7 @@ fn render_top(
     if text.trim().is_empty() {
         return doc;
     }
-    let ctx = jinja.map(|j| j.context(env, "", rel));
+    let ctx = jinja.map(|j| j.context(env, "", rel, path));
     match crate::render::render_with(&text, id, ctx.as_ref()) {
         Ok(v) => match v.v {
             V::Dict(d) => doc.data = d,
