@@ -199,19 +199,9 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
     };
     match render::render_template(source, id, Some(&ctx)) {
         Err(e) => FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(&seen) },
-        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_yaml(&text, id), hints: Vec::new(), probed: None },
+        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_data(&text, None, id), hints: Vec::new(), probed: None },
         Ok(Templated::Rendered(r)) => {
-            let data = render::render_yaml(&r.text, id).map_err(|mut e| {
-                // The YAML error's position is in the rendered text, not in the file: say so,
-                // with the rendered line.
-                if let Some(at) = e.loc.as_mut() {
-                    let line = syntax::line_index::LineIndex::new(&r.text).line_col(at.span.start.min(r.text.len())).line as usize;
-                    let snippet = r.text.lines().nth(line).unwrap_or("").trim_end();
-                    e.message = format!("{} (in the rendered text, line {}: `{snippet}`)", e.message, line + 1);
-                    at.span = 0..0;
-                }
-                e
-            });
+            let data = render::render_data(&text, Some(&r.text), id);
             FileRender { text: Ok(Some(r.text)), data, hints: r.hints, probed: probed(&seen) }
         }
     }

@@ -312,13 +312,17 @@ fn strip_line_comments(src: &str, prefix: &str, syntax: &minijinja::syntax::Synt
     out
 }
 
-/// The `salt://` path an import names, as `SaltCacheLoader.get_source` (`salt/utils/jinja.py`)
+/// The path an import names, as `SaltCacheLoader.get_source` (`salt/utils/jinja.py`)
 /// finds it: a name starting with `./` or `../` is relative to the loader's current `tpldir`
 /// (the rendered file's directory, then the directory of the last file imported by an absolute
 /// name: Salt keeps it in the environment's globals), and may not climb out of the file roots;
 /// any other name is relative to the roots and makes its directory the current `tpldir`.
 fn resolve_import(name: &str, tpldir: &Mutex<String>) -> Option<String> {
-    let name = name.trim_start_matches("salt://");
+    // The loader takes paths relative to the roots: `salt://x` is a template named so, which
+    // does not exist (`TemplateNotFound`).
+    if name.contains("://") {
+        return None;
+    }
     if matches!(name.split('/').next(), Some(".") | Some("..")) {
         let base = tpldir.lock().ok()?.clone();
         let mut parts: Vec<&str> = Vec::new();

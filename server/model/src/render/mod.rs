@@ -32,13 +32,11 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja
 /// was not executed, at the first line of `text` that names it.
 pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
     let templated = render_template(text, file, jinja)?;
-    let json = renderer_pipe(text).last().is_some_and(|r| r == "json");
     match templated {
-        Templated::Plain if json => render_json(text, file).map(|v| (v, Vec::new())),
-        Templated::Plain => render_yaml(text, file).map(|v| (v, Vec::new())),
+        Templated::Plain => render_data(text, None, file).map(|v| (v, Vec::new())),
         Templated::Rendered(r) => {
             // Spans now point into the rendered text; keep the file, drop positions.
-            let mut v = if json { render_json(&r.text, file)? } else { render_yaml(&r.text, file)? };
+            let mut v = render_data(text, Some(&r.text), file)?;
             clear_spans(&mut v, file);
             let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
             Ok((v, hints))
@@ -116,6 +114,27 @@ fn clear_spans(v: &mut Val, file: FileId) {
         }),
         _ => {}
     }
+}
+
+/// The data step of the file's renderer pipe (`yaml`, or `json`) on `rendered` (the Jinja
+/// output) or, for a plain file, on `text` itself. An error in rendered text is placed at the
+/// same line number of the file, as Salt reports it, and quotes the rendered line.
+pub fn render_data(text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
+    let json = renderer_pipe(text).last().is_some_and(|r| r == "json");
+    let input = rendered.unwrap_or(text);
+    let result = if json { render_json(input, file) } else { render_yaml(input, file) };
+    let Some(rendered) = rendered else { return result };
+    result.map_err(|mut e| {
+        if let Some(at) = e.loc.as_mut() {
+            let line = syntax::line_index::LineIndex::new(rendered).line_col(at.span.start.min(rendered.len())).line;
+            let snippet = rendered.lines().nth(line as usize).unwrap_or("").trim_end();
+            e.message = format!("{} (in the rendered text, line {}: `{snippet}`)", e.message, line + 1);
+            let index = syntax::line_index::LineIndex::new(text);
+            let start = index.line_range(line).or_else(|| index.line_range(0)).map_or(0, |r| r.start);
+            at.span = start..start;
+        }
+        e
+    })
 }
 
 /// The JSON renderer (`salt/renderers/json.py`): the text after a `#!` line, `{}` when blank,
