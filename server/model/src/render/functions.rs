@@ -126,10 +126,34 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let mut a_json = to_json(&obj_a);
             let merged = dictupdate::merge(&mut a_json, &to_json(&b.req(1)), &strategy, &renderer, b.truthy(4)).map_err(merge_error)?;
             if strategy == "overwrite" {
-                // merge_overwrite assigns b's values into obj_a itself before copying it.
-                f.write_back("slsutil.merge", &obj_a, &a_json);
+                // merge_overwrite assigns b's values into obj_a itself before copying it: the
+                // very objects, so a later change to b's value shows in obj_a too.
+                let obj_b = b.req(1);
+                match (obj_a.downcast_object::<MDict>(), obj_b.kind() == ValueKind::Map) {
+                    (Some(d), true) => {
+                        let mut d = d.0.lock().unwrap_or_else(|e| e.into_inner());
+                        for k in obj_b.try_iter()? {
+                            if d.contains_key(&k) {
+                                let v = obj_b.get_item(&k)?;
+                                d.insert(k, mutable::mutable(v));
+                            }
+                        }
+                    }
+                    _ => {
+                        f.write_back("slsutil.merge", &obj_a, &a_json);
+                    }
+                }
             }
             Ok(from_json(&merged))
+        }
+        // `salt/modules/slsutil.py:deserialize(serializer, stream_or_string, **kwargs)` with the
+        // `json` and `yaml` serializers; the others are not modelled.
+        "slsutil.deserialize" => {
+            let b = a(&Sig::new("deserialize", &["serializer", "stream_or_string"], 2).star_kwargs())?;
+            match b.string(0)?.as_str() {
+                kind @ ("json" | "yaml") => crate::render::tags::load(kind, &b.string(1)?),
+                _ => Ok(f.inert(name)),
+            }
         }
         "slsutil.merge_all" => {
             let b = a(&Sig::new("merge_all", &["lst", "strategy", "renderer", "merge_lists"], 1))?;
