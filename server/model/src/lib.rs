@@ -11,6 +11,7 @@
 
 pub mod check;
 pub mod diagnostic;
+pub mod mapstack;
 pub mod pipeline;
 pub mod py;
 pub mod render;

@@ -1,14 +1,15 @@
 //! The one pipeline that compiles a minion: the workspace's options and file roots, a minion
 //! profile and the Jinja setup made from them go in; the compiled top, the rendered high data,
 //! the low chunks and their errors come out, with every file and file-root answer the compile
-//! read ([`Reads`]). `top`, `lowstate`, `check`, the editor's highstate diagnostics, its top-file
-//! hovers and `top --explain` all call [`compile`]; [`MinionCache`] keeps results until
+//! read ([`Reads`]). `top`, `lowstate`, `render`, `mapdata`, `check`, the editor's highstate
+//! diagnostics, its top-file hovers and `top --explain` all call [`compile`]; [`MinionCache`] keeps results until
 //! something they read changes.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
+use crate::mapstack::{map_data, MapData};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
@@ -47,6 +48,8 @@ pub enum Scope {
         /// A byte offset in the file: record what the Jinja block there evaluates to.
         probe: Option<usize>,
     },
+    /// A formula's layered configuration, `salt["map.data"](tpldir)`.
+    MapData { tpldir: String },
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -100,6 +103,8 @@ pub struct Compiled {
     pub low: Option<LowState>,
     /// The rendered file ([`Scope::Render`]).
     pub rendered: Option<FileRender>,
+    /// The formula configuration ([`Scope::MapData`]).
+    pub mapdata: Option<MapData>,
     /// The files the compile read, which errors point into.
     pub files: FileTable,
     /// Everything the result depends on.
@@ -115,7 +120,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
     };
-    let (mut top, mut low, mut rendered) = (None, None, None);
+    let (mut top, mut low, mut rendered, mut mapdata) = (None, None, None, None);
     if let Ok(minion) = &minion {
         let mut opts = ws.opts.clone();
         if req.saltenv.is_some() {
@@ -141,11 +146,12 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
+            Scope::MapData { tpldir } => mapdata = Some(map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
-    Compiled { minion, top, low, rendered, files, reads }
+    Compiled { minion, top, low, rendered, mapdata, files, reads }
 }
 
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
@@ -399,6 +405,73 @@ x: test.nop
         let c = cache.get(&arc(&fs), &ws, &roots, &req);
         assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
         assert_eq!(cache.compiles, 2);
+    }
+
+    #[test]
+    fn mapdata_layers_values_and_who_set_them() {
+        // Salt 3008.4 + saltext-formula 0.3.0, `salt["map.data"]("tpl")` for this minion:
+        // {"pkg": "nginx", "l": [1, 2], "conf": {"a": 1, "b": 2}, "map_jinja": {...}}.
+        let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01: {grains: {os_family: Debian, os: Debian, roles: [web]}}
+#- srv/tpl/parameters/defaults.yaml
+values:
+  pkg: apache2
+  l: [1]
+  conf: {a: 1}
+#- srv/tpl/parameters/os_family/Debian.yaml
+merge_lists: true
+values:
+  pkg: nginx
+  l: [2]
+#- srv/parameters/map_jinja.yaml
+merge_lists: true
+values:
+  sources: [Y!G@roles]
+#- srv/tpl/parameters/roles/web.yaml.jinja
+values: {conf: {b: {{ 1 + 1 }}}}
+";
+        let fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let req = Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() });
+        let c = compile(Arc::new(fs.clone()), &ws, &roots, &req);
+        let data = c.mapdata.as_ref().expect("mapdata");
+        let values = data.values.as_ref().expect("values");
+        expect_test::expect![[r#"{"pkg":"nginx","l":[1,2],"conf":{"a":1,"b":2},"map_jinja":{"sources":["Y!P@defaults.yaml","Y!G@osarch","Y!G@os_family","Y!G@os","Y!G@osfinger","C@tpl","Y!G@id","Y!G@roles"],"parameter_dirs":["tpl/parameters"],"config_get_strategy":null,"default_merge_strategy":null,"default_merge_lists":false,"post_map":"post-map.jinja","post_map_template":"jinja","cache":true}}"#]]
+            .assert_eq(&values.to_string());
+        let origins = data.origins.as_ref().expect("origins");
+        let who = |path: &[&str]| {
+            let o = &origins.at_path(path).expect("origin").origin;
+            let layer = &data.layers[o.layer];
+            let line = o.at.as_ref().map(|at| c.files.human(at.file, at.span.start).0);
+            format!(
+                "{} {} line {:?} over {:?}",
+                layer.source,
+                layer.path.as_deref().unwrap_or("-"),
+                line,
+                o.overrode.iter().map(|i| data.layers[*i].path.clone().unwrap_or_default()).collect::<Vec<_>>()
+            )
+        };
+        expect_test::expect![[r#"
+            Y!G@os_family tpl/parameters/os_family/Debian.yaml line Some(3) over ["tpl/parameters/defaults.yaml"]
+            Y!G@os_family tpl/parameters/os_family/Debian.yaml line Some(4) over ["tpl/parameters/defaults.yaml"]
+            Y!P@defaults.yaml tpl/parameters/defaults.yaml line Some(4) over []
+            Y!G@roles tpl/parameters/roles/web.yaml.jinja line None over []
+            map_jinja.yaml parameters/map_jinja.yaml line Some(3) over [""]"#]]
+        .assert_eq(&[who(&["pkg"]), who(&["l"]), who(&["conf", "a"]), who(&["conf", "b"]), who(&["map_jinja", "sources"])].join("\n"));
+        // The layer files are among the reads: changing one invalidates the cached result.
+        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
+        assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
+        let mut cache = MinionCache::default();
+        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
+        cache.get(&arc(&fs), &ws, &roots, &req);
+        let mut fs2 = fs.clone();
+        fs2.files.insert("/ws/srv/tpl/parameters/defaults.yaml".into(), "values: {pkg: x, other: 1}\n".into());
+        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req);
+        assert_eq!(cache.compiles, 2);
+        assert_eq!(c2.mapdata.as_ref().and_then(|d| d.values.as_ref().ok()).map(|v| v["other"].clone()), Some(serde_json::json!(1)));
     }
 
     #[test]

@@ -262,19 +262,17 @@ impl Val {
             V::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
             V::Str(s) => J::String(s.clone()),
             V::List(l) => J::Array(l.iter().map(Val::to_json).collect()),
-            V::Dict(d) => J::Object(
-                d.0.iter()
-                    .map(|(k, v)| {
-                        let key = match &k.v {
-                            V::Str(s) => s.clone(),
-                            V::None => "null".into(),
-                            V::Bool(b) => b.to_string(),
-                            _ => k.py_str(),
-                        };
-                        (key, v.to_json())
-                    })
-                    .collect(),
-            ),
+            V::Dict(d) => J::Object(d.0.iter().map(|(k, v)| (k.json_key(), v.to_json())).collect()),
+        }
+    }
+
+    /// This value as a JSON object key, as `json.dumps` writes a dict key.
+    pub fn json_key(&self) -> String {
+        match &self.v {
+            V::Str(s) => s.clone(),
+            V::None => "null".into(),
+            V::Bool(b) => b.to_string(),
+            _ => self.py_str(),
         }
     }
 }

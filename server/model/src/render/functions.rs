@@ -13,7 +13,7 @@ use minijinja::{Error, ErrorKind};
 use serde_json::{Map, Value};
 
 use crate::py::builtins as py;
-use crate::py::data::traverse_dict_and_list;
+use crate::py::data::{at, locate, traverse_dict_and_list, Step};
 use crate::py::dictupdate::{self, MergeError};
 use crate::py::{fnmatch, json, yaml_dump};
 use crate::render::jinja::JinjaContext;
@@ -425,42 +425,22 @@ impl Functions<'_> {
         let default = b.get(1).unwrap_or_else(|| JValue::from(""));
         let delim = b.str_or(2, DELIM)?;
         let (omit_opts, omit_pillar, omit_master, omit_grains) = (b.truthy(4), b.truthy(5), b.truthy(6), b.truthy(7));
-        let ctx = self.ctx;
-        let empty = Value::Object(Map::new());
-        let master = ctx.pillar.get("master").unwrap_or(&empty);
-        // `ret != '_|-'`: Salt's marker for "not found", so a value equal to it is not found either.
-        let found = |v: Option<&Value>| v.filter(|v| v.as_str() != Some("_|-")).cloned();
-        match b.get(3).filter(|v| !v.is_none()) {
-            None => {
-                let sources = [(omit_opts, &ctx.opts), (omit_grains, &ctx.grains), (omit_pillar, &ctx.pillar), (omit_master, master)];
-                for (omit, data) in sources {
-                    if !omit {
-                        if let Some(v) = found(traverse(data, &key, &delim)?) {
-                            return Ok(self.sdb_get(v));
-                        }
-                    }
-                }
-                match found(traverse(&config_defaults(), &key, &delim)?) {
-                    Some(v) => Ok(self.sdb_get(v)),
-                    None => Ok(default),
-                }
-            }
-            Some(merge) => {
-                let mut strategy = py::str_of(&to_json(&merge));
-                if strategy != "recurse" && strategy != "overwrite" {
-                    // Salt logs "Unsupported merge strategy" and falls back.
-                    strategy = "recurse".into();
-                }
-                let mut data = config_defaults();
-                for layer in [master, &ctx.pillar, &ctx.grains, &ctx.opts] {
-                    data = dictupdate::merge(&mut data, layer, &strategy, "yaml", false).map_err(merge_error)?;
-                }
-                match found(traverse(&data, &key, &delim)?) {
-                    Some(v) => Ok(self.sdb_get(v)),
-                    None => Ok(default),
-                }
-            }
+        if delim.is_empty() {
+            return Err(raised("empty separator"));
         }
+        let ctx = self.ctx;
+        let found = match b.get(3).filter(|v| !v.is_none()) {
+            None => config_locate(&ctx.opts, &ctx.grains, &ctx.pillar, &key, &delim, [omit_opts, omit_grains, omit_pillar, omit_master])
+                .and_then(|(source, path)| config_source(&ctx.opts, &ctx.grains, &ctx.pillar, source, &path)),
+            Some(merge) => {
+                let data = config_merged(&ctx.opts, &ctx.grains, &ctx.pillar, &py::str_of(&to_json(&merge))).map_err(merge_error)?;
+                traverse_dict_and_list(&data, &key, &delim).filter(|v| v.as_str() != Some(CONFIG_MISSING)).cloned()
+            }
+        };
+        Ok(match found {
+            Some(v) => self.sdb_get(v),
+            None => default,
+        })
     }
 
     /// `salt/utils/sdb.py:sdb_get` as `config.get` calls it: an `sdb://PROFILE/KEY` string whose
@@ -763,6 +743,77 @@ fn sanitized(grains: &Value, sanitize: bool) -> Value {
         }
     }
     Value::Object(out)
+}
+
+/// Salt's marker for "not found" in `config.get`: a value equal to it is not found either.
+const CONFIG_MISSING: &str = "_|-";
+
+/// Where `config.get` (`salt/modules/config.py:get`) without `merge` looks, in its order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigSource {
+    Opts,
+    Grains,
+    Pillar,
+    /// `pillar['master']`.
+    Master,
+    /// The module's `DEFAULTS`.
+    Defaults,
+}
+
+/// Where `config.get(key, delimiter=delim)` without `merge` finds its value: the first of the
+/// opts, grains, pillar, `pillar['master']` (each unless `omit`, in that order) and `DEFAULTS`
+/// that has the key, and the path to it there. Python returns that object itself, so a caller
+/// that changes the value changes the source.
+pub fn config_locate(opts: &Value, grains: &Value, pillar: &Value, key: &str, delim: &str, omit: [bool; 4]) -> Option<(ConfigSource, Vec<Step>)> {
+    let defaults = config_defaults();
+    let sources = [ConfigSource::Opts, ConfigSource::Grains, ConfigSource::Pillar, ConfigSource::Master, ConfigSource::Defaults];
+    for (i, source) in sources.into_iter().enumerate() {
+        if omit.get(i).copied().unwrap_or(false) {
+            continue;
+        }
+        let empty = Value::Object(Map::new());
+        let data = match source {
+            ConfigSource::Opts => opts,
+            ConfigSource::Grains => grains,
+            ConfigSource::Pillar => pillar,
+            ConfigSource::Master => pillar.get("master").unwrap_or(&empty),
+            ConfigSource::Defaults => &defaults,
+        };
+        if let Some(path) = locate(data, key, delim) {
+            if at(data, &path).is_some_and(|v| v.as_str() != Some(CONFIG_MISSING)) {
+                return Some((source, path));
+            }
+        }
+    }
+    None
+}
+
+/// The value [`config_locate`] found.
+pub fn config_source(opts: &Value, grains: &Value, pillar: &Value, source: ConfigSource, path: &[Step]) -> Option<Value> {
+    let data = match source {
+        ConfigSource::Opts => opts,
+        ConfigSource::Grains => grains,
+        ConfigSource::Pillar => pillar,
+        ConfigSource::Master => pillar.get("master")?,
+        ConfigSource::Defaults => return at(&config_defaults(), path).cloned(),
+    };
+    at(data, path).cloned()
+}
+
+/// What `config.get` with `merge` looks the key up in: `DEFAULTS`, the master pillar, the
+/// pillar, the grains and the opts merged in that order (later wins) with `merge` (`recurse`
+/// or `overwrite`; anything else is `recurse`, which Salt logs). `merge_lists` is the
+/// `pillar_merge_lists` of the master configuration at `/etc/salt/master`, which a sandbox
+/// does not read: false, the default.
+pub fn config_merged(opts: &Value, grains: &Value, pillar: &Value, merge: &str) -> Result<Value, MergeError> {
+    let strategy = if merge == "recurse" || merge == "overwrite" { merge } else { "recurse" };
+    let empty = Value::Object(Map::new());
+    let master = pillar.get("master").unwrap_or(&empty);
+    let mut data = config_defaults();
+    for layer in [master, pillar, grains, opts] {
+        data = dictupdate::merge(&mut data, layer, strategy, "yaml", false)?;
+    }
+    Ok(data)
 }
 
 /// `DEFAULTS` of `salt/modules/config.py` (on Linux: `hosts.file` is `/etc/hosts`,
@@ -1461,6 +1512,7 @@ b:
             }),
             probe: None,
             matcher: None,
+            extra: Vec::new(),
         }
     }
 

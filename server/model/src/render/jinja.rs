@@ -32,6 +32,9 @@ pub struct JinjaContext {
     pub probe: Option<Probed>,
     /// Decides targets for `match.filter_by`; without one that function is not answered.
     pub matcher: Option<Matcher>,
+    /// Variables a caller passes besides the state system's (`cp.get_template`'s keyword
+    /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
+    pub extra: Vec<(String, serde_json::Value)>,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -69,6 +72,7 @@ impl JinjaSetup {
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
             matcher: self.matcher.clone(),
+            extra: Vec::new(),
         }
     }
 
@@ -226,6 +230,9 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_global("env", ctx.saltenv.clone());
     for (k, v) in sls_context(&ctx.sls, &ctx.tplfile, &ctx.tplpath) {
         env.add_global(k, v);
+    }
+    for (k, v) in &ctx.extra {
+        env.add_global(k.clone(), mutable::mutable(JValue::from_serialize(v)));
     }
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let tmpl = env.template_from_str(&source).map_err(describe)?;
@@ -607,6 +614,7 @@ mod tests {
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
             probe: None,
             matcher: None,
+            extra: Vec::new(),
         }
     }
 

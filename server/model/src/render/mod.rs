@@ -153,16 +153,20 @@ pub fn render_json(text: &str, file: FileId) -> Result<Val, SaltError> {
     })
 }
 
-/// The YAML renderer (`salt/renderers/yaml.py`).
+/// The YAML renderer (`salt/renderers/yaml.py`): [`load_yaml`], a falsy result `{}`.
 pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
+    let v = load_yaml(text, file)?;
+    if !v.truthy() {
+        return Ok(Val { v: V::Dict(Default::default()), at: v.at });
+    }
+    Ok(v)
+}
+
+/// Salt's YAML loader (`salt.utils.yaml.safe_load`): the document as it is (`None` for an
+/// empty one), or a `yaml-syntax` error at its line.
+pub fn load_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
     match syntax::yaml_reuse::load_shared(text) {
-        Ok(loaded) => {
-            let v = Val::from_loaded(&loaded, file);
-            if !v.truthy() {
-                return Ok(Val { v: V::Dict(Default::default()), at: v.at });
-            }
-            Ok(v)
-        }
+        Ok(loaded) => Ok(Val::from_loaded(&loaded, file)),
         Err(e) => {
             let loc = Some(Loc { file, span: e.offset..e.offset });
             let line = syntax::line_index::line_number(text, e.offset);

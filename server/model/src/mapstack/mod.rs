@@ -1,0 +1,259 @@
+//! Formula configuration layered from `parameters/` files, as saltext-formula's
+//! `salt["map.data"](tpldir)` computes it (`saltext/formula/modules/map.py` 0.3.0; the rules
+//! are SALT-SEMANTICS F.4): the `map_jinja.yaml` meta configuration, then `defaults.yaml` and
+//! every data source in order, each merged with `py::dictupdate`'s strategies, plus which
+//! layer set each value. `source` parses data sources, `stack` runs them, `origin` keeps the
+//! provenance. Nothing is executed: lookups answer from the minion's grains, pillar and opts,
+//! and layer files are read through the [`Vfs`] (a [`crate::workspace::reads::Recorder`] in
+//! the pipeline, so a result is reused while what it read is unchanged).
+
+pub mod origin;
+pub mod source;
+pub mod stack;
+
+use serde_json::{json, Map, Value};
+
+use crate::diagnostic::{Code, SaltError};
+use crate::render::jinja::JinjaSetup;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
+use origin::Origins;
+use stack::{Env, Stack};
+
+/// Which of `map.data`'s two stacks a layer belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// The meta configuration (`map_jinja.yaml`), which becomes `mapdata.map_jinja`.
+    MapJinja,
+    /// The formula's configuration.
+    Formula,
+}
+
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::MapJinja => "map_jinja",
+            Stage::Formula => "formula",
+        }
+    }
+}
+
+/// What became of a layer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Merged.
+    Loaded,
+    /// No such file, or the lookup found nothing.
+    Missing,
+    /// A file without `values`: skipped.
+    Empty,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Loaded => "loaded",
+            Status::Missing => "missing",
+            Status::Empty => "empty",
+        }
+    }
+}
+
+/// One layer: a candidate file of a YAML source, or a lookup merged as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    pub stage: Stage,
+    /// The data source as written (`Y!G@os_family`).
+    pub source: String,
+    /// The `salt://` path of a candidate file (`tpl/parameters/os_family/Debian.yaml`).
+    pub path: Option<String>,
+    /// Where that file is.
+    pub file: Option<std::path::PathBuf>,
+    pub status: Status,
+    /// The strategy and `merge_lists` it was merged with.
+    pub strategy: Option<String>,
+    pub merge_lists: Option<bool>,
+}
+
+/// What `map.data` gives for a minion.
+pub struct MapData {
+    /// What `salt["map.data"](tpldir)` returns, or the error Salt raises.
+    pub values: Result<Value, SaltError>,
+    /// Every layer tried, in order (index 0: `map.data`'s built-in meta configuration).
+    pub layers: Vec<Layer>,
+    /// Who set each value of `values`.
+    pub origins: Option<Origins>,
+    /// What was not analysed (a `post-map.jinja`, Salt functions a layer template called).
+    pub notes: Vec<SaltError>,
+}
+
+/// `DEFAULT_MATCHERS`.
+const DEFAULT_SOURCES: [&str; 6] = ["Y!G@osarch", "Y!G@os_family", "Y!G@os", "Y!G@osfinger", "C@{tplroot}", "Y!G@id"];
+
+/// `salt["map.data"](tpldir)` for the minion `jinja` describes, reading `salt://` files of its
+/// `saltenv` (else `base`) from `roots` through `fs`; files it read are added to `files`.
+pub fn map_data(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &JinjaSetup, tpldir: &str) -> MapData {
+    let tplroot = tpldir.split('/').next().unwrap_or("").to_string();
+    let saltenv = jinja.opts.get("saltenv").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("base").to_string();
+    let mut env = Env {
+        fs,
+        roots,
+        files,
+        jinja,
+        saltenv,
+        tpldir: tplroot.clone(),
+        tplroot: tplroot.clone(),
+        grains: jinja.grains.clone(),
+        pillar: jinja.pillar.clone(),
+        opts: jinja.opts.clone(),
+        layers: Vec::new(),
+        notes: Vec::new(),
+    };
+    let result = run(&mut env);
+    let (values, origins) = match result {
+        Ok((v, o)) => (Ok(v), Some(o)),
+        Err(e) => (Err(e), None),
+    };
+    MapData { values, layers: env.layers, origins, notes: env.notes }
+}
+
+/// `data()`: the meta stack, `defaults.yaml` first, the formula stack, `map_jinja` added.
+fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
+    let tplroot = env.tplroot.clone();
+    let sources: Vec<Value> = DEFAULT_SOURCES.iter().map(|s| Value::String(s.replace("{tplroot}", &tplroot))).collect();
+    let defaults = json!({
+        "sources": sources,
+        "parameter_dirs": [format!("{tplroot}/parameters")],
+        "config_get_strategy": null,
+        "default_merge_strategy": null,
+        "default_merge_lists": false,
+        "post_map": "post-map.jinja",
+        "post_map_template": "jinja",
+        "cache": true,
+    });
+    env.layers.push(Layer {
+        stage: Stage::MapJinja,
+        source: "map.data defaults".into(),
+        path: None,
+        file: None,
+        status: Status::Loaded,
+        strategy: None,
+        merge_lists: None,
+    });
+    let mut meta = Stack {
+        stage: Stage::MapJinja,
+        origins: Origins::of(&defaults, 0, None, None),
+        values: defaults,
+        base_dirs: vec!["parameters".into(), format!("{tplroot}/parameters")],
+        config_get_strategy: None,
+        merge_strategy: json!("smart"),
+        merge_lists: json!(false),
+        aliases: Vec::new(),
+    };
+    meta.render(env, "map_jinja.yaml")?;
+    let mut config = meta.values;
+    let sources = match config.get_mut("sources") {
+        Some(Value::Array(sources)) => {
+            if !sources.iter().any(|s| matches!(s.as_str(), Some("defaults.yaml" | "Y!defaults.yaml" | "Y!P@defaults.yaml"))) {
+                sources.insert(0, json!("Y!P@defaults.yaml"));
+            }
+            sources.clone()
+        }
+        other => {
+            return Err(SaltError::new(
+                Code::MapData,
+                format!("map_jinja.yaml: `sources` is {}, not a list", other.map_or("missing".into(), |v| v.to_string())),
+            ))
+        }
+    };
+    let get = |k: &str| config.get(k).cloned().unwrap_or(Value::Null);
+    let base_dirs = match get("parameter_dirs") {
+        Value::Null => vec!["parameters".into(), format!("{tplroot}/parameters")],
+        Value::Array(dirs) => dirs.iter().map(crate::py::builtins::str_of).collect(),
+        other => return Err(SaltError::new(Code::MapData, format!("map_jinja.yaml: `parameter_dirs` is {other}, not a list"))),
+    };
+    let merge_strategy = Some(get("default_merge_strategy")).filter(crate::py::builtins::truthy).unwrap_or(json!("smart"));
+    let merge_lists = Some(get("default_merge_lists")).filter(|v| !v.is_null()).unwrap_or(json!(false));
+    let mut formula = Stack {
+        stage: Stage::Formula,
+        values: Value::Object(Map::new()),
+        origins: Origins::of(&Value::Object(Map::new()), 0, None, None),
+        base_dirs,
+        config_get_strategy: Some(get("config_get_strategy")).filter(|v| !v.is_null()),
+        merge_strategy,
+        merge_lists,
+        aliases: Vec::new(),
+    };
+    for source in &sources {
+        let Some(source) = source.as_str() else {
+            return Err(SaltError::new(Code::MapData, format!("AttributeError: data source {source} is not a string")));
+        };
+        formula.render(env, source)?;
+    }
+    let Value::Object(mut values) = formula.values else {
+        return Err(SaltError::new(Code::MapData, "TypeError: the merged formula configuration is not a dict"));
+    };
+    values.insert("map_jinja".into(), config.clone());
+    let mut origins = formula.origins;
+    origins.set_child("map_jinja", meta.origins);
+    if get("post_map") != Value::Bool(false) {
+        let rel = format!("{tplroot}/{}", crate::py::builtins::str_of(&get("post_map")));
+        if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {
+            let id = env.fs.read(&file).ok().map(|t| env.files.add(file, t.as_str().into()));
+            env.notes.push(
+                SaltError::new(Code::NotAnalysed, format!("not analysed: `{rel}` may change mapdata, and its changes are not applied"))
+                    .at(id.map(|file| crate::value::Loc { file, span: 0..0 })),
+            );
+        }
+    }
+    Ok((Value::Object(values), origins))
+}
+
+impl MapData {
+    /// The `--format json` output: `{"values", "layers", "origins"}` (or `"errors"` instead of
+    /// `values` when Salt raises). Paths in `layers` are `salt://` relative; `origins` lists
+    /// every value that is not a dict with keys, with its key path, the layer that set it, its
+    /// line in that layer's file (1-based) and the layers it overrode.
+    pub fn to_json(&self, files: &FileTable, error_json: &dyn Fn(&SaltError) -> Vec<Value>) -> Value {
+        let layers: Vec<Value> = self
+            .layers
+            .iter()
+            .map(|l| {
+                json!({
+                    "stage": l.stage.as_str(),
+                    "source": l.source,
+                    "path": l.path,
+                    "file": l.file.as_ref().map(|f| f.display().to_string()),
+                    "status": l.status.as_str(),
+                    "strategy": l.strategy,
+                    "merge_lists": l.merge_lists,
+                })
+            })
+            .collect();
+        let mut out = Map::new();
+        match &self.values {
+            Ok(v) => {
+                out.insert("values".into(), v.clone());
+            }
+            Err(e) => {
+                out.insert("errors".into(), Value::Array(error_json(e)));
+            }
+        }
+        out.insert("layers".into(), Value::Array(layers));
+        if let Some(origins) = &self.origins {
+            let list: Vec<Value> = origins
+                .leaves()
+                .into_iter()
+                .map(|(path, o)| {
+                    let line = o.at.as_ref().map(|at| files.human(at.file, at.span.start).0);
+                    json!({"path": path, "layer": o.layer, "line": line, "overrode": o.overrode})
+                })
+                .collect();
+            out.insert("origins".into(), Value::Array(list));
+        }
+        if !self.notes.is_empty() {
+            out.insert("notes".into(), Value::Array(self.notes.iter().flat_map(error_json).collect()));
+        }
+        Value::Object(out)
+    }
+}
