@@ -640,8 +640,10 @@ mod tests {
         assert_eq!(resolve_import("./map.jinja", &dir).as_deref(), Some("web/tls/map.jinja"));
         assert_eq!(resolve_import("../lib/ß.jinja", &dir).as_deref(), Some("web/lib/ß.jinja"));
         assert_eq!(resolve_import("../../../x.jinja", &dir), None);
+        // A salt:// name is a template Salt's loader does not find.
+        assert_eq!(resolve_import("salt://common/map.jinja", &dir), None);
         // An absolute import moves the directory relative names start from.
-        assert_eq!(resolve_import("salt://common/map.jinja", &dir).as_deref(), Some("common/map.jinja"));
+        assert_eq!(resolve_import("common/map.jinja", &dir).as_deref(), Some("common/map.jinja"));
         assert_eq!(resolve_import("./defaults.yaml", &dir).as_deref(), Some("common/defaults.yaml"));
     }
 
