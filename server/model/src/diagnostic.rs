@@ -86,11 +86,14 @@ pub struct SaltError {
     pub target: Option<String>,
     /// For a requisite cycle: every member's ID and where it is declared, in cycle order.
     pub cycle_ids: Vec<(String, Option<Loc>)>,
+    /// For a render error raised inside an imported template: its root-relative path and
+    /// 1-based line, until the caller, which knows the file roots, places the error there.
+    pub in_template: Option<(String, usize)>,
 }
 
 impl SaltError {
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
-        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None, cycle_ids: Vec::new() }
+        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None, cycle_ids: Vec::new(), in_template: None }
     }
     pub fn at(mut self, loc: Option<Loc>) -> SaltError {
         self.loc = loc;

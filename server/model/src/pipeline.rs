@@ -204,7 +204,10 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
         instrumented.as_ref().map(|(p, _)| (p.clone(), seen.lock().map(|s| s.clone()).unwrap_or_default()))
     };
     match render::render_template(source, id, Some(&ctx)) {
-        Err(e) => FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(&seen) },
+        Err(mut e) => {
+            render::place_in_template(&mut e, fs, roots, &env, files);
+            FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(&seen) }
+        }
         Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_data(&text, None, id), hints: Vec::new(), probed: None },
         Ok(Templated::Rendered(r)) => {
             let data = render::render_data(&text, Some(&r.text), id);

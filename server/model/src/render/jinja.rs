@@ -109,12 +109,17 @@ pub struct Rendered {
 pub struct RenderFailure {
     pub message: String,
     pub line: Option<usize>,
+    /// When the error is inside an imported template: its root-relative path and the line
+    /// there (1-based), where Salt reports it.
+    pub template: Option<(String, usize)>,
 }
 
 /// Render `source` (a template) for `ctx`.
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
+    // Keeps the sources, so that an error names the expression that failed.
+    env.set_debug(true);
     let (source, options) = env_options(source, ctx);
     let syntax = apply_options(&mut env, &options).map_err(describe)?;
     let comments = options.get("line_comment_prefix").and_then(|v| v.as_str()).filter(|p| !p.is_empty()).map(|p| (p.to_string(), syntax.clone()));
@@ -144,8 +149,14 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let loader = ctx.loader.clone();
     let loader_syntax = syntax.clone();
     let tpldir = Mutex::new(ctx.tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default());
+    // What each name a template was loaded by resolved to, to place errors inside it.
+    let loaded: Arc<Mutex<std::collections::HashMap<String, String>>> = Arc::default();
+    let loaded_names = loaded.clone();
     env.set_loader(move |name| {
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
+        if let Ok(mut l) = loaded_names.lock() {
+            l.insert(name.to_string(), path.clone());
+        }
         let text = loader(&path).map(|text| match &comments {
             Some((prefix, syntax)) => strip_line_comments(&text, prefix, syntax),
             None => text,
@@ -235,8 +246,17 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         env.add_global(k.clone(), mutable::mutable(JValue::from_serialize(v)));
     }
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
-    let tmpl = env.template_from_str(&source).map_err(describe)?;
-    let mut text = tmpl.render(minijinja::context! {}).map_err(describe)?;
+    let place = |e: Error| {
+        let mut failure = describe(e);
+        if let Some((name, _)) = failure.template.as_mut() {
+            if let Some(path) = loaded.lock().ok().and_then(|l| l.get(name.as_str()).cloned()) {
+                *name = path;
+            }
+        }
+        failure
+    };
+    let tmpl = env.template_from_str(&source).map_err(place)?;
+    let mut text = tmpl.render(minijinja::context! {}).map_err(place)?;
     if source.ends_with('\n') {
         text.push('\n');
     }
@@ -374,14 +394,19 @@ fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, St
     ]
 }
 
+/// The name minijinja gives the template rendered from a string.
+const TOP: &str = "<string>";
+
 fn describe(e: Error) -> RenderFailure {
     let mut message = match e.kind() {
-        ErrorKind::UndefinedError => format!("Jinja variable {}", e.detail().unwrap_or("is undefined")),
+        ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(&e)),
         _ => e.to_string(),
     };
     if let Some(line) = e.line() {
         message = format!("{message}; line {line}");
     }
+    // The innermost error raised inside an imported template: where Salt reports it.
+    let mut template = e.name().filter(|n| *n != TOP).zip(e.line()).map(|(n, l)| (n.to_string(), l));
     // An error inside an imported template is wrapped ("could not render include"): say what
     // went wrong there, and where.
     let mut inner: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(&e);
@@ -392,8 +417,11 @@ fn describe(e: Error) -> RenderFailure {
                     (Some(n), Some(l)) => format!(" ({n}, line {l})"),
                     _ => String::new(),
                 };
+                if let (Some(n), Some(l)) = (c.name().filter(|n| *n != TOP), c.line()) {
+                    template = Some((n.to_string(), l));
+                }
                 let what = match c.kind() {
-                    ErrorKind::UndefinedError => format!("Jinja variable {}", c.detail().unwrap_or("is undefined")),
+                    ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(c)),
                     _ => c.detail().map(str::to_string).unwrap_or_else(|| c.kind().to_string()),
                 };
                 message = format!("{message}: {what}{at}");
@@ -402,7 +430,18 @@ fn describe(e: Error) -> RenderFailure {
         }
         inner = cause.source();
     }
-    RenderFailure { message, line: e.line() }
+    RenderFailure { message, line: e.line(), template }
+}
+
+/// What is undefined, in Jinja2's words when the failing expression is a plain name
+/// (`'home_base' is undefined`).
+fn undefined(e: &Error) -> String {
+    let expr = e.template_source().zip(e.range()).and_then(|(src, r)| src.get(r)).map(str::trim).unwrap_or("");
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
+    if ident(expr) {
+        return format!("'{expr}' is undefined");
+    }
+    e.detail().unwrap_or("is undefined").to_string()
 }
 
 /// Python `str` methods formulas call that minijinja's Python compatibility lacks

@@ -99,9 +99,36 @@ pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::j
         return Err(SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 })));
     };
     crate::render::jinja::render(text, ctx).map(Templated::Rendered).map_err(|e| {
-        let start = e.line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-        SaltError::new(Code::RenderError, e.message).at(Some(Loc { file, span: start..start }))
+        // Inside an imported template, the line is that template's: the file's start until
+        // [`place_in_template`] moves it there.
+        let line = if e.template.is_some() { None } else { e.line };
+        let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
+        let mut err = SaltError::new(Code::RenderError, e.message).at(Some(Loc { file, span: start..start }));
+        err.in_template = e.template;
+        err
     })
+}
+
+/// Moves a render error raised inside an imported template to that template's line: the file
+/// is found through the roots of `env` and added to `files`. Without the file the error stays.
+pub fn place_in_template(
+    e: &mut SaltError,
+    fs: &dyn crate::workspace::vfs::Vfs,
+    roots: &crate::workspace::roots::FileRoots,
+    env: &str,
+    files: &mut crate::workspace::vfs::FileTable,
+) {
+    let Some((rel, line)) = e.in_template.take() else { return };
+    let Some(path) = crate::workspace::reads::find_file(fs, roots, env, &rel) else { return };
+    let id = match files.id(&path) {
+        Some(id) => id,
+        None => match fs.read(&path) {
+            Ok(text) => files.add(path, text.as_str().into()),
+            Err(_) => return,
+        },
+    };
+    let start = syntax::line_index::LineIndex::new(files.text(id)).line_range(line.saturating_sub(1) as u32).map_or(0, |r| r.start);
+    e.loc = Some(Loc { file: id, span: start..start });
 }
 
 fn clear_spans(v: &mut Val, file: FileId) {

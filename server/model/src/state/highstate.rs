@@ -304,7 +304,11 @@ impl<'a> Builder<'a> {
             let rel = r.file.as_ref().map(|f| f.source.trim_start_matches("salt://").to_string()).unwrap_or_default();
             let path = r.file.as_ref().map(|f| f.path.clone()).unwrap_or_default();
             let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel, &path));
-            let (v, hints) = render::render_with_hints(text, id, ctx.as_ref())?;
+            let env = r.env.clone();
+            let (v, hints) = render::render_with_hints(text, id, ctx.as_ref()).map_err(|mut e| {
+                render::place_in_template(&mut e, self.fs, self.roots, &env, self.files);
+                e
+            })?;
             self.hints.extend(hints);
             return Ok(v);
         }
