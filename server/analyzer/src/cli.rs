@@ -468,7 +468,8 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut all: Vec<MinionDiagnostic> = result.diagnostics.iter().map(|d| MinionDiagnostic { diagnostic: d.clone(), minions: Vec::new() }).collect();
+    let mut all: Vec<MinionDiagnostic> =
+        result.diagnostics.iter().map(|d| MinionDiagnostic { diagnostic: d.clone(), minions: Vec::new(), alone: None }).collect();
     all.extend(highstate);
     all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
     // Positions are computed from the texts the checks read; a highstate may point into a
@@ -500,7 +501,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         for m in &selected {
             let d = &m.diagnostic;
             let (line, col) = text_position(&d.file, d.span.start, &result.files);
-            let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions) };
+            let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
             println!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
             for r in &d.related {
                 let (line, col) = text_position(&r.file, r.span.start, &result.files);
@@ -535,7 +536,7 @@ fn range_json(file: &Path, span: &std::ops::Range<usize>, files: &FileTable) -> 
 }
 
 /// A diagnostic as JSON; `minion` lists the minions whose highstate has it (absent for the
-/// per-file checks).
+/// per-file checks), `applied_alone` the SLS name when it was found applying that file alone.
 fn diagnostic_json(m: &MinionDiagnostic, files: &FileTable) -> serde_json::Value {
     let d = &m.diagnostic;
     let mut v = json!({
@@ -548,6 +549,9 @@ fn diagnostic_json(m: &MinionDiagnostic, files: &FileTable) -> serde_json::Value
     });
     if !m.minions.is_empty() {
         v["minion"] = json!(m.minions);
+    }
+    if let Some(sls) = &m.alone {
+        v["applied_alone"] = json!(sls);
     }
     v
 }

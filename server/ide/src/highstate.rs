@@ -145,7 +145,7 @@ impl Highstate {
 /// A compiled highstate's diagnostics by file, each saying which minion it is for.
 fn diagnostics(world: &World, files: &Files, compiled: &Compiled) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
     let Ok(minion) = &compiled.minion else { return BTreeMap::new() };
-    let prefix = model::check::highstate::minion_prefix(std::slice::from_ref(&minion.id));
+    let prefix = model::check::highstate::minion_prefix(std::slice::from_ref(&minion.id), None);
     let mut by_file: BTreeMap<PathBuf, Vec<Diagnostic>> = BTreeMap::new();
     for mut d in model::check::highstate::diagnostics(compiled, files, &world.ctx, &world.ws.opts) {
         d.message = format!("{prefix}{}", d.message);

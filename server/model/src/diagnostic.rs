@@ -19,6 +19,9 @@ pub enum Code {
     MissingExtendTarget,
     YamlSyntax,
     RenderError,
+    /// A render error after the template called a function salt-analyzer does not run (a
+    /// warning): with that function's real answer the template may well render.
+    RenderUnsure,
     UnreadableFile,
     /// A top-file entry naming an SLS that no environment has.
     MissingSls,
@@ -50,6 +53,7 @@ impl Code {
             Code::MissingExtendTarget => "missing-extend-target",
             Code::YamlSyntax => "yaml-syntax",
             Code::RenderError => "render-error",
+            Code::RenderUnsure => "render-unsure",
             Code::UnreadableFile => "unreadable-file",
             Code::MissingSls => "missing-sls",
             Code::UnknownEnvironment => "unknown-environment",
@@ -64,7 +68,7 @@ impl Code {
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection => Severity::Warning,
+            Code::UnusedSection | Code::RenderUnsure => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

@@ -25,7 +25,10 @@ use crate::workspace::Workspace;
 /// The diagnostics of `compiled` (a [`Scope::Highstate`](crate::pipeline::Scope) result),
 /// sorted, without saying which minion they are for (callers do).
 pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: &Opts) -> Vec<Diagnostic> {
-    let (Some(low), Some(top)) = (&compiled.low, &compiled.top) else { return Vec::new() };
+    let Some(low) = &compiled.low else { return Vec::new() };
+    // A [`Scope::Sls`] compile has no top.
+    let no_top = TopResult::default();
+    let top = compiled.top.as_ref().unwrap_or(&no_top);
     // A top file that fails to render for this minion makes its top empty: Salt compiles
     // nothing and says so only in its log, so the render error is reported too.
     let mut errors: Vec<&SaltError> = Vec::new();
@@ -66,6 +69,9 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
 pub struct MinionDiagnostic {
     pub diagnostic: Diagnostic,
     pub minions: Vec<String>,
+    /// Found applying this SLS alone (`state.apply NAME`: a templated file outside the
+    /// minion's highstate), not in the highstate.
+    pub alone: Option<String>,
 }
 
 /// The highstate diagnostics of every minion of `who`, each once with every minion that has
@@ -80,27 +86,65 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
             Ok(m) => m.id.clone(),
             Err(e) => return Err(e.clone()),
         };
-        for d in diagnostics(&compiled, &**fs, ctx, &ws.opts) {
+        let mut found = diagnostics(&compiled, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, None)).collect::<Vec<_>>();
+        found.extend(alone_diagnostics(fs, ws, ctx, w, &compiled));
+        for (d, alone) in found {
             if known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code) {
                 continue;
             }
-            match out.iter_mut().find(|m| m.diagnostic == d) {
+            // The same finding from the highstate and from a file applied alone is said once.
+            match out.iter_mut().find(|m| m.diagnostic == d && (m.alone.is_none() || m.alone == alone)) {
                 Some(m) if !m.minions.contains(&id) => m.minions.push(id.clone()),
                 Some(_) => {}
-                None => out.push(MinionDiagnostic { diagnostic: d, minions: vec![id.clone()] }),
+                None => out.push(MinionDiagnostic { diagnostic: d, minions: vec![id.clone()], alone }),
             }
         }
     }
     Ok(out)
 }
 
+/// The templated SLS files the highstate `compiled` did not render, each compiled alone for
+/// the minion as `state.apply NAME` would (`state.show_low_sls`): what only rendering shows
+/// (a Jinja error, an undefined variable, structure Jinja writes) is found in every file,
+/// not only in those the top assigns. Files whose renderer we never run are left out.
+fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &Who, compiled: &Compiled) -> Vec<(Diagnostic, Option<String>)> {
+    let rendered: std::collections::HashSet<&Path> =
+        compiled.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.as_path())).collect();
+    let mut out = Vec::new();
+    for (env, rel, path) in ctx.roots.sls_files() {
+        if rendered.contains(path.as_path()) {
+            continue;
+        }
+        let Ok(text) = fs.read(&path) else { continue };
+        let pipe = crate::render::renderer_pipe(&text);
+        if crate::render::unsupported_renderer(&text).is_some() || !(pipe.iter().any(|p| p == "jinja") && crate::render::is_templated(&text)) {
+            continue;
+        }
+        let Some(sls) = crate::workspace::roots::sls_name_of(&rel) else { continue };
+        let req = Request { minion: who.clone(), saltenv: Some(env.clone()), scope: Scope::Sls { saltenv: env, names: vec![sls.clone()] } };
+        let alone = crate::pipeline::compile(fs.clone(), ws, &ctx.roots, &req);
+        // The file is not in this minion's highstate: what would fail applying it alone on
+        // this minion is a warning (it may never be applied there: a macOS-only file, say).
+        out.extend(diagnostics(&alone, &**fs, ctx, &ws.opts).into_iter().map(|mut d| {
+            if d.severity == crate::diagnostic::Severity::Error {
+                d.severity = crate::diagnostic::Severity::Warning;
+            }
+            (d, Some(sls.clone()))
+        }));
+    }
+    out
+}
+
 /// "In the highstate of minion `web01`: " (or of several), the words a diagnostic's message
-/// starts with when it is about minions.
-pub fn minion_prefix(minions: &[String]) -> String {
+/// starts with when it is about minions; "Applying `web.tls` alone on minion `web01`: " for a
+/// finding of a file outside the highstate.
+pub fn minion_prefix(minions: &[String], alone: Option<&str>) -> String {
     let names: Vec<String> = minions.iter().map(|m| format!("`{m}`")).collect();
-    match names.as_slice() {
-        [one] => format!("In the highstate of minion {one}: "),
-        _ => format!("In the highstates of minions {}: ", names.join(", ")),
+    match (alone, names.as_slice()) {
+        (Some(sls), [one]) => format!("Applying `{sls}` alone on minion {one}: "),
+        (Some(sls), _) => format!("Applying `{sls}` alone on minions {}: ", names.join(", ")),
+        (None, [one]) => format!("In the highstate of minion {one}: "),
+        (None, _) => format!("In the highstates of minions {}: ", names.join(", ")),
     }
 }
 

@@ -185,7 +185,7 @@ fn dotted_message(rel: &str, name: &str, component: &str) -> String {
 
 fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: bool, dotted: &BTreeMap<(String, String), String>, out: &mut Vec<Diagnostic>) {
     // In a closure with templates, a requisite may name a state only rendering creates.
-    if templated && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget | Code::RenderError) {
+    if templated && matches!(e.code, Code::MissingRequisiteTarget | Code::MissingExtendTarget | Code::RenderError | Code::RenderUnsure) {
         return;
     }
     let Some(loc) = e.loc.as_ref().or(root_loc) else { return };

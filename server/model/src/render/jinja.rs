@@ -112,6 +112,9 @@ pub struct RenderFailure {
     /// When the error is inside an imported template: its root-relative path and the line
     /// there (1-based), where Salt reports it.
     pub template: Option<(String, usize)>,
+    /// The Salt functions called before the error that were not executed: their real answer
+    /// might have taken the template down another path.
+    pub inert_calls: Vec<String>,
 }
 
 /// Render `source` (a template) for `ctx`.
@@ -248,6 +251,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let place = |e: Error| {
         let mut failure = describe(e);
+        failure.inert_calls = hints.lock().map(|h| h.clone()).unwrap_or_default();
         if let Some((name, _)) = failure.template.as_mut() {
             if let Some(path) = loaded.lock().ok().and_then(|l| l.get(name.as_str()).cloned()) {
                 *name = path;
@@ -430,7 +434,7 @@ fn describe(e: Error) -> RenderFailure {
         }
         inner = cause.source();
     }
-    RenderFailure { message, line: e.line(), template }
+    RenderFailure { message, line: e.line(), template, inert_calls: Vec::new() }
 }
 
 /// What is undefined, in Jinja2's words when the failing expression is a plain name

@@ -103,7 +103,16 @@ pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::j
         // [`place_in_template`] moves it there.
         let line = if e.template.is_some() { None } else { e.line };
         let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-        let mut err = SaltError::new(Code::RenderError, e.message).at(Some(Loc { file, span: start..start }));
+        let mut err = match e.inert_calls.first() {
+            // "`salt['cmd.shell']` is not executed ..." names the function.
+            Some(call) => {
+                let name = call.split('`').nth(1).unwrap_or("a function");
+                let note = format!(" (before this, the template called {name}, which salt-analyzer does not run: with its real answer it may render)");
+                SaltError::new(Code::RenderUnsure, format!("{}{note}", e.message))
+            }
+            None => SaltError::new(Code::RenderError, e.message),
+        }
+        .at(Some(Loc { file, span: start..start }));
         err.in_template = e.template;
         err
     })

@@ -9,6 +9,9 @@
 //! - `{% load_yaml as x %}...{% endload %}` (`load_json`, `load_text`): the block's rendered
 //!   text, loaded; here a `set` block, then `{% set x = __salt_load("yaml", x) %}`.
 //! - `{% profile as 'label' %}...{% endprofile %}`: only the body (Salt logs its timing).
+//! - `{% do EXPR %}` (Jinja2's `do` extension, which Salt enables): Jinja2 takes any
+//!   expression (`{% do d.pop('k') if c %}`), minijinja only a call; here
+//!   `{% set __salt_do = EXPR %}`, which evaluates it the same way.
 
 use minijinja::value::Value;
 use minijinja::{Environment, Error, ErrorKind, State};
@@ -48,7 +51,7 @@ pub fn load(kind: &str, text: &str) -> Result<Value, Error> {
 /// The template with Salt's custom tags rewritten (see the module documentation); text with
 /// none of them is returned as it is.
 pub fn rewrite(src: &str) -> String {
-    if !src.contains("import_") && !src.contains("load_") && !src.contains("profile") {
+    if !src.contains("import_") && !src.contains("load_") && !src.contains("profile") && !src.contains("do ") {
         return src.to_string();
     }
     let masked = mask(src);
@@ -79,6 +82,7 @@ pub fn rewrite(src: &str) -> String {
                 let Some((kind, name)) = open.pop() else { continue };
                 format!("{left} endset {right}{{% set {name} = {LOAD}(\"{kind}\", {name}) %}}")
             }
+            "do" if !rest.is_empty() => format!("{left} set __salt_do = {rest} {right}"),
             "profile" => format!("{left} if true {right}"),
             "endprofile" => format!("{left} endif {right}"),
             _ => continue,
@@ -107,7 +111,7 @@ mod tests {
 
     #[test]
     fn tags_are_rewritten_on_their_own_lines() {
-        let src = "{% import_yaml 'f/defaults.yaml' as defaults %}\n{%- import_json tpldir ~ '/x.json' as j -%}\n{% load_yaml as cfg %}\na: {{ x }}\n{%- endload %}\n{% profile as 'p' %}body{% endprofile %}\n{% raw %}{% import_yaml 'no' as no %}{% endraw %}\n";
+        let src = "{% import_yaml 'f/defaults.yaml' as defaults %}\n{%- import_json tpldir ~ '/x.json' as j -%}\n{% load_yaml as cfg %}\na: {{ x }}\n{%- endload %}\n{% profile as 'p' %}body{% endprofile %}\n{% raw %}{% import_yaml 'no' as no %}{% endraw %}\n{%- do d.pop('k') if c %}\n";
         expect_test::expect![[r#"
             {% set defaults = __salt_import("yaml", 'f/defaults.yaml') %}
             {%- set j = __salt_import("json", tpldir ~ '/x.json') -%}
@@ -116,6 +120,7 @@ mod tests {
             {%- endset %}{% set cfg = __salt_load("yaml", cfg) %}
             {% if true %}body{% endif %}
             {% raw %}{% import_yaml 'no' as no %}{% endraw %}
+            {%- set __salt_do = d.pop('k') if c %}
         "#]]
         .assert_eq(&rewrite(src));
         assert_eq!(rewrite(src).lines().count(), src.lines().count());

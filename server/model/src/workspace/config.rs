@@ -57,6 +57,14 @@ impl Opts {
         let roots =
             self.file_roots.iter().map(|(env, dirs)| (env.clone(), dirs.iter().map(|d| serde_json::Value::from(d.to_string_lossy().into_owned())).collect()));
         all.entry("file_roots").or_insert_with(|| serde_json::Value::Object(roots.collect()));
+        // `salt.config.minion_config` sets these from the file it read.
+        if let Some(conf) = self.sources.first() {
+            let dir = conf.parent().map(|d| d.to_string_lossy().into_owned()).unwrap_or_default();
+            all.entry("config_dir").or_insert_with(|| dir.into());
+            all.entry("conf_file").or_insert_with(|| conf.to_string_lossy().into_owned().into());
+        }
+        all.entry("config_dir").or_insert_with(|| "/etc/salt".into());
+        all.entry("conf_file").or_insert_with(|| "/etc/salt/minion".into());
         // `BaseHighState.__gen_opts`: the state system sees `state_top` as a `salt://` URL.
         if let Some(top) = all.get("state_top").and_then(|t| t.as_str()).filter(|t| !t.starts_with("salt://")) {
             let url = format!("salt://{}", top.strip_prefix('/').unwrap_or(top));
