@@ -106,3 +106,25 @@ fn a_function_never_executed_is_a_hint_where_the_template_calls_it() {
     );
     assert!(out.ends_with("0 error(s), 0 warning(s), 1 hint(s)\n"), "{out}");
 }
+
+/// A templated SLS no top assigns is still rendered for each minion, as `state.apply NAME`
+/// would: an undefined variable on one minion's branch is a warning for that minion only,
+/// naming the SLS; the exit code stays 0 (no error).
+#[test]
+fn a_templated_file_outside_every_highstate_is_checked_applied_alone() {
+    let dir = tree("alone", PROFILES);
+    std::fs::write(dir.join("salt/extra.sls"), "{% if grains['role'] == 'db' %}\nextra_ß:\n  test.nop:\n    - name: {{ undefined_on_db }}\n{% endif %}\n")
+        .unwrap();
+    let (code, out, err) = run(&dir, &["check", "--format", "json", "salt/extra.sls"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let found: Vec<String> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| format!("{} {} {} {} {}", d["range"]["start"]["line"], d["severity"], d["code"], d["minion"], d["applied_alone"]))
+        .collect();
+    assert_eq!(found, [r#"3 "warning" "render-error" ["db1"] "extra""#], "{out}");
+    let (_, text, _) = run(&dir, &["check", "salt/extra.sls"]);
+    assert!(text.contains("warning[render-error]: Applying `extra` alone on minion `db1`: Rendering SLS 'base:extra' failed: Jinja variable 'undefined_on_db' is undefined; line 4"), "{text}");
+}

@@ -26,7 +26,13 @@ pub(crate) fn syntax(analysis: &Analysis, path: &Path) -> Vec<Diagnostic> {
 }
 
 pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diagnostic>> {
-    let found = analysis.with_highstate(|idx| idx.diagnostics(path))?;
+    let snap = &analysis.snap;
+    let found = analysis.with_highstate(|idx| {
+        let mut found = idx.diagnostics(path);
+        // A templated file outside the minion's highstate: what applying it alone would say.
+        found.extend(idx.highstate.alone(&snap.world, &snap.files, snap.minion.as_deref(), path));
+        found
+    })?;
     // The YAML loader and the incremental tree report the same broken text; when the tree
     // already reports it at once, the loader's copy is noise.
     let has_syntax = analysis.snap.docs.get(path).is_some_and(|d| !d.syntax.is_empty());

@@ -142,6 +142,35 @@ impl Highstate {
     }
 }
 
+impl Highstate {
+    /// The diagnostics of `path` compiled alone for the selected minion (`state.apply NAME`),
+    /// when it is a templated SLS file the highstate does not render: a Jinja error or an
+    /// undefined variable there is found too, not only in files the top assigns. The compile
+    /// is cached by what it read, as the highstate's is.
+    pub(crate) fn alone(&mut self, world: &Arc<World>, files: &Files, explicit: Option<&str>, path: &Path) -> Vec<Diagnostic> {
+        let (Some(wanted), Some(highstate)) = (choice(world, explicit), self.compiled.clone()) else { return Vec::new() };
+        let Ok(minion) = &highstate.minion else { return Vec::new() };
+        let Some(text) = files.text(path) else { return Vec::new() };
+        let who = wanted.request().minion;
+        let Some((req, sls)) = model::check::highstate::alone_request(&world.ctx, &who, &highstate, path, &text) else { return Vec::new() };
+        let fs: Arc<dyn Vfs> = Arc::new(files.fork());
+        let run = std::panic::AssertUnwindSafe(|| {
+            let compiled = self.cache.get(&fs, &world.ws, &world.ctx.roots, &req);
+            model::check::highstate::alone_found(&compiled, files, &world.ctx, &world.ws.opts)
+        });
+        let prefix = model::check::highstate::minion_prefix(std::slice::from_ref(&minion.id), Some(&sls));
+        let found = std::panic::catch_unwind(run).unwrap_or_default();
+        found
+            .into_iter()
+            .filter(|d| d.file == path)
+            .map(|mut d| {
+                d.message = format!("{prefix}{}", d.message);
+                d
+            })
+            .collect()
+    }
+}
+
 /// A compiled highstate's diagnostics by file, each saying which minion it is for.
 fn diagnostics(world: &World, files: &Files, compiled: &Compiled) -> BTreeMap<PathBuf, Vec<Diagnostic>> {
     let Ok(minion) = &compiled.minion else { return BTreeMap::new() };

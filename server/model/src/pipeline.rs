@@ -270,8 +270,8 @@ pub struct MinionCache {
 }
 
 /// How many results a cache keeps (a few minions and scopes: the selected one, hovers of
-/// others, `top --explain`).
-const KEEP: usize = 8;
+/// others, `top --explain`, open templated files outside the highstate compiled alone).
+const KEEP: usize = 16;
 
 impl MinionCache {
     /// The result for `req`: the cached one while everything it read is unchanged on `fs` and

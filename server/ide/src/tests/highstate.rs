@@ -252,3 +252,44 @@ httpd:
     f.host.set_minion(Some("web02".into()));
     expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
 }
+
+/// `formula/conf.sls` is in no top: with a minion selected it is still rendered for it, as
+/// `state.apply formula.conf` would, and what would fail there is a warning naming the SLS.
+#[test]
+fn a_templated_file_outside_the_highstate_is_rendered_alone() {
+    let mut f = Fixture::new(
+        r#"
+#- salt-analyzer.yaml
+minions:
+  web01: {grains: {os_family: Debian}}
+#- top.sls
+base:
+  '*':
+    - web
+#- web.sls
+web: test.nop
+#- formula/conf.sls
+{% if grains['os_family'] == 'Debian' %}
+conf_ß💣:
+  file.managed:
+    - name: {{ nosuch_variable }}
+{% endif %}
+"#,
+    );
+    f.open("formula/conf.sls");
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+    f.host.set_minion(Some("web01".into()));
+    expect![[r#"
+        formula/conf.sls:4:1 render-error: Applying `formula.conf` alone on minion `web01`: Rendering SLS 'base:formula.conf' failed: Jinja variable 'nosuch_variable' is undefined; line 4
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    let a = f.analysis();
+    let d = &a.diagnostics(&ws("formula/conf.sls")).unwrap()[0];
+    assert_eq!(d.severity, crate::types::Severity::Warning);
+    // Fixing the file fixes the finding; the highstate is not compiled again for it.
+    let before = compiles(&f);
+    let fixed = "{% if grains['os_family'] == 'Debian' %}\nconf:\n  file.managed:\n    - name: /etc/x\n{% endif %}\n";
+    f.host.change(&ws("formula/conf.sls"), vec![(None, fixed.to_string())], 2);
+    expect![[""]].assert_eq(&all_diagnostics(&f.analysis()));
+    assert_eq!(compiles(&f), before + 1);
+}

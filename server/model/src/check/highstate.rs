@@ -106,33 +106,50 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
 /// The templated SLS files the highstate `compiled` did not render, each compiled alone for
 /// the minion as `state.apply NAME` would (`state.show_low_sls`): what only rendering shows
 /// (a Jinja error, an undefined variable, structure Jinja writes) is found in every file,
-/// not only in those the top assigns. Files whose renderer we never run are left out.
+/// not only in those the top assigns.
 fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &Who, compiled: &Compiled) -> Vec<(Diagnostic, Option<String>)> {
-    let rendered: std::collections::HashSet<&Path> =
-        compiled.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.as_path())).collect();
     let mut out = Vec::new();
-    for (env, rel, path) in ctx.roots.sls_files() {
-        if rendered.contains(path.as_path()) {
-            continue;
-        }
+    for (_, _, path) in ctx.roots.sls_files() {
         let Ok(text) = fs.read(&path) else { continue };
-        let pipe = crate::render::renderer_pipe(&text);
-        if crate::render::unsupported_renderer(&text).is_some() || !(pipe.iter().any(|p| p == "jinja") && crate::render::is_templated(&text)) {
-            continue;
-        }
-        let Some(sls) = crate::workspace::roots::sls_name_of(&rel) else { continue };
-        let req = Request { minion: who.clone(), saltenv: Some(env.clone()), scope: Scope::Sls { saltenv: env, names: vec![sls.clone()] } };
+        let Some((req, sls)) = alone_request(ctx, who, compiled, &path, &text) else { continue };
         let alone = crate::pipeline::compile(fs.clone(), ws, &ctx.roots, &req);
-        // The file is not in this minion's highstate: what would fail applying it alone on
-        // this minion is a warning (it may never be applied there: a macOS-only file, say).
-        out.extend(diagnostics(&alone, &**fs, ctx, &ws.opts).into_iter().map(|mut d| {
-            if d.severity == crate::diagnostic::Severity::Error {
-                d.severity = crate::diagnostic::Severity::Warning;
-            }
-            (d, Some(sls.clone()))
-        }));
+        out.extend(alone_found(&alone, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, Some(sls.clone()))));
     }
     out
+}
+
+/// How to compile the SLS file `path` alone for minion `who`, and its name, when it is a
+/// templated file (through Jinja) that the highstate `compiled` does not render. Top files and
+/// files whose renderer we never run are left out.
+pub fn alone_request(ctx: &CheckContext, who: &Who, compiled: &Compiled, path: &Path, text: &str) -> Option<(Request, String)> {
+    let pipe = crate::render::renderer_pipe(text);
+    if crate::render::unsupported_renderer(text).is_some() || !(pipe.iter().any(|p| p == "jinja") && crate::render::is_templated(text)) {
+        return None;
+    }
+    if compiled.low.iter().flat_map(|l| &l.highstate.rendered).any(|r| r.file.as_ref().is_some_and(|f| f.path == path)) {
+        return None;
+    }
+    let (env, rel) = ctx.roots.locate(path)?;
+    // A top file is not a state file.
+    if rel == ctx.top_file {
+        return None;
+    }
+    let sls = crate::workspace::roots::sls_name_of(&rel)?;
+    let req = Request { minion: who.clone(), saltenv: Some(env.clone()), scope: Scope::Sls { saltenv: env, names: vec![sls.clone()] } };
+    Some((req, sls))
+}
+
+/// The diagnostics of an SLS compiled alone ([`alone_request`]). The file is not in this
+/// minion's highstate: what would fail applying it alone there is a warning (it may never be
+/// applied there: a macOS-only file, say).
+pub fn alone_found(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: &Opts) -> Vec<Diagnostic> {
+    let mut found = diagnostics(compiled, fs, ctx, opts);
+    for d in &mut found {
+        if d.severity == crate::diagnostic::Severity::Error {
+            d.severity = crate::diagnostic::Severity::Warning;
+        }
+    }
+    found
 }
 
 /// "In the highstate of minion `web01`: " (or of several), the words a diagnostic's message
