@@ -51,13 +51,18 @@ say "matcher cases from real Salt"
 "$PY" -W ignore tests/conformance/matchers_cases.py "$WORK/matcher_cases.jsonl" >"$LOGS/matcher_cases.log" 2>&1 \
   || { tail -20 "$LOGS/matcher_cases.log"; die "matchers_cases.py failed"; }
 export SALT_MATCHER_CASES=$WORK/matcher_cases.jsonl
+
+say "SQL ext_pillar cases from real Salt"
+"$PY" -W ignore tests/conformance/sql_base_cases.py "$WORK/sql_base_cases.jsonl" 600 7 >"$LOGS/sql_base_cases.log" 2>&1 \
+  || { tail -20 "$LOGS/sql_base_cases.log"; die "sql_base_cases.py failed"; }
+export SALT_SQL_BASE_CASES=$WORK/sql_base_cases.jsonl
 export SALT_ANALYZER_NVIM=$VENV/bin/nvim
 export SALT_ANALYZER_BIN=$BIN
 
 # name|command, run two at a time; each writes its log and its exit status.
 suites=(
   "lint|tests/lint.sh"
-  "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored"
+  "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored && cargo test --locked -p salt-model --test sql_base_conformance -- --ignored"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
