@@ -121,10 +121,28 @@ fn py_int(s: &str) -> Result<i64, SqlError> {
 /// `cursor` and folded into one dict. A database error stops there (the caller decides
 /// whether the data so far counts, as each Salt module does).
 pub fn fetch(minion_id: &str, args: &[Value], kwargs: &Map<String, Value>, cursor: &mut dyn SqlCursor) -> Result<Val, SqlError> {
+    match fetch_until_db_error(minion_id, args, kwargs, cursor)? {
+        (data, None) => Ok(data),
+        (_, Some(e)) => Err(SqlError(e)),
+    }
+}
+
+/// [`fetch`] as the ext_pillar modules run it: their cursor's context manager logs a database
+/// error and swallows it, so the data of the queries before it is the result; the error is
+/// returned beside it. Anything else the processing raises is still an error.
+pub fn fetch_until_db_error(
+    minion_id: &str,
+    args: &[Value],
+    kwargs: &Map<String, Value>,
+    cursor: &mut dyn SqlCursor,
+) -> Result<(Val, Option<String>), SqlError> {
     let queries = extract_queries(args, kwargs)?;
     let mut result = Val::dict(Dict::new());
     for q in &queries {
-        let found = cursor.query(&q.query, minion_id).map_err(SqlError)?;
+        let found = match cursor.query(&q.query, minion_id) {
+            Ok(found) => found,
+            Err(e) => return Ok((result, Some(e))),
+        };
         // `enter_root`: a truthy root replaces whatever was under that key.
         let focus: Vec<Step> = match q.root.as_deref().filter(|r| !r.is_empty()) {
             Some(root) => {
@@ -137,7 +155,7 @@ pub fn fetch(minion_id: &str, args: &[Value], kwargs: &Map<String, Value>, curso
         let depth = process_fields(found.columns.len(), &q.depth)?;
         Results { q, depth, with_lists: &with_lists, names: &found.columns }.process(&mut result, &focus, &found.rows)?;
     }
-    Ok(result)
+    Ok((result, None))
 }
 
 /// `process_fields`: a depth of 0 or of the column count or more means every column but the

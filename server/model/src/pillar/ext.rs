@@ -1,0 +1,154 @@
+//! The configured `ext_pillar` list as Salt's master calls it (`Pillar.ext_pillar`,
+//! `_external_pillar_data`): each entry's module and arguments (a dict is keyword queries, a
+//! list positional ones, a scalar one positional argument), the SQL modules run through a
+//! [`SqlConnector`] the caller provides (the model does no I/O), everything else reported as
+//! not evaluated. Where each module swallows database errors (the connection's context
+//! manager logs `DatabaseError` and keeps the rows so far) is kept too.
+
+use serde_json::{Map, Value};
+
+use crate::pillar::sql_base::{self, SqlCursor};
+use crate::value::{Dict, Val};
+
+/// The SQL ext_pillar modules salt-analyzer evaluates: `sqlite3` (Salt up to 3007),
+/// `postgres` (Salt) and `mysql` (saltext-mysql).
+pub const SQL_MODULES: &[&str] = &["sqlite3", "postgres", "mysql"];
+
+/// One `ext_pillar` entry: the module and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtCall {
+    pub module: String,
+    pub args: Vec<Value>,
+    pub kwargs: Map<String, Value>,
+}
+
+/// The entries of `opts["ext_pillar"]` in order (`- module: config`), each as Salt passes its
+/// config: a dict as keyword arguments, a list as positional ones, anything else as one
+/// positional argument. Entries that are not one-key mappings are skipped, as Salt skips them.
+pub fn calls(opts: &Value) -> Vec<ExtCall> {
+    let mut out = Vec::new();
+    for entry in opts.get("ext_pillar").and_then(Value::as_array).into_iter().flatten() {
+        let Some(map) = entry.as_object() else { continue };
+        for (module, config) in map {
+            let (args, kwargs) = match config {
+                Value::Object(kw) => (Vec::new(), kw.clone()),
+                Value::Array(items) => (items.clone(), Map::new()),
+                other => (vec![other.clone()], Map::new()),
+            };
+            out.push(ExtCall { module: module.clone(), args, kwargs });
+        }
+    }
+    out
+}
+
+/// Opens a database for an SQL ext_pillar module, from the master options it reads
+/// (`opts["postgres"]`, `opts["mysql"]`, `opts["sqlite3"]`), read-only.
+pub trait SqlConnector {
+    fn open(&self, module: &str, opts: &Value) -> Result<Box<dyn SqlCursor>, String>;
+}
+
+/// What one ext_pillar entry gave: its data (`{}` when it failed), and what to tell the user
+/// (a database that could not be opened or queried, a module not evaluated), never with a
+/// password in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtResult {
+    pub module: String,
+    pub data: Val,
+    pub problem: Option<ExtProblem>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtProblem {
+    /// A module salt-analyzer does not evaluate.
+    NotEvaluated,
+    /// The database could not be opened (the whole entry is `{}`).
+    Unavailable(String),
+    /// A query failed: Salt logs it and keeps the rows of the queries before it.
+    QueryFailed(String),
+    /// The module raised (a bad option): Salt reports the ext_pillar as failed.
+    Raised(String),
+}
+
+/// Runs one SQL ext_pillar entry for `minion_id`.
+pub fn evaluate(call: &ExtCall, opts: &Value, minion_id: &str, connector: &dyn SqlConnector) -> ExtResult {
+    let empty = || Val::dict(Dict::new());
+    if !SQL_MODULES.contains(&call.module.as_str()) {
+        return ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::NotEvaluated) };
+    }
+    let mut cursor = match connector.open(&call.module, opts) {
+        Ok(c) => c,
+        Err(e) => return ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::Unavailable(e)) },
+    };
+    // The context manager swallows a database error and `fetch` returns what it had: the
+    // rows of the queries that ran before the failing one.
+    match sql_base::fetch_until_db_error(minion_id, &call.args, &call.kwargs, &mut *cursor) {
+        Ok((data, None)) => ExtResult { module: call.module.clone(), data, problem: None },
+        Ok((data, Some(e))) => ExtResult { module: call.module.clone(), data, problem: Some(ExtProblem::QueryFailed(e)) },
+        Err(e) => ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::Raised(e.0)) },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pillar::sql_base::QueryResult;
+    use serde_json::json;
+
+    struct Db {
+        fail_open: bool,
+    }
+
+    struct Rows;
+
+    impl SqlCursor for Rows {
+        fn query(&mut self, sql: &str, minion_id: &str) -> Result<QueryResult, String> {
+            match sql {
+                "ok" => Ok(QueryResult { columns: vec!["k".into(), "v".into()], rows: vec![vec![Val::str("ß"), Val::str(minion_id)]] }),
+                _ => Err(format!("no such table: {sql}")),
+            }
+        }
+    }
+
+    impl SqlConnector for Db {
+        fn open(&self, _module: &str, _opts: &Value) -> Result<Box<dyn SqlCursor>, String> {
+            if self.fail_open {
+                Err("cannot connect to PostgreSQL database salt on localhost as salt: password authentication failed".into())
+            } else {
+                Ok(Box::new(Rows))
+            }
+        }
+    }
+
+    /// G.1: a dict is keyword queries, a list positional ones, a scalar one positional query;
+    /// a failing query keeps the rows before it; other modules are not evaluated.
+    #[test]
+    fn entries_are_called_as_salt_calls_them() {
+        let opts = json!({"ext_pillar": [
+            {"postgres": ["ok", "missing", "ok"]},
+            {"mysql": {"main": "ok"}},
+            {"sqlite3": "ok"},
+            {"git": "master https://example.com/pillar.git"},
+            "not-a-mapping",
+        ]});
+        let calls = calls(&opts);
+        let shown: Vec<String> = calls
+            .iter()
+            .map(|c| {
+                let r = evaluate(c, &opts, "web01", &Db { fail_open: false });
+                format!("{} args={} kwargs={} -> {} {:?}", c.module, json!(c.args), json!(c.kwargs), r.data.to_json(), r.problem)
+            })
+            .collect();
+        expect_test::expect![[r#"
+            [
+                "postgres args=[\"ok\",\"missing\",\"ok\"] kwargs={} -> {\"ß\":\"web01\"} Some(QueryFailed(\"no such table: missing\"))",
+                "mysql args=[] kwargs={\"main\":\"ok\"} -> {\"main\":{\"ß\":\"web01\"}} None",
+                "sqlite3 args=[\"ok\"] kwargs={} -> {\"ß\":\"web01\"} None",
+                "git args=[\"master https://example.com/pillar.git\"] kwargs={} -> {} Some(NotEvaluated)",
+            ]
+        "#]]
+        .assert_debug_eq(&shown);
+        let down = evaluate(&calls[0], &opts, "web01", &Db { fail_open: true });
+        assert_eq!(down.data.to_json(), json!({}));
+        assert!(matches!(down.problem, Some(ExtProblem::Unavailable(_))));
+    }
+}
