@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Compares `salt-analyzer pillar -c CASE/etc --format json` with CASE/salt.json for every case.
+Usage: compare.py BIN CASES_DIR PASSWORD. Prints `N passed, M failed`; exit 1 on any failure."""
+import json
+import os
+import subprocess
+import sys
+
+BIN, CASES, PW = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def errors_key(errors):
+    # Salt's wording after the module name is the driver's (psycopg2, PyMySQL); ours the Rust
+    # driver's: compare which entries failed.
+    return sorted(e.split(":", 1)[0] for e in errors or [])
+
+
+passed, failed = 0, []
+for name in sorted(os.listdir(CASES)):
+    case = os.path.join(CASES, name)
+    salt = json.load(open(os.path.join(case, "salt.json")))
+    run = subprocess.run([BIN, "pillar", "-c", os.path.join(case, "etc"), "--format", "json"], capture_output=True, text=True, timeout=120)
+    if PW in run.stdout or PW in run.stderr:
+        failed.append(f"{name}: the password appears in our output")
+        continue
+    try:
+        ours = json.loads(run.stdout)
+    except ValueError:
+        failed.append(f"{name}: no JSON (exit {run.returncode}): {run.stderr[-300:]}")
+        continue
+    if "error" in salt:
+        failed.append(f"{name}: Salt raised {salt['error']}")
+        continue
+    want = dict(salt["pillar"])
+    got = dict(ours) if isinstance(ours, dict) else {"not a dict": ours}
+    if errors_key(want.pop("_errors", None)) != errors_key(got.pop("_errors", None)) or want != got:
+        failed.append(f"{name}:\n  salt: {json.dumps(salt['pillar'], ensure_ascii=False)[:600]}\n  ours: {json.dumps(ours, ensure_ascii=False)[:600]}")
+        continue
+    passed += 1
+for f in failed:
+    print("FAIL", f)
+print(f"{passed} passed, {len(failed)} failed")
+sys.exit(1 if failed else 0)
