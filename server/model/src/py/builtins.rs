@@ -116,6 +116,35 @@ fn num_eq(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Python's `a < b` as `sorted` needs it: numbers (and bools) with numbers, exactly; strings
+/// by code point; lists item by item; anything else is Python's `TypeError`, worded as
+/// CPython words it.
+pub(crate) fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, String> {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => Ok(x.cmp(y)),
+        (Value::Array(x), Value::Array(y)) => {
+            for (p, q) in x.iter().zip(y) {
+                if !py_eq(p, q) {
+                    return py_cmp(p, q);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        _ => match (as_num(a), as_num(b)) {
+            (Some(Num::Int(x)), Some(Num::Int(y))) => Ok(x.cmp(&y)),
+            (Some(x), Some(y)) => {
+                let f = |n: Num| match n {
+                    Num::Int(i) => i as f64,
+                    Num::Float(f) => f,
+                };
+                Ok(f(x).partial_cmp(&f(y)).unwrap_or(Ordering::Equal))
+            }
+            _ => Err(format!("'<' not supported between instances of '{}' and '{}'", type_name(a), type_name(b))),
+        },
+    }
+}
+
 /// Python's `type(v).__name__` for a value loaded by `json.loads`, as exception messages name it.
 pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {

@@ -120,50 +120,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
         Ok(loader(&path).map(|text| mutable::wrap_literals(&tags::rewrite(&text))))
     });
-    // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
-    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
-        let options = crate::py::json::DumpOptions { sort_keys: sort_keys.unwrap_or(true), ..Default::default() };
-        Ok::<_, Error>(crate::py::json::dumps(&data(&v)?, &options))
-    });
-    env.add_filter("yaml", |v: JValue, _flow_style: Option<bool>| Ok::<_, Error>(crate::py::dump::yaml_flow(&data(&v)?)));
-    env.add_filter("tojson", |v: JValue| {
-        let options = crate::py::json::DumpOptions { ensure_ascii: true, ..Default::default() };
-        Ok::<_, Error>(html_safe(&crate::py::json::dumps(&data(&v)?, &options)))
-    });
-    // `salt/utils/stringutils.py` `regex_replace`: `re.sub` with Python's pattern syntax.
-    env.add_filter("regex_replace", |txt: String, rgx: String, val: String, rest: minijinja::value::Rest<JValue>| {
-        // `ignorecase` and `multiline`, by position or by keyword.
-        let mut flag = [false, false];
-        for (i, v) in rest.iter().enumerate() {
-            if v.is_kwargs() {
-                let kw = minijinja::value::Kwargs::try_from(v.clone())?;
-                for (j, name) in ["ignorecase", "multiline"].iter().enumerate() {
-                    flag[j] |= kw.get::<Option<bool>>(name)?.unwrap_or(false);
-                }
-                kw.assert_all_used()?;
-            } else if i < 2 {
-                flag[i] = v.is_true();
-            }
-        }
-        let flags = format!("{}{}", if flag[0] { "(?i)" } else { "" }, if flag[1] { "(?m)" } else { "" });
-        let re = crate::py::re::PyRegex::compile_search(&rgx, &flags).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))?;
-        re.sub(&txt, &val).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))
-    });
-    // `salt.utils.data.traverse_dict_and_list` as the `traverse` filter: the value at a
-    // delimited key path, else the default (`None`).
-    env.add_filter("traverse", |v: JValue, key: String, default: Option<JValue>, delimiter: Option<String>| {
-        let d = data(&v)?;
-        Ok::<_, Error>(match crate::py::data::traverse_dict_and_list(&d, &key, delimiter.as_deref().unwrap_or(":")) {
-            Some(found) => mutable::mutable(JValue::from_serialize(found)),
-            None => default.unwrap_or(JValue::from(())),
-        })
-    });
-    env.add_filter("yaml_encode", |v: JValue| to_json(&v));
-    env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
-    env.add_filter("load_json", |s: String| tags::load("json", &s));
-    env.add_filter("load_yaml", |s: String| tags::load("yaml", &s));
-    env.add_filter("load_text", |s: String| tags::load("text", &s));
-    env.add_filter("to_bool", |v: JValue| v.is_true());
+    crate::render::filters::register(&mut env, hints.clone());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
     env.add_global("__salt__", JValue::from_dyn_object(salt));
@@ -343,21 +300,6 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
         }
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-}
-
-/// A template value as data.
-fn data(v: &JValue) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
-}
-
-/// What Salt's `tojson` (`salt/utils/jinja.py` `tojson`) does to `json.dumps`' ASCII text so
-/// that it is safe inside HTML: `<`, `>`, `&` and `'` escaped.
-fn html_safe(text: &str) -> String {
-    text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\'', "\\u0027")
-}
-
-fn to_json(v: &JValue) -> Result<String, Error> {
-    serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
 /// The `salt` object: `salt['mod.fun'](...)` and `salt.mod.fun(...)`.
