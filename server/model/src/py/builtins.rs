@@ -1,5 +1,6 @@
-//! Small pieces of Python behaviour the matchers depend on: `str()` of a value, `str.split()`,
-//! `int()` of a string, `repr()` of a string, and Salt's `yamlify_arg` for dictionary keys.
+//! Small pieces of Python behaviour the matchers and templates depend on: `str()` of a value,
+//! `str.split()`, `str.capitalize()` and `str.title()`, `int()` of a string, `repr()` of a
+//! string, ordering and equality, and Salt's `yamlify_arg` for dictionary keys.
 
 use serde_json::Value;
 
@@ -335,6 +336,49 @@ pub(crate) fn yamlify_to_other_string(arg: &str) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// Python's `str.capitalize()`: the first character in title case, the rest lowercased.
+pub(crate) fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else { return String::new() };
+    let mut out = title_case(first);
+    out.extend(chars.flat_map(char::to_lowercase));
+    out
+}
+
+/// The title case of one character, which Unicode gives for the few characters whose upper
+/// case is two letters or a ligature (`ß` is `Ss`, `ǆ` is `ǅ`); otherwise its upper case.
+fn title_case(c: char) -> String {
+    match c {
+        'ß' => "Ss".into(),
+        'ǆ' | 'ǅ' | 'Ǆ' => "ǅ".into(),
+        'ǉ' | 'ǈ' | 'Ǉ' => "ǈ".into(),
+        'ǌ' | 'ǋ' | 'Ǌ' => "ǋ".into(),
+        'ǳ' | 'ǲ' | 'Ǳ' => "ǲ".into(),
+        'ﬀ' => "Ff".into(),
+        'ﬁ' => "Fi".into(),
+        'ﬂ' => "Fl".into(),
+        'ﬃ' => "Ffi".into(),
+        'ﬄ' => "Ffl".into(),
+        'ﬅ' | 'ﬆ' => "St".into(),
+        c => c.to_uppercase().collect(),
+    }
+}
+
+/// Python's `str.title()`: a character after a cased one lowercased, any other in title case.
+pub(crate) fn title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        if prev_cased {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push_str(&title_case(c));
+        }
+        prev_cased = c.is_lowercase() || c.is_uppercase();
+    }
+    out
 }
 
 /// Python's `bool()` of a JSON value.

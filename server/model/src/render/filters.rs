@@ -105,6 +105,25 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("base64_decode", base64_decode);
     env.add_filter("uuid", |v: Value| -> Result<Value, Error> { Ok(Value::from(uuid5(bytes_of(&v)?))) });
     env.add_filter("quote", |v: Value| -> Result<Value, Error> { Ok(Value::from(shlex_quote(text_of(&v)?))) });
+    env.add_filter("to_snake_case", |v: Value| -> Result<Value, Error> { Ok(Value::from(camel_to_snake_case(text_of(&v)?))) });
+    env.add_filter("to_camelcase", |v: Value, upper: Option<bool>| -> Result<Value, Error> {
+        Ok(Value::from(snake_to_camel_case(text_of(&v)?, upper.unwrap_or(false))))
+    });
+    env.add_filter("sorted_ignorecase", sorted_ignorecase);
+    env.add_filter("dict_to_sls_yaml_params", |v: Value, flow_style: Option<bool>| -> Result<Value, Error> {
+        // `format_yaml([{key: val} for key, val in value.items()], flow_style=flow_style)`.
+        let J::Object(d) = data(&v)? else {
+            return Err(invalid(format!("'{}' object has no attribute 'items'", py_type(&v))));
+        };
+        let items = d.into_iter().map(|(k, v)| J::Object([(k, v)].into_iter().collect())).collect();
+        Ok(Value::from(format_yaml(&J::Array(items), Some(flow_style.unwrap_or(false)))))
+    });
+    // `salt/utils/network.py`: whether the text is an IP address (or an interface such as
+    // `10.0.0.1/24`) of the version, and IPv6 addresses wrapped in brackets.
+    env.add_filter("is_ip", |v: Value, options: Option<String>| is_ip(&v, None, options.as_deref()));
+    env.add_filter("is_ipv4", |v: Value, options: Option<String>| is_ip(&v, Some(4), options.as_deref()));
+    env.add_filter("is_ipv6", |v: Value, options: Option<String>| is_ip(&v, Some(6), options.as_deref()));
+    env.add_filter("ipwrap", ipwrap);
 
     // Tests: Salt's (`salt/utils/jinja.py` `test_match`, `test_equalto`) and `list`, which
     // `render_jinja_tmpl` sets to `salt.utils.data.is_list`.
@@ -125,6 +144,17 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("float", float);
     env.add_filter("string", |v: Value| -> Result<Value, Error> { Ok(if v.kind() == ValueKind::String { v } else { Value::from(str_of(&data(&v)?)) }) });
     env.add_filter("format", format);
+    env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> { Ok(Value::from(center(&str_of(&data(&v)?), width.unwrap_or(80)))) });
+    env.add_filter("truncate", truncate);
+    env.add_filter("wordcount", |v: Value| -> Result<Value, Error> {
+        // `len(re.findall(r"\w+", s))`.
+        let text = str_of(&data(&v)?);
+        let word = |c: char| c.is_alphanumeric() || c == '_';
+        Ok(Value::from(text.split(|c: char| !word(c)).filter(|w| !w.is_empty()).count()))
+    });
+    env.add_filter("striptags", |v: Value| -> Result<Value, Error> { Ok(Value::from(striptags(&str_of(&data(&v)?)))) });
+    env.add_filter("capitalize", |v: Value| -> Result<Value, Error> { Ok(Value::from(crate::py::builtins::capitalize(&str_of(&data(&v)?)))) });
+    env.add_filter("title", |v: Value| -> Result<Value, Error> { Ok(Value::from(do_title(&str_of(&data(&v)?)))) });
     env.add_filter("round", round);
     env.add_filter("replace", replace);
     env.add_filter("dictsort", dictsort);
@@ -572,6 +602,106 @@ fn normpath(path: &str) -> String {
     }
 }
 
+/// `camel_to_snake_case` (`salt/utils/stringutils.py`, the `to_snake_case` filter): `_` before
+/// an uppercase letter that follows a lowercase one or comes before one, all lowercased.
+fn camel_to_snake_case(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if i > 0 && c.is_uppercase() && (chars[i - 1].is_lowercase() || chars.get(i + 1).is_some_and(|n| n.is_lowercase())) {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// `snake_to_camel_case(snake_input, uppercamel=False)` (the `to_camelcase` filter): the
+/// words after the first (and the first too with `uppercamel`) capitalized, joined.
+fn snake_to_camel_case(s: &str, upper: bool) -> String {
+    s.split('_').enumerate().map(|(i, w)| if i > 0 || upper { crate::py::builtins::capitalize(w) } else { w.to_string() }).collect()
+}
+
+/// `sorted_ignorecase` (`salt/utils/data.py`): `sorted(to_sort, key=lambda x: x.lower())`.
+fn sorted_ignorecase(v: Value) -> Result<Value, Error> {
+    let mut items = py_iter(&data(&v)?)?;
+    let mut keys = Vec::with_capacity(items.len());
+    for item in &items {
+        match item {
+            J::String(s) => keys.push(s.to_lowercase()),
+            other => return Err(invalid(format!("'{}' object has no attribute 'lower'", type_name(other)))),
+        }
+    }
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let sorted = order.into_iter().map(|i| std::mem::take(&mut items[i])).collect();
+    Ok(from_json(&J::Array(sorted)))
+}
+
+/// `ipaddress.ip_address(text)`, else `ipaddress.ip_interface(text)` (an address with a prefix
+/// length or a netmask): the address.
+fn ip_of(text: &str) -> Option<std::net::IpAddr> {
+    text.parse::<std::net::IpAddr>().ok().or_else(|| text.parse::<ipnetwork::IpNetwork>().ok().map(|n| n.ip()))
+}
+
+/// `is_ip_filter`, `is_ipv4_filter`, `is_ipv6_filter` (`salt/utils/network.py`): whether `v`
+/// is an address (or interface) of the version, and passes every test `options` names.
+fn is_ip(v: &Value, version: Option<u8>, options: Option<&str>) -> Result<bool, Error> {
+    // `ipaddress.ip_address` takes an integer too: IPv4 below 2**32, else IPv6.
+    let ip = match data(v)? {
+        J::String(s) => ip_of(&s),
+        J::Number(n) if !n.is_f64() => n.as_u64().map(|i| match u32::try_from(i) {
+            Ok(small) => std::net::IpAddr::V4(small.into()),
+            Err(_) => std::net::IpAddr::V6(u128::from(i).into()),
+        }),
+        _ => None,
+    };
+    let Some(ip) = ip else { return Ok(false) };
+    if version.is_some_and(|want| want != if ip.is_ipv4() { 4 } else { 6 }) {
+        return Ok(false);
+    }
+    for option in options.unwrap_or("").split(',').map(str::trim).filter(|o| !o.is_empty()) {
+        let pass = match (option, ip) {
+            ("loopback" | "lo", ip) => ip.is_loopback(),
+            ("multicast", ip) => ip.is_multicast(),
+            ("unspecified", ip) => ip.is_unspecified(),
+            ("link-local" | "linklocal" | "ll" | "link_local", std::net::IpAddr::V4(a)) => a.is_link_local(),
+            ("link-local" | "linklocal" | "ll" | "link_local", std::net::IpAddr::V6(a)) => a.is_unicast_link_local(),
+            (o @ ("global" | "public" | "private" | "reserved" | "site-local" | "sl" | "site_local"), _) => {
+                return Err(invalid(format!("salt-analyzer does not answer the '{o}' test of an IP address (Python's ipaddress tables)")));
+            }
+            // Salt ignores an option it does not know.
+            _ => true,
+        };
+        if !pass {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// `ipwrap` (`salt/utils/network.py`): an IPv6 address (or each in a list) as
+/// `ip_bracket` writes it, `[` its compressed form `]`; anything else as it is.
+fn ipwrap(v: Value) -> Result<Value, Error> {
+    let wrap = |item: &J| -> Result<J, Error> {
+        let J::String(s) = item else { return Ok(item.clone()) };
+        if !matches!(ip_of(s), Some(std::net::IpAddr::V6(_))) {
+            return Ok(item.clone());
+        }
+        // `ip_bracket`: `ipaddress.ip_address` of the text without brackets.
+        let bare = s.trim_start_matches('[').trim_end_matches(']');
+        match bare.parse::<std::net::IpAddr>() {
+            Ok(std::net::IpAddr::V6(a)) => Ok(J::String(format!("[{a}]"))),
+            Ok(a) => Ok(J::String(a.to_string())),
+            Err(_) => Err(invalid(format!("{} does not appear to be an IPv4 or IPv6 address", crate::py::builtins::repr_str(bare)))),
+        }
+    };
+    match data(&v)? {
+        J::Array(items) => Ok(from_json(&J::Array(items.iter().map(wrap).collect::<Result<_, _>>()?))),
+        other => Ok(from_json(&wrap(&other)?)),
+    }
+}
+
 /// `shlex.quote`: as it is when made only of `[A-Za-z0-9_@%+=:,./-]`, else in single quotes.
 fn shlex_quote(s: &str) -> String {
     if s.is_empty() {
@@ -640,6 +770,132 @@ fn splitlines(s: &str) -> Vec<&str> {
     }
     if out.is_empty() {
         out.push("");
+    }
+    out
+}
+
+/// `str.center(width)`: spaces around, the odd one on the left when the width is odd and the
+/// margin too (CPython's `pad`).
+fn center(s: &str, width: i64) -> String {
+    let len = s.chars().count() as i64;
+    if width <= len {
+        return s.to_string();
+    }
+    let marg = width - len;
+    let left = marg / 2 + (marg & width & 1);
+    format!("{}{s}{}", " ".repeat(left as usize), " ".repeat((marg - left) as usize))
+}
+
+/// `do_truncate(s, length=255, killwords=False, end='...', leeway=5)`: as it is within
+/// `length + leeway` characters, else cut to leave room for `end`, at the last space unless
+/// `killwords`.
+fn truncate(v: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let a = bind("truncate", &args, &["length", "killwords", "end", "leeway"])?;
+    let int_arg = |v: &Option<Value>, default: i64| -> Result<i64, Error> {
+        match v {
+            Some(n) => i64::try_from(n.clone()).map_err(|_| invalid(format!("'{}' object cannot be interpreted as an integer", py_type(n)))),
+            None => Ok(default),
+        }
+    };
+    let length = int_arg(&a[0], 255)?;
+    let killwords = a[1].as_ref().is_some_and(Value::is_true);
+    let end = match &a[2] {
+        Some(e) => str_of(&data(e)?),
+        None => "...".into(),
+    };
+    let leeway = int_arg(&a[3], 5)?;
+    let end_len = end.chars().count() as i64;
+    if length < end_len {
+        return Err(invalid(format!("expected length >= {end_len}, got {length}")));
+    }
+    if leeway < 0 {
+        return Err(invalid(format!("expected leeway >= 0, got {leeway}")));
+    }
+    let text = str_of(&data(&v)?);
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() as i64 <= length + leeway {
+        return Ok(Value::from(text));
+    }
+    let head: String = chars[..(length - end_len) as usize].iter().collect();
+    if killwords {
+        return Ok(Value::from(head + &end));
+    }
+    let kept = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+    Ok(Value::from(format!("{kept}{end}")))
+}
+
+/// `Markup(s).striptags()` (markupsafe 3): comments and tags removed (an unclosed one ends the
+/// removal), whitespace collapsed to single spaces, then the basic entities (`&amp;`, `&lt;`,
+/// `&gt;`, `&quot;`, `&#39;`, `&apos;`, `&nbsp;`, numeric ones) unescaped. Other named entities
+/// stay as written.
+fn striptags(value: &str) -> String {
+    let mut out = String::new();
+    let mut pos = 0;
+    while let Some(start) = value[pos..].find('<').map(|i| i + pos) {
+        let end = if value[start..].starts_with("<!--") {
+            value[start + 4..].find("-->").map(|e| start + 4 + e + 3)
+        } else {
+            value[start..].find('>').map(|e| start + e + 1)
+        };
+        let Some(end) = end else { break };
+        out.push_str(&value[pos..start]);
+        pos = end;
+    }
+    out.push_str(&value[pos..]);
+    let collapsed = crate::py::builtins::split_whitespace(&out).join(" ");
+    let mut text = String::with_capacity(collapsed.len());
+    let mut rest = collapsed.as_str();
+    while let Some(amp) = rest.find('&') {
+        text.push_str(&rest[..amp]);
+        rest = &rest[amp..];
+        let entity = rest[1..].find(';').map(|e| &rest[1..1 + e]);
+        let decoded = entity.and_then(|e| match e {
+            "amp" => Some('&'),
+            "lt" => Some('<'),
+            "gt" => Some('>'),
+            "quot" => Some('"'),
+            "apos" => Some('\''),
+            "nbsp" => Some('\u{a0}'),
+            _ => {
+                let n = e.strip_prefix('#')?;
+                let code = match n.strip_prefix(['x', 'X']) {
+                    Some(h) => u32::from_str_radix(h, 16).ok()?,
+                    None => n.parse().ok()?,
+                };
+                char::from_u32(code)
+            }
+        });
+        match (entity, decoded) {
+            (Some(e), Some(c)) => {
+                text.push(c);
+                rest = &rest[e.len() + 2..];
+            }
+            _ => {
+                text.push('&');
+                rest = &rest[1..];
+            }
+        }
+    }
+    text.push_str(rest);
+    text
+}
+
+/// `do_title(s)`: the text split before runs of `-`, whitespace and opening brackets, each
+/// piece's first character uppercased (`ß` is `SS`) and the rest lowercased.
+fn do_title(s: &str) -> String {
+    let separator = |c: char| c == '-' || is_py_space(c) || "({[<".contains(c);
+    let mut out = String::with_capacity(s.len());
+    let mut piece_start = true;
+    for c in s.chars() {
+        if separator(c) {
+            out.push(c);
+            piece_start = true;
+        } else if piece_start {
+            out.extend(c.to_uppercase());
+            piece_start = false;
+        } else {
+            out.extend(c.to_lowercase());
+        }
     }
     out
 }
@@ -1625,5 +1881,34 @@ mod salt_tests {
         assert_eq!(r.text, "None|False|[1, 2]|{}|False|3");
         assert_eq!(r.hints.len(), 5, "{:?}", r.hints);
         assert!(r.hints[0].contains("`which` filter"), "{:?}", r.hints);
+    }
+
+    #[test]
+    fn case_and_sorting() {
+        assert_eq!(
+            run("{{ 'camelCaseName' | to_snake_case }}|{{ 'HTTPServerError' | to_snake_case }}|{{ 'ABC' | to_snake_case }}|{{ 'snake_case_ßx' | to_camelcase }}|{{ 'snake_case' | to_camelcase(true) }}|{{ ['b', 'A', 'c', 'B', 'a'] | sorted_ignorecase | json }}"),
+            "camel_case_name|http_server_error|abc|snakeCaseSsx|SnakeCase|[\"A\", \"a\", \"b\", \"B\", \"c\"]"
+        );
+    }
+
+    #[test]
+    fn ip_filters() {
+        assert_eq!(
+            run("{{ '10.0.0.1' | is_ip }}|{{ '::1' | is_ip }}|{{ '10.0.0.0/24' | is_ipv4 }}|{{ 'x' | is_ip }}|{{ '::1' | is_ipv4 }}|{{ '127.0.0.1' | is_ip('loopback') }}|{{ '10.0.0.1' | is_ip('loopback') }}|{{ 5 | is_ip }}|{{ '::1' | ipwrap }}|{{ '10.0.0.1' | ipwrap }}|{{ ['2001:DB8::1', 'x'] | ipwrap | json }}|{{ '[::1]' | ipwrap }}"),
+            "True|True|True|False|False|True|False|True|[::1]|10.0.0.1|[\"[2001:db8::1]\", \"x\"]|[::1]"
+        );
+    }
+
+    #[test]
+    fn dict_to_sls_yaml_params() {
+        assert_eq!(run("{{ {'name': '/etc/x', 'mode': '0644', 'n': 1} | dict_to_sls_yaml_params }}"), "- name: /etc/x\n- mode: '0644'\n- n: 1");
+    }
+
+    #[test]
+    fn jinja_string_builtins() {
+        assert_eq!(
+            run("[{{ 'x' | center(6) }}]|[{{ 'ab' | center(5) }}]|{{ 'foo bar baz qux' | truncate(9) }}|{{ 'foo bar baz qux' | truncate(9, True) }}|{{ 'foo bar baz qux' | truncate(11) }}|{{ 'foo bar baz qux' | truncate(11, False, '...', 0) }}|{{ 'a, b_c ß-d 12' | wordcount }}|{{ '<b>x</b>  y &amp; &lt;z&gt; <!-- c --> &#65;' | striptags }}|{{ 'sALT ßx' | capitalize }}|{{ 'salt-stack (ßx) a_b' | title }}|{{ 'hello wORLD 1st' .title() }}"),
+            "[  x   ]|[  ab ]|foo...|foo ba...|foo bar baz qux|foo bar...|5|x y & <z> A|Salt ßx|Salt-Stack (SSx) A_b|Hello World 1St"
+        );
     }
 }

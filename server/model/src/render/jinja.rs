@@ -244,7 +244,8 @@ fn describe(e: Error) -> RenderFailure {
 }
 
 /// Python `str` methods formulas call that minijinja's Python compatibility lacks
-/// (`partition`, `rpartition`, `rsplit`, `zfill`); everything else goes to it.
+/// (`partition`, `rpartition`, `rsplit`, `zfill`) or answers otherwise (`capitalize` and
+/// `title`, which title-case `ß` as `Ss`); everything else goes to it.
 fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
     if let Some(s) = value.as_str() {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
@@ -287,6 +288,8 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
                 parts.reverse();
                 return Ok(JValue::from(parts));
             }
+            "capitalize" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::capitalize(s))),
+            "title" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::title(s))),
             "zfill" => {
                 let width = args.first().and_then(|w| usize::try_from(w.clone()).ok()).unwrap_or(0);
                 let len = s.chars().count();
