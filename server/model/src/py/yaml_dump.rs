@@ -147,6 +147,22 @@ pub(crate) fn double_quoted_escape(c: char) -> String {
     }
 }
 
+/// `yaml.safe_dump(text, default_style='"', allow_unicode=True, width=2**31 - 1)` without its
+/// line break: `text` as one double-quoted scalar, never folded, as Salt's printed dicts write
+/// a string holding a line break or a tab (`salt/utils/jinja.py` `_yaml_safe_repr`).
+pub(crate) fn double_quoted_line(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
+            out.push_str(&double_quoted_escape(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Whether `s` written plain would be read back as a string by the YAML 1.1 implicit
 /// resolvers of `yaml/resolver.py` (bool, float, int, merge, null, timestamp, value).
 fn resolves_to_str(s: &str) -> bool {

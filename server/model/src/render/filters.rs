@@ -81,7 +81,8 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("intersect", |a: Value, b: Value| set_op("intersect", &a, &b));
     env.add_filter("difference", |a: Value, b: Value| set_op("difference", &a, &b));
     env.add_filter("symmetric_difference", |a: Value, b: Value| set_op("symmetric_difference", &a, &b));
-    env.add_filter("is_list", |v: Value| v.kind() == ValueKind::Seq);
+    // `isinstance(value, list)`: a tuple is none.
+    env.add_filter("is_list", |v: Value| v.kind() == ValueKind::Seq && !super::mutable::is_tuple(&v));
     env.add_filter("is_iter", |v: Value| matches!(v.kind(), ValueKind::Seq | ValueKind::Map | ValueKind::Iterable));
     env.add_filter("sequence", |v: Value| if matches!(v.kind(), ValueKind::Seq | ValueKind::Map) { v } else { Value::from(vec![v]) });
     env.add_filter("flatten", |v: Value, args: Rest<Value>| -> Result<Value, Error> {
@@ -133,7 +134,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
         let re = compile("match", &a, 1)?;
         Ok(re.match_start(text_of(&txt)?).map_err(invalid)?.is_some())
     });
-    env.add_test("list", |v: Value| v.kind() == ValueKind::Seq);
+    env.add_test("list", |v: Value| v.kind() == ValueKind::Seq && !super::mutable::is_tuple(&v));
 
     // Jinja2 builtins minijinja answers differently.
     env.add_filter("indent", indent);
@@ -142,7 +143,10 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("join", join);
     env.add_filter("int", int);
     env.add_filter("float", float);
-    env.add_filter("string", |v: Value| -> Result<Value, Error> { Ok(if v.kind() == ValueKind::String { v } else { Value::from(str_of(&data(&v)?)) }) });
+    env.add_filter("string", |v: Value| -> Result<Value, Error> {
+        defined(&v)?;
+        Ok(if v.kind() == ValueKind::String { v } else { Value::from(super::mutable::py_str(&v)) })
+    });
     env.add_filter("format", format);
     env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> { Ok(Value::from(center(&str_of(&data(&v)?), width.unwrap_or(80)))) });
     env.add_filter("truncate", truncate);
@@ -158,6 +162,18 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("round", round);
     env.add_filter("replace", replace);
     env.add_filter("dictsort", dictsort);
+    // `do_items`: the `(key, value)` tuples of a mapping, as an iterator (printed as a list here).
+    // Undefined (strict too) gives nothing.
+    env.add_filter("items", |v: Value| -> Result<Value, Error> {
+        if v.is_undefined() {
+            return Ok(Value::from(Vec::<Value>::new()));
+        }
+        if v.kind() != ValueKind::Map {
+            return Err(invalid("Can only get item pairs from a mapping."));
+        }
+        let pairs: Vec<Value> = v.try_iter()?.map(|k| Ok(super::mutable::tuple(vec![k.clone(), v.get_item(&k)?]))).collect::<Result<_, Error>>()?;
+        Ok(Value::from(pairs))
+    });
     env.add_test("callable", |v: Value| v.kind() == ValueKind::Plain);
     // `jinja2/tests.py`: a bool is a number; strings and dicts are sequences; None is not
     // iterable.
@@ -925,7 +941,10 @@ fn join(state: &State, value: Value, args: Rest<Value>) -> Result<Value, Error> 
         };
         out.push(match item.as_str() {
             Some(s) => s.to_string(),
-            None => str_of(&data(&item)?),
+            None => {
+                defined(&item)?;
+                super::mutable::py_str(&item)
+            }
         });
     }
     Ok(Value::from(out.join(&sep)))
@@ -1114,7 +1133,8 @@ fn dictsort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     if let Some(e) = err {
         return Err(invalid(e));
     }
-    Ok(from_json(&J::Array(keyed.into_iter().map(|(_, (k, v))| J::Array(vec![k, v])).collect())))
+    // A list of `(key, value)` tuples.
+    Ok(Value::from(keyed.into_iter().map(|(_, (k, v))| super::mutable::tuple(vec![from_json(&k), from_json(&v)])).collect::<Vec<_>>()))
 }
 
 /// `do_filesizeformat(value, binary=False)`: `1 Byte`, `N Bytes`, else one decimal and the

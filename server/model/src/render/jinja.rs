@@ -112,6 +112,13 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     // or `*.json` (what `import_yaml` renders) by default.
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_unknown_method_callback(str_methods);
+    // Jinja2 prints a value with Python's `str()` (`[1, 'a']`, `(1, 2)`, `{'k': None}`, `1e+16`),
+    // after Salt's finalizer made its dicts YAML-friendly.
+    env.set_formatter(|out, state, value| match value.kind() {
+        minijinja::value::ValueKind::String | minijinja::value::ValueKind::Undefined => minijinja::escape_formatter(out, state, value),
+        minijinja::value::ValueKind::Number if value.is_integer() => minijinja::escape_formatter(out, state, value),
+        _ => out.write_str(&mutable::printed(value)).map_err(Error::from),
+    });
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
@@ -380,6 +387,17 @@ mod tests {
         // (in a Jinja string literal the backslashes are doubled, as in Python's).
         let src = r"{{ 'ß@x, y@z' | regex_replace('(\\w+)@(\\w+)', '\\2 at \\g<1>') }} {{ 'AbA' | regex_replace('a', '-', ignorecase=True) }}";
         assert_eq!(render(src, &ctx()).unwrap().text, "x at ß, z at y -b-");
+    }
+
+    #[test]
+    fn values_print_as_salt_prints_them() {
+        // Salt 3008.4's render_jinja_tmpl: str() after SerializerExtension.finalizer, whose
+        // PrintableDict writes a string value with a break or a tab as YAML double quotes.
+        let src = r#"{{ {'a': 'x\ty ß💣 "q" \\'} }}|{{ {'k': {'n': 'a\nb'}, 'l': ['a\nb']} }}|{{ {'a': 1.0} | string }}|{{ [{'a': 'x\ny'}] }}|{{ ({'a': 'x\ny'},) }}|{{ {'a': (1, 2)} }}|{{ none }}|{{ 1e16 }}|{{ [none, true, "it's"] }}|{{ {'x': 1} | items | list }}|{{ (1, 2) | is_list }}"#;
+        assert_eq!(
+            render(src, &ctx()).unwrap().text,
+            r#"{'a': "x\ty ß\U0001F4A3 \"q\" \\"}|{'k': {'n': "a\nb"}, 'l': ['a\nb']}|{'a': 1.0}|[{'a': "x\ny"}]|({'a': "x\ny"},)|{'a': (1, 2)}|None|1e+16|[None, True, "it's"]|[('x', 1)]|False"#
+        );
     }
 
     #[test]
