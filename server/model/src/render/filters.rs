@@ -97,6 +97,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("to_num", |v: Value| to_num(&v));
     env.add_filter("str_to_num", |v: Value| to_num(&v));
     env.add_filter("path_join", path_join);
+    env.add_filter("json_query", json_query);
     // Hashing and encoding (`salt/utils/hashutils.py`, `uuid_` in `salt/utils/jinja.py`).
     env.add_filter("md5", |v: Value| -> Result<Value, Error> { Ok(Value::from(hex(&md5::Md5::digest(bytes_of(&v)?)))) });
     env.add_filter("sha1", |v: Value| -> Result<Value, Error> { Ok(Value::from(hex(&sha1::Sha1::digest(bytes_of(&v)?)))) });
@@ -715,6 +716,54 @@ fn ipwrap(v: Value) -> Result<Value, Error> {
     match data(&v)? {
         J::Array(items) => Ok(from_json(&J::Array(items.iter().map(wrap).collect::<Result<_, _>>()?))),
         other => Ok(from_json(&wrap(&other)?)),
+    }
+}
+
+/// `json_query(data, expr)` (`salt/utils/data.py`): `jmespath.search(expr, data)`. A
+/// multi-select hash (`{y: b, x: a}`) comes out with its keys sorted, where Python keeps the
+/// expression's order.
+fn json_query(v: Value, expr: Value) -> Result<Value, Error> {
+    let expr = text_of(&expr)?;
+    let compiled = jmespath::compile(expr).map_err(|e| invalid(e.to_string()))?;
+    let input = data(&v)?;
+    let found = compiled.search(&input).map_err(|e| invalid(e.to_string()))?;
+    let mut out = serde_json::to_value(&*found).map_err(|e| invalid(e.to_string()))?;
+    // The crate sorts object keys; an object the query took from the data gets the data's
+    // order back (the first object there with the same keys).
+    let mut orders = std::collections::HashMap::new();
+    key_orders(&input, &mut orders);
+    reorder(&mut out, &orders);
+    Ok(from_json(&out))
+}
+
+/// The key order of every object in `v`, by its sorted keys (the first one seen kept).
+fn key_orders(v: &J, orders: &mut std::collections::HashMap<Vec<String>, Vec<String>>) {
+    match v {
+        J::Object(m) => {
+            let order: Vec<String> = m.keys().cloned().collect();
+            let mut sorted = order.clone();
+            sorted.sort();
+            orders.entry(sorted).or_insert(order);
+            m.values().for_each(|x| key_orders(x, orders));
+        }
+        J::Array(items) => items.iter().for_each(|x| key_orders(x, orders)),
+        _ => {}
+    }
+}
+
+/// `v` with each object's keys in the order [`key_orders`] found for its key set.
+fn reorder(v: &mut J, orders: &std::collections::HashMap<Vec<String>, Vec<String>>) {
+    match v {
+        J::Object(m) => {
+            m.values_mut().for_each(|x| reorder(x, orders));
+            let mut sorted: Vec<String> = m.keys().cloned().collect();
+            sorted.sort();
+            if let Some(order) = orders.get(&sorted) {
+                *m = order.iter().filter_map(|k| m.remove(k).map(|x| (k.clone(), x))).collect();
+            }
+        }
+        J::Array(items) => items.iter_mut().for_each(|x| reorder(x, orders)),
+        _ => {}
     }
 }
 
@@ -1929,6 +1978,14 @@ mod salt_tests {
         assert_eq!(
             run("[{{ 'x' | center(6) }}]|[{{ 'ab' | center(5) }}]|{{ 'foo bar baz qux' | truncate(9) }}|{{ 'foo bar baz qux' | truncate(9, True) }}|{{ 'foo bar baz qux' | truncate(11) }}|{{ 'foo bar baz qux' | truncate(11, False, '...', 0) }}|{{ 'a, b_c ß-d 12' | wordcount }}|{{ '<b>x</b>  y &amp; &lt;z&gt; <!-- c --> &#65;' | striptags }}|{{ 'sALT ßx' | capitalize }}|{{ 'salt-stack (ßx) a_b' | title }}|{{ 'hello wORLD 1st' .title() }}"),
             "[  x   ]|[  ab ]|foo...|foo ba...|foo bar baz qux|foo bar...|5|x y & <z> A|Salt ßx|Salt-Stack (SSx) A_b|Hello World 1St"
+        );
+    }
+
+    #[test]
+    fn json_query() {
+        assert_eq!(
+            run("{{ {'b': [{'n': 'x', 'e': true, 'p': 1}, {'n': 'y', 'e': false, 'p': 2.5}]} | json_query('b[?e].n') | json }}|{{ {'a': [1, 2, 3]} | json_query('a[1:]') }}|{{ {'a': [{'z': 1, 'y': 2}]} | json_query('a[0]') }}|{{ [1, 2] | json_query('length(@)') }}|{{ {'a': 'x'} | json_query('b') }}"),
+            "[\"x\"]|[2, 3]|{'z': 1, 'y': 2}|2|None"
         );
     }
 }
