@@ -149,6 +149,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
         Ok(if v.kind() == ValueKind::String { v } else { Value::from(super::mutable::py_str(&v)) })
     });
     env.add_filter("format", format);
+    env.add_filter(super::mutable::PERCENT, percent);
     env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> { Ok(Value::from(center(&str_of(&data(&v)?), width.unwrap_or(80)))) });
     env.add_filter("truncate", truncate);
     env.add_filter("wordcount", |v: Value| -> Result<Value, Error> {
@@ -1274,6 +1275,22 @@ fn format(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     printf(&fmt, &args, kwargs.as_ref()).map(Value::from).map_err(invalid)
 }
 
+/// Python's `text % args` for a string literal's `%` ([`super::mutable::PERCENT`]): a tuple's
+/// items are the arguments, a dict is the mapping `%(name)s` reads, anything else is the one
+/// argument.
+fn percent(text: Value, args: Value) -> Result<Value, Error> {
+    let fmt = str_of(&data(&text)?);
+    let out = if super::mutable::is_tuple(&args) {
+        let items: Vec<J> = args.try_iter()?.map(|v| data(&v)).collect::<Result<_, _>>()?;
+        printf(&fmt, &items, None)
+    } else if args.kind() == ValueKind::Map {
+        printf(&fmt, &[], Some(&data(&args)?))
+    } else {
+        printf(&fmt, &[data(&args)?], None)
+    };
+    out.map(Value::from).map_err(invalid)
+}
+
 /// `str % args` (`Objects/unicodeobject.c` `PyUnicode_Format`).
 fn printf(fmt: &str, args: &[J], mapping: Option<&J>) -> Result<String, String> {
     let chars: Vec<char> = fmt.chars().collect();
@@ -1986,6 +2003,14 @@ mod salt_tests {
         assert_eq!(
             run("{{ {'b': [{'n': 'x', 'e': true, 'p': 1}, {'n': 'y', 'e': false, 'p': 2.5}]} | json_query('b[?e].n') | json }}|{{ {'a': [1, 2, 3]} | json_query('a[1:]') }}|{{ {'a': [{'z': 1, 'y': 2}]} | json_query('a[0]') }}|{{ [1, 2] | json_query('length(@)') }}|{{ {'a': 'x'} | json_query('b') }}"),
             "[\"x\"]|[2, 3]|{'z': 1, 'y': 2}|2|None"
+        );
+    }
+
+    #[test]
+    fn percent_operator_on_strings() {
+        assert_eq!(
+            run("{{ '%05.1f%%' % 3.14159 }}|{{ '%s:%d' % ('h', 80) }}|{{ '%s' % [1, 'a'] }}|{{ '%(a)s-%(b)s' % {'a': 1, 'b': 'x'} }}|{{ 'a' ~ '%s' % 'b' ~ 'c' }}|{{ '%s' % 'x' | upper }}|{{ 7 % 3 }}|{{ '%d' % -5 }}|{{ '%s' % none }}|{{ '%s' % ('a',) }}"),
+            "003.1%|h:80|[1, 'a']|1-x|abc|X|1|-5|None|a"
         );
     }
 }

@@ -18,6 +18,9 @@ use minijinja::{Environment, Error, ErrorKind, State};
 pub const LIST: &str = "__salt_list";
 pub const DICT: &str = "__salt_dict";
 pub const TUPLE: &str = "__salt_tuple";
+/// The filter a string literal's `%` operator becomes (`'%s:%d' % (h, p)`): minijinja's `%`
+/// is only the numbers' remainder.
+pub const PERCENT: &str = "__salt_percent";
 
 /// Registers the constructors [`wrap_literals`] calls.
 pub fn register(env: &mut Environment<'_>) {
@@ -344,11 +347,21 @@ pub fn wrap_literals(src: &str) -> String {
         let Some(inner) = src.get(start..end) else { continue };
         literals(inner, start, &mut inserts);
     }
-    inserts.sort_by_key(|(at, _)| *at);
+    // The `)` that ends a `%` operand comes after any other insert at its place (the operand
+    // may end with a wrapped literal).
+    inserts.sort_by_key(|(at, text)| (*at, std::ptr::eq(*text, CLOSE_PERCENT)));
     let mut out = String::with_capacity(src.len() + inserts.len() * 14);
     let mut last = 0;
     for (at, text) in inserts {
+        if at < last {
+            continue;
+        }
         out.push_str(&src[last..at]);
+        if std::ptr::eq(text, DELETE) {
+            // Drop the character here (the `%` a filter call replaces).
+            last = at + 1;
+            continue;
+        }
         out.push_str(text);
         last = at;
     }
@@ -359,6 +372,10 @@ pub fn wrap_literals(src: &str) -> String {
 const OPEN_LIST: &str = "__salt_list(";
 const OPEN_DICT: &str = "__salt_dict(";
 const OPEN_TUPLE: &str = "__salt_tuple(";
+const OPEN_PERCENT: &str = "|__salt_percent(";
+const CLOSE_PERCENT: &str = " )";
+/// Not text: the source character at this place is left out.
+const DELETE: &str = "";
 
 /// What an open bracket is.
 #[derive(Clone, Copy, PartialEq)]
@@ -384,18 +401,28 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
     // Whether a `[` here would be an index (after a name, a closing bracket, a string or a
     // number) rather than a list literal.
     let mut after_operand = false;
+    // Whether the last operator was one of `%`'s precedence (`*`, `/`, `//`, `%`, `**`), which
+    // would take the string literal after it as its own right operand.
+    let mut after_mul = false;
     let mut word = String::new();
     let mut i = 0;
     while i < bytes.len() {
         let c = bytes[i];
         match c {
             b'\'' | b'"' => {
-                let mut j = i + 1;
-                while j < bytes.len() && bytes[j] != c {
-                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                let j = string_end(bytes, i);
+                // `'fmt' % operand` becomes `'fmt' |__salt_percent(operand )`.
+                let k = skip_space(bytes, j);
+                if !after_mul && bytes.get(k) == Some(&b'%') {
+                    if let Some(end) = operand_end(bytes, k + 1) {
+                        inserts.push((base + k, OPEN_PERCENT));
+                        inserts.push((base + k, DELETE));
+                        inserts.push((base + end, CLOSE_PERCENT));
+                    }
                 }
-                i = j + 1;
+                i = j;
                 after_operand = true;
+                after_mul = false;
                 empty = false;
                 word.clear();
                 continue;
@@ -417,6 +444,7 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
             b'(' => {
                 stack.push(if after_operand || target { Open::Other } else { Open::Paren(i, false) });
                 after_operand = false;
+                after_mul = false;
                 empty = true;
                 i += 1;
                 continue;
@@ -439,6 +467,7 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
             c if c.is_ascii_alphanumeric() || c == b'_' => {
                 word.push(c as char);
                 empty = false;
+                after_mul = false;
                 i += 1;
                 // A name or a number is an operand; a keyword is an operator.
                 if !bytes.get(i).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_') {
@@ -459,6 +488,13 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
                 i += 1;
                 continue;
             }
+            b'*' | b'/' | b'%' => {
+                after_operand = false;
+                after_mul = true;
+                empty = false;
+                i += 1;
+                continue;
+            }
             b'=' => {
                 target = false;
                 after_operand = false;
@@ -466,8 +502,98 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
             _ => after_operand = false,
         }
         empty = false;
+        after_mul = false;
         word.clear();
         i += 1;
+    }
+}
+
+/// The offset after the string literal that starts at `i`.
+fn string_end(bytes: &[u8], i: usize) -> usize {
+    let quote = bytes[i];
+    let mut j = i + 1;
+    while j < bytes.len() && bytes[j] != quote {
+        j += if bytes[j] == b'\\' { 2 } else { 1 };
+    }
+    (j + 1).min(bytes.len())
+}
+
+fn skip_space(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+        i += 1;
+    }
+    i
+}
+
+/// The offset after the bracketed group that opens at `i`.
+fn group_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    while j < bytes.len() {
+        match bytes[j] {
+            b'\'' | b'"' => {
+                j = string_end(bytes, j);
+                continue;
+            }
+            b'(' | b'[' | b'{' => depth += 1,
+            b')' | b']' | b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(j + 1);
+                }
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// The offset after a name or number starting at `i`.
+fn word_end(bytes: &[u8], mut i: usize) -> usize {
+    let start = i;
+    while bytes.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+        i += 1;
+    }
+    // A float's fraction.
+    if i > start && bytes[start].is_ascii_digit() && bytes.get(i) == Some(&b'.') && bytes.get(i + 1).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+        while bytes.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_') {
+            i += 1;
+        }
+    }
+    i
+}
+
+/// The offset after the right operand of a `%` that starts at `i`: a literal, name or
+/// bracketed group with its attributes, subscripts, calls and filters (which bind tighter than
+/// `%`); `None` when there is none.
+fn operand_end(bytes: &[u8], i: usize) -> Option<usize> {
+    let mut i = skip_space(bytes, i);
+    if matches!(bytes.get(i), Some(b'-') | Some(b'+')) {
+        i = skip_space(bytes, i + 1);
+    }
+    i = match bytes.get(i)? {
+        b'\'' | b'"' => string_end(bytes, i),
+        b'(' | b'[' | b'{' => group_end(bytes, i)?,
+        c if c.is_ascii_alphanumeric() || *c == b'_' => word_end(bytes, i),
+        _ => return None,
+    };
+    loop {
+        let j = skip_space(bytes, i);
+        match bytes.get(j) {
+            Some(b'.') if bytes.get(j + 1).is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_') => i = word_end(bytes, j + 1),
+            Some(b'(') | Some(b'[') => i = group_end(bytes, j)?,
+            Some(b'|') if bytes.get(j + 1) != Some(&b'|') => {
+                let name = skip_space(bytes, j + 1);
+                let end = word_end(bytes, name);
+                if end == name {
+                    return None;
+                }
+                i = end;
+            }
+            _ => return Some(i),
+        }
     }
 }
 
@@ -489,6 +615,14 @@ mod tests {
     fn tuple_literals_are_wrapped_and_targets_and_calls_are_not() {
         let src = "{% for (a, b) in [(1, 2)] %}{{ (1,) }}{{ () }}{{ f(1, 2) }}{{ (1) }}{% endfor %}{% set t = ('a', (x or y)) %}{% macro m(x, y=(1, 2)) %}{% endmacro %}";
         expect_test::expect![[r#"{% for (a, b) in __salt_list([__salt_tuple((1, 2))]) %}{{ __salt_tuple((1,)) }}{{ __salt_tuple(()) }}{{ f(1, 2) }}{{ (1) }}{% endfor %}{% set t = __salt_tuple(('a', (x or y))) %}{% macro m(x, y=__salt_tuple((1, 2))) %}{% endmacro %}"#]]
+            .assert_eq(&wrap_literals(src));
+    }
+
+    #[test]
+    fn a_string_literals_percent_becomes_a_filter() {
+        let src =
+            "{{ '%05.1f%%' % 3.14159 }}{{ '%s:%d' % (h, p) | x }}{{ a * '%s' % b }}{{ 'x' ~ \"%s\" % d.e[0](1) ~ 'y' }}{{ 7 % 3 }}{% set s = '%s' % -n %}";
+        expect_test::expect![[r#"{{ '%05.1f%%' |__salt_percent( 3.14159 ) }}{{ '%s:%d' |__salt_percent( __salt_tuple((h, p)) | x ) }}{{ a * '%s' % b }}{{ 'x' ~ "%s" |__salt_percent( d.e[0](1) ) ~ 'y' }}{{ 7 % 3 }}{% set s = '%s' |__salt_percent( -n ) %}"#]]
             .assert_eq(&wrap_literals(src));
     }
 
