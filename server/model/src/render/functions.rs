@@ -146,6 +146,25 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let b = a(&Sig::new("serialize", &["serializer", "obj"], 2).star_kwargs())?;
             f.serialize(&b.string(0)?, &b.req(1), &b.kwargs)
         }
+        "slsutil.deserialize" => {
+            // `salt/modules/slsutil.py:deserialize`: the `json` serializer is `json.loads`; the
+            // `yaml` one is PyYAML's SafeLoader, which reads what Salt's YAML loader reads
+            // except octal integers (`0755` is 493, not 755) and timestamps (dates, not text),
+            // so text with either is not answered.
+            let b = a(&Sig::new("deserialize", &["serializer", "stream_or_string"], 2).star_kwargs())?;
+            let text = b.string(1)?;
+            static SAFE_LOADER_ONLY: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+            let differs =
+                SAFE_LOADER_ONLY.get_or_init(|| regex::Regex::new(r"(^|[\s\[{,:-])[-+]?0[0-7_]+($|[\s\]},])|\d{4}-\d\d?-\d\d?").expect("static regex"));
+            match b.string(0)?.as_str() {
+                "json" => crate::render::tags::load("json", &text),
+                "yaml" if !differs.is_match(&text) => crate::render::tags::load("yaml", &text),
+                other => {
+                    f.hint(format!("`slsutil.deserialize('{other}', ...)` is not modelled; it rendered as an empty value"));
+                    Ok(JValue::from(""))
+                }
+            }
+        }
         "defaults.merge" => {
             let b = a(&Sig::new("merge", &["dest", "src", "merge_lists", "in_place", "convert_none"], 2))?;
             let in_place = b.get(3).is_none_or(|v| v.is_true());
@@ -1422,6 +1441,19 @@ b:
     fn merges_and_in_place_changes() {
         check(MERGE, &ctx(), MERGE_SALT);
         check_error("{{ salt['defaults.merge'](None, {'a': 1}) }}\n", &ctx(), "Can't perform in-place merge into NoneType");
+    }
+
+    #[test]
+    fn slsutil_deserialize() {
+        // Salt 3008.4: deserialize('json', '{"b": [1, 2.5], "a": null}') is
+        // {'b': [1, 2.5], 'a': None}; deserialize('yaml', 'k: [x, 0755, yes]') is
+        // {'k': ['x', 493, True]} (SafeLoader's octal, not answered here).
+        let (got, hints) = render(
+            "{{ salt['slsutil.deserialize']('json', '{\"b\": [1, 2.5], \"a\": null}') }}|{{ salt['slsutil.deserialize']('yaml', 'k: [x, yes]') }}|{{ salt['slsutil.deserialize']('yaml', 'k: [x, 0755]') }}",
+            &ctx(),
+        );
+        assert_eq!(got, "{'b': [1, 2.5], 'a': None}|{'k': ['x', True]}|");
+        assert_eq!(hints.len(), 1, "{hints:?}");
     }
 
     #[test]
