@@ -122,7 +122,11 @@ fn plain_ok(s: &str) -> bool {
     if s.contains(": ") || s.contains(" #") || s.ends_with(':') || s.contains(['[', ']', '{', '}', ',', '\n', '\t']) {
         return false;
     }
-    // What `syntax::yaml`'s resolvers (PyYAML's) would not read back as this string.
+    // PyYAML's implicit resolvers (timestamps too, which Salt's loader reads as text) must
+    // leave it a string, and it must read back as itself.
+    if !super::yaml_dump::resolves_to_str(s) {
+        return false;
+    }
     let node = syntax::yaml::load(s);
     matches!(node.map(|n| n.value), Ok(syntax::yaml::Value::Str(ref t)) if t == s)
 }
@@ -200,8 +204,8 @@ mod tests {
     /// Outputs printed by Salt 3008.4's `salt.utils.yaml.safe_dump(v, default_flow_style=True)`.
     #[test]
     fn like_python() {
-        let v = json!({"b": [1, "ß💣 x", null, true, 1.0, "yes", "1.5", "a: b", ""], "a": {"x": "y"}});
-        assert_eq!(yaml_flow(&v), r#"{a: {x: y}, b: [1, "ß\U0001F4A3 x", null, true, 1.0, 'yes', '1.5', 'a: b', '']}"#);
+        let v = json!({"b": [1, "ß💣 x", null, true, 1.0, "yes", "1.5", "a: b", "", "2024-01-01"], "a": {"x": "y"}});
+        assert_eq!(yaml_flow(&v), r#"{a: {x: y}, b: [1, "ß\U0001F4A3 x", null, true, 1.0, 'yes', '1.5', 'a: b', '', '2024-01-01']}"#);
         assert_eq!(yaml_flow(&json!("plain")), "plain");
         let long = json!({"k": "x".repeat(100), "l": (0..30).collect::<Vec<_>>()});
         assert_eq!(

@@ -165,7 +165,7 @@ pub(crate) fn double_quoted_line(text: &str) -> String {
 
 /// Whether `s` written plain would be read back as a string by the YAML 1.1 implicit
 /// resolvers of `yaml/resolver.py` (bool, float, int, merge, null, timestamp, value).
-fn resolves_to_str(s: &str) -> bool {
+pub(crate) fn resolves_to_str(s: &str) -> bool {
     static RESOLVERS: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
     let resolvers = RESOLVERS.get_or_init(|| {
         let r = |first: &'static str, re: &str| (first, Regex::new(re).expect("resolver regex"));
