@@ -150,7 +150,10 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     });
     env.add_filter("format", format);
     env.add_filter(super::mutable::PERCENT, percent);
-    env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> { Ok(Value::from(center(&str_of(&data(&v)?), width.unwrap_or(80)))) });
+    env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> {
+        let width = width_of(width.unwrap_or(80))?;
+        Ok(Value::from(center(&str_of(&data(&v)?), width as i64)))
+    });
     env.add_filter("truncate", truncate);
     env.add_filter("wordcount", |v: Value| -> Result<Value, Error> {
         // `len(re.findall(r"\w+", s))`.
@@ -223,6 +226,18 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
             value(&all)
         });
     }
+}
+
+/// The widest padding or indentation a filter makes (a million characters): more is refused
+/// rather than allocated.
+const MAX_WIDTH: i64 = 1 << 20;
+
+/// A width argument as a count of characters, refused past [`MAX_WIDTH`].
+fn width_of(n: i64) -> Result<usize, Error> {
+    if n > MAX_WIDTH {
+        return Err(invalid("width too big"));
+    }
+    Ok(n.max(0) as usize)
 }
 
 fn invalid(msg: impl Into<String>) -> Error {
@@ -304,7 +319,7 @@ fn json_indent(v: Option<&Value>) -> Result<Option<String>, Error> {
         Some(v) if v.kind() == ValueKind::String => Ok(Some(v.as_str().unwrap_or_default().to_string())),
         Some(v) => {
             let n = i64::try_from(v.clone()).map_err(|_| invalid(format!("can't multiply sequence by non-int of type '{}'", py_type(v))))?;
-            Ok(Some(" ".repeat(n.max(0) as usize)))
+            Ok(Some(" ".repeat(width_of(n)?)))
         }
     }
 }
@@ -790,7 +805,7 @@ fn indent(s: Value, args: Rest<Value>) -> Result<Value, Error> {
     let indention = match &a[0] {
         None => "    ".to_string(),
         Some(w) if w.kind() == ValueKind::String => w.as_str().unwrap_or_default().to_string(),
-        Some(w) => " ".repeat(i64::try_from(w.clone()).map_err(|_| invalid("width must be an integer or a string"))?.max(0) as usize),
+        Some(w) => " ".repeat(width_of(i64::try_from(w.clone()).map_err(|_| invalid("width must be an integer or a string"))?)?),
     };
     let first = a[1].as_ref().is_some_and(Value::is_true);
     let blank = a[2].as_ref().is_some_and(Value::is_true);
@@ -1090,7 +1105,8 @@ fn float(value: Value, args: Rest<Value>) -> Result<Value, Error> {
 fn round(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     let a = bind("round", &args, &["precision", "method"])?;
     let precision = match &a[0] {
-        Some(p) => i32::try_from(p.clone()).map_err(|_| invalid("'float' object cannot be interpreted as an integer"))?,
+        // Past 400 places no double changes, and `round` gives the value back.
+        Some(p) => i32::try_from(p.clone()).map_err(|_| invalid("'float' object cannot be interpreted as an integer"))?.clamp(-400, 400),
         None => 0,
     };
     let method = a[1].as_ref().and_then(|m| m.as_str().map(str::to_string)).unwrap_or_else(|| "common".into());
@@ -1359,11 +1375,18 @@ fn printf(fmt: &str, args: &[J], mapping: Option<&J>) -> Result<String, String> 
         let mut width = number(&mut i, &mut next)?;
         if width.is_some_and(|w| w < 0) {
             left = true;
-            width = width.map(i64::abs);
+            width = width.map(|w| w.saturating_abs());
+        }
+        if width.is_some_and(|w| w > MAX_WIDTH) {
+            return Err("width too big".into());
         }
         let precision = if chars.get(i) == Some(&'.') {
             i += 1;
-            Some(number(&mut i, &mut next)?.unwrap_or(0).max(0) as usize)
+            let p = number(&mut i, &mut next)?.unwrap_or(0);
+            if p > MAX_WIDTH {
+                return Err("precision too big".into());
+            }
+            Some(p.max(0) as usize)
         } else {
             None
         };
@@ -1853,8 +1876,8 @@ mod salt_tests {
     #[test]
     fn round() {
         assert_eq!(
-            run("{{ 2.675 | round(2) }}|{{ 2.5 | round }}|{{ 3.5 | round }}|{{ 7.3 | round(0, 'ceil') }}|{{ 7.7 | round(method='floor') }}|{{ 5 | round }}|{{ -2.5 | round }}|{{ 1234.5678 | round(-2) }}|{{ 0.125 | round(2) }}|{{ 2.567 | round(1, 'floor') }}"),
-            "2.67|2.0|4.0|8.0|7.0|5|-2.0|1200.0|0.12|2.5"
+            run("{{ 2.675 | round(99999) }}|{{ 2.675 | round(2) }}|{{ 2.5 | round }}|{{ 3.5 | round }}|{{ 7.3 | round(0, 'ceil') }}|{{ 7.7 | round(method='floor') }}|{{ 5 | round }}|{{ -2.5 | round }}|{{ 1234.5678 | round(-2) }}|{{ 0.125 | round(2) }}|{{ 2.567 | round(1, 'floor') }}"),
+            "2.675|2.67|2.0|4.0|8.0|7.0|5|-2.0|1200.0|0.12|2.5"
         );
     }
 
@@ -1941,6 +1964,12 @@ mod salt_tests {
             ("{{ [] | yaml_encode }}", "yaml_encode() only works with YAML scalar data; failed for <class 'list'>"),
             ("{{ 'w58' | base64_decode }}", "Incorrect padding"),
             ("{{ 5 | md5 }}", "expected str, bytes, or bytearray not <class 'int'>"),
+            // Python would try to allocate these; ours refuses past a million characters.
+            ("{{ '%99999999999s' | format('x') }}", "width too big"),
+            ("{{ '%.99999999999f' % 1.5 }}", "precision too big"),
+            ("{{ 'x' | center(99999999999) }}", "width too big"),
+            ("{{ 'a\\nb' | indent(99999999999) }}", "width too big"),
+            ("{{ {} | json(indent=99999999999) }}", "width too big"),
         ];
         for (src, msg) in cases {
             let out = run(src);
