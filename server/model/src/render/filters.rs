@@ -155,6 +155,8 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
         Ok(Value::from(center(&str_of(&data(&v)?), width as i64)))
     });
     env.add_filter("truncate", truncate);
+    env.add_filter("urlencode", urlencode);
+    env.add_filter("xmlattr", xmlattr);
     env.add_filter("wordcount", |v: Value| -> Result<Value, Error> {
         // `len(re.findall(r"\w+", s))`.
         let text = str_of(&data(&v)?);
@@ -853,6 +855,55 @@ fn splitlines(s: &str) -> Vec<&str> {
         out.push("");
     }
     out
+}
+
+/// `do_urlencode(value)`: a string (or any non-iterable, as `str()`) percent-encoded with `/`
+/// kept; a dict's items or a list of pairs as `k=v` joined by `&`, each side encoded with
+/// nothing kept and spaces as `+`.
+fn urlencode(v: Value) -> Result<Value, Error> {
+    defined(&v)?;
+    let quote = |text: &str, for_qs: bool| -> String {
+        let mut out = String::new();
+        for b in text.bytes() {
+            if b.is_ascii_alphanumeric() || b"_.-~".contains(&b) || (!for_qs && b == b'/') {
+                out.push(b as char);
+            } else if for_qs && b == b' ' {
+                out.push('+');
+            } else {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    };
+    let pairs: Vec<(Value, Value)> = match v.kind() {
+        ValueKind::String | ValueKind::None | ValueKind::Bool | ValueKind::Number => return Ok(Value::from(quote(&super::mutable::py_str(&v), false))),
+        ValueKind::Map => v.try_iter()?.map(|k| Ok((k.clone(), v.get_item(&k)?))).collect::<Result<_, Error>>()?,
+        _ => v.try_iter()?.map(|pair| Ok((pair.get_item(&Value::from(0))?, pair.get_item(&Value::from(1))?))).collect::<Result<_, Error>>()?,
+    };
+    let parts: Vec<String> =
+        pairs.iter().map(|(k, x)| format!("{}={}", quote(&super::mutable::py_str(k), true), quote(&super::mutable::py_str(x), true))).collect();
+    Ok(Value::from(parts.join("&")))
+}
+
+/// `do_xmlattr(d, autospace=True)`: ` key="value"` for each item whose value is not `None`,
+/// both HTML-escaped as markupsafe escapes (`&`, `<`, `>`, `"`, `'`).
+fn xmlattr(v: Value, autospace: Option<bool>) -> Result<Value, Error> {
+    defined(&v)?;
+    let escape = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&#34;").replace('\'', "&#39;");
+    let mut items = Vec::new();
+    for k in v.try_iter()? {
+        let x = v.get_item(&k)?;
+        if x.is_none() || x.is_undefined() {
+            continue;
+        }
+        let key = super::mutable::py_str(&k);
+        if key.chars().any(|c| matches!(c, ' ' | '\t' | '\n' | '\r' | '\u{b}' | '\u{c}' | '/' | '>' | '=')) {
+            return Err(invalid(format!("Invalid character in attribute name: {}", crate::py::builtins::repr_str(&key))));
+        }
+        items.push(format!("{}=\"{}\"", escape(&key), escape(&super::mutable::py_str(&x))));
+    }
+    let rv = items.join(" ");
+    Ok(Value::from_safe_string(if autospace.unwrap_or(true) && !rv.is_empty() { format!(" {rv}") } else { rv }))
 }
 
 /// `str.center(width)`: spaces around, the odd one on the left when the width is odd and the
@@ -2040,6 +2091,14 @@ mod salt_tests {
         assert_eq!(
             run("{{ '%05.1f%%' % 3.14159 }}|{{ '%s:%d' % ('h', 80) }}|{{ '%s' % [1, 'a'] }}|{{ '%(a)s-%(b)s' % {'a': 1, 'b': 'x'} }}|{{ 'a' ~ '%s' % 'b' ~ 'c' }}|{{ '%s' % 'x' | upper }}|{{ 7 % 3 }}|{{ '%d' % -5 }}|{{ '%s' % none }}|{{ '%s' % ('a',) }}"),
             "003.1%|h:80|[1, 'a']|1-x|abc|X|1|-5|None|a"
+        );
+    }
+
+    #[test]
+    fn urlencode_and_xmlattr() {
+        assert_eq!(
+            run("{{ 'a b&c/ß' | urlencode }}|{{ {'a': 1, 'b c': 'x/y'} | urlencode }}|{{ [('k', 'v w')] | urlencode }}|{{ 5 | urlencode }}|{{ {'a': 1, 'b': none, 'c': 'x\"<y'} | xmlattr }}|{{ {'a': 'q'} | xmlattr(false) }}"),
+            "a%20b%26c/%C3%9F|a=1&b+c=x%2Fy|k=v+w|5| a=\"1\" c=\"x&#34;&lt;y\"|a=\"q\""
         );
     }
 }
