@@ -98,6 +98,29 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("str_to_num", |v: Value| to_num(&v));
     env.add_filter("path_join", path_join);
     env.add_filter("json_query", json_query);
+    // `lst_min`, `lst_max`, `lst_avg` (`salt/utils/jinja.py`) replace Jinja2's `min`/`max`:
+    // Python's `min()`/`max()`, case-sensitive.
+    env.add_filter("min", |v: Value| extreme(&v, "min"));
+    env.add_filter("max", |v: Value| extreme(&v, "max"));
+    env.add_filter("avg", avg);
+    env.add_filter("is_hex", |v: Value| v.as_str().is_some_and(|s| py_int_base(s, 16).is_some()));
+    env.add_filter("contains_whitespace", |v: Value| -> Result<bool, Error> {
+        Ok(py_iter(&data(&v)?)?.iter().any(|c| matches!(c, J::String(s) if !s.is_empty() && s.chars().all(is_py_space))))
+    });
+    env.add_filter("substring_in_list", |v: Value, list: Value| -> Result<bool, Error> {
+        let needle = data(&v)?;
+        for item in py_iter(&data(&list)?)? {
+            if py_contains(&item, &needle)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    });
+    env.add_filter("exactly_n_true", |v: Value, amount: Option<i64>| -> Result<bool, Error> { exactly_n(&v, amount.unwrap_or(1)) });
+    env.add_filter("exactly_one_true", |v: Value| -> Result<bool, Error> { exactly_n(&v, 1) });
+    env.add_filter("skip", |_: Value| "");
+    env.add_filter("to_entries", to_entries);
+    env.add_filter("from_entries", from_entries);
     // Hashing and encoding (`salt/utils/hashutils.py`, `uuid_` in `salt/utils/jinja.py`).
     env.add_filter("md5", |v: Value| -> Result<Value, Error> { Ok(Value::from(hex(&md5::Md5::digest(bytes_of(&v)?)))) });
     env.add_filter("sha1", |v: Value| -> Result<Value, Error> { Ok(Value::from(hex(&sha1::Sha1::digest(bytes_of(&v)?)))) });
@@ -198,11 +221,12 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
 
     // Host-touching or random filters: never run. Each inert value has the type Salt's
     // filter returns, so the template's own logic still works on it.
-    let inert: [(&str, Inert); 15] = [
+    let inert: [(&str, Inert); 16] = [
         ("http_query", |_| Value::from(IndexMap::<Value, Value>::new())),
         ("dns_check", |_| Value::from("")),
         ("file_hashsum", |_| Value::from("")),
         ("is_bin_file", |_| Value::from(false)),
+        ("is_empty", |_| Value::from(false)),
         ("is_text_file", |_| Value::from(false)),
         ("list_files", |_| Value::from(Vec::<Value>::new())),
         ("which", |_| Value::from(())),
@@ -783,6 +807,86 @@ fn reorder(v: &mut J, orders: &std::collections::HashMap<Vec<String>, Vec<String
         J::Array(items) => items.iter_mut().for_each(|x| reorder(x, orders)),
         _ => {}
     }
+}
+
+/// Python's `min(obj)` / `max(obj)`: the first smallest (largest) item.
+fn extreme(v: &Value, which: &str) -> Result<Value, Error> {
+    let items = py_iter(&data(v)?)?;
+    let mut best: Option<&J> = None;
+    for item in &items {
+        best = Some(match best {
+            None => item,
+            Some(b) => {
+                let ord = if which == "min" { py_cmp(item, b) } else { py_cmp(b, item) };
+                if ord.map_err(invalid)? == std::cmp::Ordering::Less {
+                    item
+                } else {
+                    b
+                }
+            }
+        });
+    }
+    best.map(from_json).ok_or_else(|| invalid(format!("{which}() arg is an empty sequence")))
+}
+
+/// `lst_avg`: `float(sum(lst) / len(lst))`, or `float(lst)` of a hashable value.
+fn avg(v: Value) -> Result<Value, Error> {
+    let number = |x: &J| match x {
+        J::Number(n) => Ok(n.as_f64().unwrap_or(0.0)),
+        J::Bool(b) => Ok(f64::from(u8::from(*b))),
+        other => Err(invalid(format!("unsupported operand type(s) for +: 'int' and '{}'", type_name(other)))),
+    };
+    match data(&v)? {
+        J::Array(items) => {
+            if items.is_empty() {
+                return Err(invalid("division by zero"));
+            }
+            let total = items.iter().map(number).sum::<Result<f64, Error>>()?;
+            Ok(Value::from(total / items.len() as f64))
+        }
+        J::Object(_) => Err(invalid("unsupported operand type(s) for +: 'int' and 'str'")),
+        J::String(s) => {
+            py_float(&s).map(Value::from).ok_or_else(|| invalid(format!("could not convert string to float: {}", crate::py::builtins::repr_str(&s))))
+        }
+        other => number(&other).map(Value::from),
+    }
+}
+
+/// `exactly_n(iterable, amount)` (`salt/utils/data.py`): exactly `amount` items are truthy.
+fn exactly_n(v: &Value, amount: i64) -> Result<bool, Error> {
+    let truthy = py_iter(&data(v)?)?.iter().filter(|x| crate::py::builtins::truthy(x)).count();
+    Ok(amount >= 0 && truthy == amount as usize)
+}
+
+/// `to_entries` (`salt/utils/data.py`): a dict's items, or a list's items by index, as
+/// `{'key': k, 'value': v}` dicts.
+fn to_entries(v: Value) -> Result<Value, Error> {
+    let entry = |k: J, x: J| J::Object([("key".to_string(), k), ("value".to_string(), x)].into_iter().collect());
+    let out: Vec<J> = match data(&v)? {
+        J::Object(m) => m.into_iter().map(|(k, x)| entry(J::String(k), x)).collect(),
+        J::Array(items) => items.into_iter().enumerate().map(|(i, x)| entry(J::from(i), x)).collect(),
+        _ => return Err(invalid("Input data must be a dict or list")),
+    };
+    Ok(from_json(&J::Array(out)))
+}
+
+/// `from_entries` (`salt/utils/data.py`): a dict from entries whose `key` (else `name`), in
+/// any case, is truthy, with their `value` (`None` when there is none).
+fn from_entries(v: Value) -> Result<Value, Error> {
+    let mut out = serde_json::Map::new();
+    for entry in py_iter(&data(&v)?)? {
+        let J::Object(m) = entry else {
+            return Err(invalid(format!("'{}' object is not iterable", type_name(&entry))));
+        };
+        let get = |name: &str| m.iter().find(|(k, _)| k.to_lowercase() == name).map(|(_, x)| x.clone());
+        for name in ["key", "name"] {
+            if let Some(key) = get(name).filter(crate::py::builtins::truthy) {
+                out.insert(str_of(&key), get("value").unwrap_or(J::Null));
+                break;
+            }
+        }
+    }
+    Ok(from_json(&J::Object(out)))
 }
 
 /// `shlex.quote`: as it is when made only of `[A-Za-z0-9_@%+=:,./-]`, else in single quotes.
@@ -2100,5 +2204,19 @@ mod salt_tests {
             run("{{ 'a b&c/ß' | urlencode }}|{{ {'a': 1, 'b c': 'x/y'} | urlencode }}|{{ [('k', 'v w')] | urlencode }}|{{ 5 | urlencode }}|{{ {'a': 1, 'b': none, 'c': 'x\"<y'} | xmlattr }}|{{ {'a': 'q'} | xmlattr(false) }}"),
             "a%20b%26c/%C3%9F|a=1&b+c=x%2Fy|k=v+w|5| a=\"1\" c=\"x&#34;&lt;y\"|a=\"q\""
         );
+    }
+
+    #[test]
+    fn salt_list_and_text_helpers() {
+        assert_eq!(
+            run("{{ ['b', 'a', 'C'] | min }}|{{ ['b', 'a', 'C'] | max }}|{{ 'hello' | max }}|{{ {'b': 1, 'a': 2} | min }}|{{ [1, 2.5, 3] | avg }}|{{ 4 | avg }}|{{ [true, 0] | max }}"),
+            "C|b|o|a|2.1666666666666665|4.0|True"
+        );
+        assert_eq!(
+            run("{{ 'ff' | is_hex }}|{{ 'xz' | is_hex }}|{{ 5 | is_hex }}|{{ '0x1F' | is_hex }}|{{ 'a b' | contains_whitespace }}|{{ 'ab' | contains_whitespace }}|{{ 'ab' | substring_in_list(['xaby', 'z']) }}|{{ [0, 1, none] | exactly_one_true }}|{{ [1, 1, 0] | exactly_n_true(2) }}|{{ 'x' | skip }}|{{ {'a': 1} | to_entries }}|{{ ['x'] | to_entries }}|{{ [{'key': 'a', 'value': 1}, {'Name': 'b', 'Value': 2}, {'key': '', 'value': 3}] | from_entries }}"),
+            "True|False|False|True|True|False|True|True|True||[{'key': 'a', 'value': 1}]|[{'key': 0, 'value': 'x'}]|{'a': 1, 'b': 2}"
+        );
+        assert!(run("{{ [] | min }}").contains("min() arg is an empty sequence"));
+        assert!(run("{{ [1, 'a'] | min }}").contains("'<' not supported between instances of 'str' and 'int'"));
     }
 }
