@@ -120,6 +120,23 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("exactly_one_true", |v: Value| -> Result<bool, Error> { exactly_n(&v, 1) });
     env.add_filter("skip", |_: Value| "");
     env.add_filter("to_entries", to_entries);
+    // `salt/utils/dictupdate.py`: change the dict at a key path in place, and return the dict.
+    for op in ["set", "update", "append", "extend"] {
+        env.add_filter(format!("{op}_dict_key_value"), move |d: Value, args: Rest<Value>| {
+            let a = bind(&format!("{op}_dict_key_value"), &args, &["keys", "value", "delimiter", "ordered_dict"])?;
+            let keys = required_str("dict_key_value", "keys", a[0].as_ref())?;
+            let value = a[1].clone().ok_or_else(|| Error::new(ErrorKind::MissingArgument, "missing required argument: 'value'"))?;
+            let delimiter = match &a[2] {
+                Some(d) => text_of(d)?.to_string(),
+                None => ":".into(),
+            };
+            dict_key_value(op, d, &keys, value, &delimiter)
+        });
+    }
+    env.add_filter("compare_lists", compare_lists);
+    env.add_filter("compare_dicts", compare_dicts);
+    env.add_filter("human_to_bytes", human_to_bytes);
+
     env.add_filter("from_entries", from_entries);
     // Hashing and encoding (`salt/utils/hashutils.py`, `uuid_` in `salt/utils/jinja.py`).
     env.add_filter("md5", |v: Value| -> Result<Value, Error> { Ok(Value::from(hex(&md5::Md5::digest(bytes_of(&v)?)))) });
@@ -977,6 +994,159 @@ fn avg(v: Value) -> Result<Value, Error> {
 fn exactly_n(v: &Value, amount: i64) -> Result<bool, Error> {
     let truthy = py_iter(&data(v)?)?.iter().filter(|x| crate::py::builtins::truthy(x)).count();
     Ok(amount >= 0 && truthy == amount as usize)
+}
+
+/// `set_dict_key_value`, `update_dict_key_value`, `append_dict_key_value` and
+/// `extend_dict_key_value` (`salt/utils/dictupdate.py`): every key of the path but the last made
+/// a dict (a missing key, or one that holds something else), then the last key set to `value`,
+/// or its dict updated with it, or its list appended or extended (a missing or `None` value
+/// starting empty). The dict itself changes, as Python's does.
+fn dict_key_value(op: &str, d: Value, keys: &str, value: Value, delimiter: &str) -> Result<Value, Error> {
+    use super::mutable::{mutable, MDict, MList};
+    let lock = |m: &MDict| m.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let root = mutable(d);
+    let Some(mut dict) = root.downcast_object::<MDict>() else {
+        return Err(invalid(format!("'{}' object does not support item assignment", py_type(&root))));
+    };
+    let (path, last) = match keys.rsplit_once(delimiter).filter(|_| !delimiter.is_empty()) {
+        Some((path, last)) => (path.split(delimiter).collect::<Vec<_>>(), last),
+        None => (Vec::new(), keys),
+    };
+    for key in path {
+        let k = Value::from(key);
+        let next = lock(&dict).get(&k).and_then(|v| v.downcast_object::<MDict>());
+        dict = match next {
+            Some(n) => n,
+            None => {
+                let fresh = std::sync::Arc::new(MDict::default());
+                dict.0.lock().unwrap_or_else(|e| e.into_inner()).insert(k, Value::from_dyn_object(fresh.clone()));
+                fresh
+            }
+        };
+    }
+    let k = Value::from(last);
+    let current = lock(&dict).get(&k).cloned().filter(|v| !v.is_none());
+    let class = |v: &Value| format!("<class '{}'>", py_type(v));
+    let new = match op {
+        "set" => mutable(value),
+        "update" => {
+            let target = current.unwrap_or_else(|| Value::from_object(MDict::default()));
+            let Some(m) = target.downcast_object::<MDict>() else {
+                return Err(invalid(format!("The last key contains a {}, which cannot update.", class(&target))));
+            };
+            if value.kind() != ValueKind::Map {
+                return Err(invalid(format!("Cannot update {} with a {}.", class(&target), class(&value))));
+            }
+            for key in value.try_iter()? {
+                let item = mutable(value.get_item(&key)?);
+                m.0.lock().unwrap_or_else(|e| e.into_inner()).insert(key, item);
+            }
+            target
+        }
+        _ => {
+            let target = current.unwrap_or_else(|| Value::from_object(MList::default()));
+            let Some(l) = target.downcast_object::<MList>() else {
+                return Err(invalid(format!("The last key contains a {}, which cannot {op}.", class(&target))));
+            };
+            let more: Vec<Value> = if op == "append" {
+                vec![mutable(value)]
+            } else {
+                value.try_iter().map_err(|_| invalid(format!("Cannot extend {} with a {}.", class(&target), class(&value))))?.map(mutable).collect()
+            };
+            l.0.lock().unwrap_or_else(|e| e.into_inner()).extend(more);
+            target
+        }
+    };
+    dict.0.lock().unwrap_or_else(|e| e.into_inner()).insert(k, new);
+    Ok(root)
+}
+
+/// `compare_lists(old, new)` (`salt/utils/data.py`): `{'new': [items only in new], 'old':
+/// [items only in old]}`, each key only when it has items.
+fn compare_lists(old: Value, new: Value) -> Result<Value, Error> {
+    let (old, new) = (py_iter(&data(&old)?)?, py_iter(&data(&new)?)?);
+    let only = |a: &[J], b: &[J]| a.iter().filter(|x| !b.iter().any(|y| py_eq(x, y))).cloned().collect::<Vec<_>>();
+    let mut out = serde_json::Map::new();
+    for (name, items) in [("new", only(&new, &old)), ("old", only(&old, &new))] {
+        if !items.is_empty() {
+            out.insert(name.into(), J::Array(items));
+        }
+    }
+    Ok(from_json(&J::Object(out)))
+}
+
+/// `compare_dicts(old, new)` (`salt/utils/data.py`): for each key added, removed or changed,
+/// `{'old': ..., 'new': ...}` (`''` for the side without it). Salt walks a set of the keys,
+/// whose order Python does not fix; here the new dict's keys come first.
+fn compare_dicts(old: Value, new: Value) -> Result<Value, Error> {
+    let as_map = |v: J| match v {
+        J::Object(m) => Ok(m),
+        J::Null => Ok(serde_json::Map::new()),
+        other => Err(invalid(format!("'{}' object is not iterable", type_name(&other)))),
+    };
+    let (old, new) = (as_map(data(&old)?)?, as_map(data(&new)?)?);
+    let mut out = serde_json::Map::new();
+    let pair = |o: J, n: J| J::Object([("old".to_string(), o), ("new".to_string(), n)].into_iter().collect());
+    for key in new.keys().chain(old.keys().filter(|k| !new.contains_key(*k))) {
+        match (old.get(key), new.get(key)) {
+            (None, Some(n)) => out.insert(key.clone(), pair(J::from(""), n.clone())),
+            (Some(o), None) => out.insert(key.clone(), pair(o.clone(), J::from(""))),
+            (Some(o), Some(n)) if !py_eq(o, n) => out.insert(key.clone(), pair(o.clone(), n.clone())),
+            _ => None,
+        };
+    }
+    Ok(from_json(&J::Object(out)))
+}
+
+/// `human_to_bytes(size, default_unit='B', handle_metric=False)` (`salt/utils/stringutils.py`):
+/// `2G`, `30MB`, `64KiB` as bytes (powers of 1024, of 1000 for `kb`..`yb` with
+/// `handle_metric`); 0 for anything else.
+fn human_to_bytes(size: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let a = bind("human_to_bytes", &args, &["default_unit", "handle_metric"])?;
+    let default_unit = match &a[0] {
+        Some(u) => str_of(&data(u)?),
+        None => "B".into(),
+    };
+    let metric = a[1].as_ref().is_some_and(Value::is_true);
+    let text = super::mutable::py_str(&size);
+    let text = text.trim_matches(is_py_space);
+    let digits = text.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(text.len());
+    let (value, unit) = text.split_at(digits);
+    let unit = unit.trim_start_matches(is_py_space);
+    if unit.contains(['\n', '\r']) {
+        return Err(invalid("'NoneType' object has no attribute 'group'"));
+    }
+    let unit = if unit.is_empty() { default_unit.to_lowercase() } else { unit.to_lowercase() };
+    enum Num {
+        Int(i128),
+        Float(f64),
+    }
+    let value = match value.parse::<i128>() {
+        Ok(i) => Num::Int(i),
+        Err(_) => match py_float(value) {
+            Some(f) => Num::Float(f),
+            None => return Ok(Value::from(0)),
+        },
+    };
+    let prefixes = "bkmgtpezy";
+    let metric_unit = unit.len() == 2 && unit.ends_with('b') && unit.starts_with(|c: char| "kmgtpezy".contains(c));
+    let known = unit == "b" || (unit.len() == 1 || unit.len() == 3 && unit.ends_with("ib")) && unit.starts_with(|c: char| "kmgtpezy".contains(c));
+    if !metric_unit && !known {
+        return Ok(Value::from(0));
+    }
+    let p = prefixes.find(unit.chars().next().unwrap_or('b')).unwrap_or(0) as u32;
+    let scale: i128 = if metric_unit && metric { 10i128.pow(p * 3) } else { 2i128.pow(p * 10) };
+    let bytes = match value {
+        Num::Int(i) => i.checked_mul(scale).ok_or_else(|| invalid("the size is too large"))?,
+        Num::Float(f) => {
+            let b = (f * scale as f64).trunc();
+            if !b.is_finite() || b.abs() >= 1.7e38 {
+                return Err(invalid("the size is too large"));
+            }
+            b as i128
+        }
+    };
+    Ok(Value::from(bytes))
 }
 
 /// `to_entries` (`salt/utils/data.py`): a dict's items, or a list's items by index, as
@@ -2358,6 +2528,23 @@ mod salt_tests {
         assert_eq!(
             run("{{ ['240.0.0.1', 'fec0::1', 'ff02::1', '224.0.0.1', '0.0.0.0', '::', '169.254.1.1'] | map('ipaddr', 'reserved') | list }}|{{ ['fec0::1', '10.0.0.1'] | map('is_ip', 'site-local') | list }}|{{ ['ff02::1', '224.0.0.1', '10.0.0.1'] | ipaddr('multicast') }}|{{ ['0.0.0.0', '::', '1.1.1.1'] | ipaddr('unspecified') }}|{{ ['169.254.1.1', 'fe80::2'] | ipaddr('link-local') }}|{{ ['10.0.0.1', '127.0.0.1'] | ipaddr('private,loopback') }}|{{ '::ffff:10.0.0.1' | is_ip('private') }}"),
             "['240.0.0.1', None, None, None, None, '::', None]|[True, False]|['224.0.0.1', 'ff02::1']|['0.0.0.0', '::']|['169.254.1.1', 'fe80::2']|['127.0.0.1']|True"
+        );
+    }
+
+    #[test]
+    fn dict_key_values_compare_and_sizes() {
+        assert_eq!(
+            run("{% set d = {'a': {'x': 1}, 'n': none} %}{{ d | set_dict_key_value('a:b:c', 5) }}|{{ d }}|{{ {} | update_dict_key_value('p:q', {'k': 1}) }}|{{ {'l': none} | append_dict_key_value('l', 3) }}|{{ {'l': [1]} | extend_dict_key_value('l', [2, 3]) }}|{{ {'a': 'str'} | set_dict_key_value('a/b', 1, delimiter='/') }}"),
+            "{'a': {'x': 1, 'b': {'c': 5}}, 'n': None}|{'a': {'x': 1, 'b': {'c': 5}}, 'n': None}|{'p': {'q': {'k': 1}}}|{'l': [3]}|{'l': [1, 2, 3]}|{'a': {'b': 1}}"
+        );
+        assert!(run("{{ {'a': 1} | append_dict_key_value('a', 2) }}").contains("The last key contains a <class 'int'>, which cannot append."));
+        assert_eq!(
+            run("{{ [1, 2, 3] | compare_lists([2, 3, 4]) }}|{{ [1] | compare_lists([1]) }}|{{ {'a': 1, 'b': 2} | compare_dicts({'a': 1, 'b': 3}) }}"),
+            "{'new': [4], 'old': [1]}|{}|{'b': {'old': 2, 'new': 3}}"
+        );
+        assert_eq!(
+            run("{{ '2G' | human_to_bytes }}|{{ '30MB' | human_to_bytes }}|{{ '30MB' | human_to_bytes(handle_metric=true) }}|{{ '64KiB' | human_to_bytes }}|{{ '1.5k' | human_to_bytes }}|{{ '512' | human_to_bytes }}|{{ '10' | human_to_bytes('M') }}|{{ 'x' | human_to_bytes }}|{{ '5 qb' | human_to_bytes }}|{{ 2048 | human_to_bytes }}|{{ '1Y' | human_to_bytes }}"),
+            "2147483648|31457280|30000000|65536|1536|512|10485760|0|0|2048|1208925819614629174706176"
         );
     }
 }
