@@ -10,9 +10,10 @@ use serde_json::Value;
 /// PyYAML's best width: a flow collection breaks its line after an item that ends past it.
 const WIDTH: usize = 80;
 
-/// `yaml.safe_dump(v, default_flow_style=True)`, stripped, without the `...` document end.
-pub fn yaml_flow(v: &Value) -> String {
-    let mut e = Emitter { out: String::new(), column: 0 };
+/// `yaml.safe_dump(v, default_flow_style=True)`, stripped, without the `...` document end;
+/// with `sort_keys` off, mappings keep their order (an `OrderedDict`, or keys the caller sorted).
+pub fn yaml_flow(v: &Value, sort_keys: bool) -> String {
+    let mut e = Emitter { out: String::new(), column: 0, sort_keys };
     e.node(v, 0);
     e.out
 }
@@ -20,6 +21,7 @@ pub fn yaml_flow(v: &Value) -> String {
 struct Emitter {
     out: String,
     column: usize,
+    sort_keys: bool,
 }
 
 impl Emitter {
@@ -45,7 +47,9 @@ impl Emitter {
         match v {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
+                if self.sort_keys {
+                    keys.sort();
+                }
                 self.write("{");
                 for (i, k) in keys.into_iter().enumerate() {
                     if i > 0 {
@@ -205,11 +209,11 @@ mod tests {
     #[test]
     fn like_python() {
         let v = json!({"b": [1, "ß💣 x", null, true, 1.0, "yes", "1.5", "a: b", "", "2024-01-01"], "a": {"x": "y"}});
-        assert_eq!(yaml_flow(&v), r#"{a: {x: y}, b: [1, "ß\U0001F4A3 x", null, true, 1.0, 'yes', '1.5', 'a: b', '', '2024-01-01']}"#);
-        assert_eq!(yaml_flow(&json!("plain")), "plain");
+        assert_eq!(yaml_flow(&v, true), r#"{a: {x: y}, b: [1, "ß\U0001F4A3 x", null, true, 1.0, 'yes', '1.5', 'a: b', '', '2024-01-01']}"#);
+        assert_eq!(yaml_flow(&json!("plain"), true), "plain");
         let long = json!({"k": "x".repeat(100), "l": (0..30).collect::<Vec<_>>()});
         assert_eq!(
-            yaml_flow(&long),
+            yaml_flow(&long, true),
             format!(
                 "{{k: {},\n  l: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,\n    22, 23, 24, 25, 26, 27, 28, 29]}}",
                 "x".repeat(100)

@@ -37,7 +37,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
             Some(f) if f.is_none() => None,
             Some(f) => Some(f.is_true()),
         };
-        Ok(Value::from(format_yaml(&data(&v)?, flow)))
+        Ok(Value::from(format_yaml(&yaml_data(&v, 0)?, flow)))
     });
     env.add_filter("json", |v: Value, args: Rest<Value>| -> Result<Value, Error> {
         let a = bind("json", &args, &["sort_keys", "indent"])?;
@@ -154,10 +154,14 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter("sorted_ignorecase", sorted_ignorecase);
     env.add_filter("dict_to_sls_yaml_params", |v: Value, flow_style: Option<bool>| -> Result<Value, Error> {
         // `format_yaml([{key: val} for key, val in value.items()], flow_style=flow_style)`.
-        let J::Object(d) = data(&v)? else {
+        defined(&v)?;
+        if v.kind() != ValueKind::Map {
             return Err(invalid(format!("'{}' object has no attribute 'items'", py_type(&v))));
-        };
-        let items = d.into_iter().map(|(k, v)| J::Object([(k, v)].into_iter().collect())).collect();
+        }
+        let mut items = Vec::new();
+        for k in v.try_iter()? {
+            items.push(J::Object([(str_of(&to_json(&k)), yaml_data(&v.get_item(&k)?, 1)?)].into_iter().collect()));
+        }
         Ok(Value::from(format_yaml(&J::Array(items), Some(flow_style.unwrap_or(false)))))
     });
     // `salt/utils/network.py`: whether the text is an IP address (or an interface such as
@@ -370,14 +374,48 @@ fn json_indent(v: Option<&Value>) -> Result<Option<String>, Error> {
     }
 }
 
+/// A template value as the data PyYAML's representer writes: a dict's keys sorted (Python's
+/// `sorted`, left as they are when they do not compare), an `OrderedDict`'s kept in order.
+fn yaml_data(v: &Value, depth: usize) -> Result<J, Error> {
+    defined(v)?;
+    if depth > 256 {
+        return Ok(J::Null);
+    }
+    Ok(match v.kind() {
+        ValueKind::Map => {
+            let mut keys: Vec<(Value, J)> = v.try_iter()?.map(|k| (k.clone(), to_json(&k))).collect();
+            if !super::mutable::is_ordered_dict(v) {
+                let mut sorted = keys.clone();
+                let mut failed = false;
+                sorted.sort_by(|a, b| {
+                    py_cmp(&a.1, &b.1).unwrap_or_else(|_| {
+                        failed = true;
+                        std::cmp::Ordering::Equal
+                    })
+                });
+                if !failed {
+                    keys = sorted;
+                }
+            }
+            let mut m = serde_json::Map::new();
+            for (k, kj) in keys {
+                m.insert(str_of(&kj), yaml_data(&v.get_item(&k)?, depth + 1)?);
+            }
+            J::Object(m)
+        }
+        ValueKind::Seq | ValueKind::Iterable => J::Array(v.try_iter()?.map(|x| yaml_data(&x, depth + 1)).collect::<Result<_, _>>()?),
+        _ => to_json(v),
+    })
+}
+
 /// The `yaml` filter (`SerializerExtension.format_yaml`): `salt.utils.yaml.safe_dump` with
-/// `default_flow_style=flow_style` (keys sorted, unicode kept), stripped, without a trailing
-/// `\n...` document end.
+/// `default_flow_style=flow_style` (unicode kept) of [`yaml_data`], stripped, without a
+/// trailing `\n...` document end.
 fn format_yaml(v: &J, flow_style: Option<bool>) -> String {
     if flow_style == Some(true) {
-        return crate::py::dump::yaml_flow(v);
+        return crate::py::dump::yaml_flow(v, false);
     }
-    let options = crate::py::yaml_dump::DumpOptions { default_flow_style: flow_style, allow_unicode: true, ..Default::default() };
+    let options = crate::py::yaml_dump::DumpOptions { default_flow_style: flow_style, allow_unicode: true, sort_keys: false, ..Default::default() };
     let text = crate::py::yaml_dump::dump(v, &options);
     let text = text.trim_matches(is_py_space);
     text.strip_suffix("\n...").unwrap_or(text).to_string()

@@ -187,6 +187,33 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let b = a(&Sig::new("filter_by", &["lookup", "tgt_type", "minion_id", "merge", "merge_lists", "default"], 1))?;
             f.match_filter_by(&b)
         }
+        "match.ifelse" => {
+            // `salt/modules/match.py:ifelse(*args, ...)`: `filter_by` over the (target, value)
+            // pairs, `True` and `False` targets matching everything and nothing, and the last
+            // argument as the default.
+            let b = a(&Sig::new("ifelse", &[], 0).star_args().kwonly(&["tgt_type", "minion_id", "merge", "merge_lists"]))?;
+            let n = b.star.len();
+            if n % 2 == 0 {
+                return Err(raised("The ifelse function must have an odd number of arguments!"));
+            }
+            if n == 1 {
+                return Ok(b.star[0].clone());
+            }
+            const DEFAULT: &str = "SALT_IFELSE_FUNCTION_DEFAULT";
+            let mut lookup = indexmap::IndexMap::new();
+            for pair in b.star[..n - 1].chunks(2) {
+                let key = match pair[0].kind() {
+                    ValueKind::Bool if pair[0].is_true() => JValue::from("*"),
+                    ValueKind::Bool => JValue::from("SALT_IFELSE_MATCH_NOTHING"),
+                    _ => pair[0].clone(),
+                };
+                lookup.insert(key, pair[1].clone());
+            }
+            lookup.insert(JValue::from(DEFAULT), b.star[n - 1].clone());
+            let lookup = JValue::from_object(MDict(Mutex::new(lookup), false));
+            let vals = vec![Some(lookup), b.get(0), b.get(1), b.get(2), b.get(3), Some(JValue::from(DEFAULT))];
+            f.match_filter_by(&Bound { vals, star: Vec::new(), kwargs: Vec::new() })
+        }
         "file.join" => {
             let b = a(&Sig::new("join", &[], 0).star_args())?;
             let parts = b.star.iter().map(string).collect::<Result<Vec<_>, _>>()?;
@@ -841,7 +868,7 @@ fn py_type(v: &JValue) -> &'static str {
 pub fn deepcopy(v: &JValue) -> JValue {
     if let Some(d) = v.downcast_object::<MDict>() {
         let map = d.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        return JValue::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect())));
+        return JValue::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect()), d.1));
     }
     if let Some(l) = v.downcast_object::<MList>() {
         let items = l.0.lock().unwrap_or_else(|e| e.into_inner()).clone();

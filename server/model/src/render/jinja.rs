@@ -129,6 +129,26 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     });
     crate::render::filters::register(&mut env, hints.clone());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
+    // Salt's Jinja globals (`@jinja_global`): `raise(msg)` fails the render with `msg`;
+    // `ifelse` is `match.ifelse` called outside the loader, which fails on its missing
+    // `__context__` as soon as it has a target to match; `show_full_context()` (the whole
+    // context, as data) is not modelled.
+    env.add_function("raise", |msg: JValue| -> Result<JValue, Error> { Err(Error::new(ErrorKind::InvalidOperation, mutable::py_str(&msg))) });
+    env.add_function("ifelse", |args: minijinja::value::Rest<JValue>| -> Result<JValue, Error> {
+        let positional: Vec<&JValue> = args.iter().filter(|a| !a.is_kwargs()).collect();
+        match positional.as_slice() {
+            [only] => Ok((*only).clone()),
+            p if p.len() % 2 == 0 => Err(Error::new(ErrorKind::InvalidOperation, "The ifelse function must have an odd number of arguments!")),
+            _ => Err(Error::new(ErrorKind::InvalidOperation, "name '__context__' is not defined")),
+        }
+    });
+    let for_context = hints.clone();
+    env.add_function("show_full_context", move || {
+        if let Ok(mut h) = for_context.lock() {
+            h.push("`show_full_context()` is not modelled during analysis; it rendered as an empty dict".to_string());
+        }
+        mutable::mutable(JValue::from(indexmap::IndexMap::<JValue, JValue>::new()))
+    });
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
     env.add_global("__salt__", JValue::from_dyn_object(salt));
     // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
@@ -398,6 +418,19 @@ mod tests {
             render(src, &ctx()).unwrap().text,
             r#"{'a': "x\ty ß\U0001F4A3 \"q\" \\"}|{'k': {'n': "a\nb"}, 'l': ['a\nb']}|{'a': 1.0}|[{'a': "x\ny"}]|({'a': "x\ny"},)|{'a': (1, 2)}|None|1e+16|[None, True, "it's"]|[('x', 1)]|False"#
         );
+    }
+
+    #[test]
+    fn salts_globals() {
+        // Salt 3008.4's render_jinja_tmpl.
+        let src = "{% set od = odict([('z', 1), ('a', {'y': 2, 'b': 3})], q=5) %}{{ od | string }}|{{ od }}|{{ od | yaml }}|{{ od | yaml(False) }}|{{ {'b': od, 'a': 1} | yaml }}|{{ odict() | string }}|{{ od | json }}|{{ od | tojson }}|{{ od.copy() | yaml }}|{{ ifelse('x') }}";
+        assert_eq!(
+            render(src, &ctx()).unwrap().text,
+            "OrderedDict([('z', 1), ('a', {'y': 2, 'b': 3}), ('q', 5)])|{'z': 1, 'a': {'y': 2, 'b': 3}, 'q': 5}|{z: 1, a: {b: 3, y: 2}, q: 5}|z: 1\na:\n  b: 3\n  y: 2\nq: 5|{a: 1, b: {z: 1, a: {b: 3, y: 2}, q: 5}}|OrderedDict()|{\"a\": {\"b\": 3, \"y\": 2}, \"q\": 5, \"z\": 1}|{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}, \"q\": 5}|{z: 1, a: {b: 3, y: 2}, q: 5}|x"
+        );
+        assert!(render("{{ raise('boom ß') }}", &ctx()).err().is_some_and(|e| e.message.contains("boom ß")));
+        // The global, unlike salt['match.ifelse'], has no `__context__` in Salt.
+        assert!(render("{{ ifelse('G@os:Debian', 'apt', 'yum') }}", &ctx()).err().is_some_and(|e| e.message.contains("name '__context__' is not defined")));
     }
 
     #[test]

@@ -27,6 +27,26 @@ pub fn register(env: &mut Environment<'_>) {
     env.add_function(LIST, |v: Value| Ok::<_, Error>(mutable(v)));
     env.add_function(DICT, |v: Value| Ok::<_, Error>(mutable(v)));
     env.add_function(TUPLE, |v: Value| Ok::<_, Error>(tuple(v.try_iter()?.map(mutable).collect())));
+    // Salt's `odict` global: `collections.OrderedDict(items_or_mapping, **kwargs)`.
+    env.add_function("odict", |args: minijinja::value::Rest<Value>| -> Result<Value, Error> {
+        let mut map = IndexMap::new();
+        for arg in args.iter() {
+            if arg.is_kwargs() || arg.kind() == minijinja::value::ValueKind::Map {
+                for k in arg.try_iter()? {
+                    let v = arg.get_item(&k)?;
+                    map.insert(k, mutable(v));
+                }
+            } else {
+                for pair in arg.try_iter()? {
+                    let items: Vec<Value> = pair.try_iter()?.collect();
+                    let [k, v] = <[Value; 2]>::try_from(items)
+                        .map_err(|_| Error::new(ErrorKind::InvalidOperation, "dictionary update sequence element has the wrong length; 2 is required"))?;
+                    map.insert(k, mutable(v));
+                }
+            }
+        }
+        Ok(Value::from_object(MDict(Mutex::new(map), true)))
+    });
 }
 
 /// A Python tuple: a sequence that prints as `(1, 2)` and is no `list`.
@@ -103,6 +123,26 @@ fn write_repr(v: &Value, depth: usize, printable: bool, out: &mut String) {
             }
             out.push(close);
         }
+        ValueKind::Map if !printable && is_ordered_dict(v) => {
+            // Python 3.11's `OrderedDict.__repr__`.
+            let keys = items(v);
+            if keys.is_empty() {
+                out.push_str("OrderedDict()");
+                return;
+            }
+            out.push_str("OrderedDict([");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('(');
+                write_repr(k, depth + 1, false, out);
+                out.push_str(", ");
+                write_repr(&v.get_item(k).unwrap_or_default(), depth + 1, false, out);
+                out.push(')');
+            }
+            out.push_str("])");
+        }
         ValueKind::Map => {
             out.push('{');
             for (i, k) in items(v).iter().enumerate() {
@@ -145,9 +185,15 @@ impl Object for Tuple {
 #[derive(Debug, Default)]
 pub struct MList(pub Mutex<Vec<Value>>);
 
-/// A Python dict (insertion-ordered, as Python's).
+/// A Python dict (insertion-ordered, as Python's); `.1`: an `OrderedDict` (Salt's `odict`),
+/// which YAML writes in its own order and `str()` as `OrderedDict([...])`.
 #[derive(Debug, Default)]
-pub struct MDict(pub Mutex<IndexMap<Value, Value>>);
+pub struct MDict(pub Mutex<IndexMap<Value, Value>>, pub bool);
+
+/// Whether `v` is an `OrderedDict`.
+pub fn is_ordered_dict(v: &Value) -> bool {
+    v.downcast_object_ref::<MDict>().is_some_and(|d| d.1)
+}
 
 /// `v` with every list and map in it replaced by a mutable one (those already mutable kept, so
 /// that aliases stay aliases).
@@ -168,7 +214,7 @@ pub fn mutable(v: Value) -> Value {
                     map.insert(k, mutable(val));
                 }
             }
-            Value::from_object(MDict(Mutex::new(map)))
+            Value::from_object(MDict(Mutex::new(map), false))
         }
         _ => v,
     }
@@ -322,7 +368,7 @@ impl Object for MDict {
             "keys" => return Ok(Value::from(map.keys().cloned().collect::<Vec<_>>())),
             "values" => return Ok(Value::from(map.values().cloned().collect::<Vec<_>>())),
             "items" => return Ok(Value::from(map.iter().map(|(k, v)| tuple(vec![k.clone(), v.clone()])).collect::<Vec<_>>())),
-            "copy" => return Ok(Value::from_object(MDict(Mutex::new(map.clone())))),
+            "copy" => return Ok(Value::from_object(MDict(Mutex::new(map.clone()), self.1))),
             "clear" => map.clear(),
             _ => return Err(Error::from(ErrorKind::UnknownMethod)),
         }
