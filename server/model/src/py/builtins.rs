@@ -381,6 +381,91 @@ pub(crate) fn title(s: &str) -> String {
     out
 }
 
+/// Where [`pad`] puts the text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    Left,
+    Right,
+    Center,
+}
+
+/// `str.ljust`, `str.rjust` and `str.center(width, fill)`: `fill` around the text up to `width`
+/// characters; centred, the odd one goes left when the width is odd and the margin too
+/// (CPython's `pad`).
+pub(crate) fn pad(s: &str, width: usize, fill: char, align: Align) -> String {
+    let len = s.chars().count();
+    if width <= len {
+        return s.to_string();
+    }
+    let marg = width - len;
+    let left = match align {
+        Align::Left => 0,
+        Align::Right => marg,
+        Align::Center => marg / 2 + (marg & width & 1),
+    };
+    let fill = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
+    format!("{}{s}{}", fill(left), fill(marg - left))
+}
+
+/// Python's `str.swapcase()`: each letter in the other case (`ß` becomes `SS`).
+pub(crate) fn swapcase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Python's `str.istitle()`: some cased character, uppercase ones only after uncased ones and
+/// lowercase ones only after cased ones.
+pub(crate) fn istitle(s: &str) -> bool {
+    let (mut cased, mut prev_cased) = (false, false);
+    for c in s.chars() {
+        if c.is_uppercase() {
+            if prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            cased = true;
+        } else if c.is_lowercase() {
+            if !prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            cased = true;
+        } else {
+            prev_cased = false;
+        }
+    }
+    cased
+}
+
+/// Python's `str.find(sub, start, end)` (`rfind` with `last`): the character index of `sub`
+/// within `s[start:end]` (slice bounds as Python clamps them), or -1.
+pub(crate) fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, last: bool) -> i64 {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let len = chars.len() as i64;
+    let clamp = |i: i64| if i < 0 { (i + len).max(0) } else { i.min(len) };
+    let (from, to) = (clamp(start.unwrap_or(0)), clamp(end.unwrap_or(len)));
+    // An empty `sub` is found at `start`, but not past the end.
+    if from > to || start.is_some_and(|st| st > len) {
+        return -1;
+    }
+    let byte = |i: i64| chars.get(i as usize).map_or(s.len(), |(b, _)| *b);
+    let hay = &s[byte(from)..byte(to)];
+    let found = if last { hay.rfind(sub) } else { hay.find(sub) };
+    match found {
+        Some(b) => from + hay[..b].chars().count() as i64,
+        None => -1,
+    }
+}
+
 /// Python's `bool()` of a JSON value.
 pub fn truthy(v: &Value) -> bool {
     match v {

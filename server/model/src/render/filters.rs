@@ -199,7 +199,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     env.add_filter(super::mutable::PERCENT, percent);
     env.add_filter("center", |v: Value, width: Option<i64>| -> Result<Value, Error> {
         let width = width_of(width.unwrap_or(80))?;
-        Ok(Value::from(center(&str_of(&data(&v)?), width as i64)))
+        Ok(Value::from(crate::py::builtins::pad(&str_of(&data(&v)?), width, ' ', crate::py::builtins::Align::Center)))
     });
     env.add_filter("truncate", truncate);
     env.add_filter("urlencode", urlencode);
@@ -1337,18 +1337,6 @@ fn xmlattr(v: Value, autospace: Option<bool>) -> Result<Value, Error> {
     }
     let rv = items.join(" ");
     Ok(Value::from_safe_string(if autospace.unwrap_or(true) && !rv.is_empty() { format!(" {rv}") } else { rv }))
-}
-
-/// `str.center(width)`: spaces around, the odd one on the left when the width is odd and the
-/// margin too (CPython's `pad`).
-fn center(s: &str, width: i64) -> String {
-    let len = s.chars().count() as i64;
-    if width <= len {
-        return s.to_string();
-    }
-    let marg = width - len;
-    let left = marg / 2 + (marg & width & 1);
-    format!("{}{s}{}", " ".repeat(left as usize), " ".repeat((marg - left) as usize))
 }
 
 /// `do_truncate(s, length=255, killwords=False, end='...', leeway=5)`: as it is within

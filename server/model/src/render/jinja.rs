@@ -271,8 +271,10 @@ fn describe(e: Error) -> RenderFailure {
 }
 
 /// Python `str` methods formulas call that minijinja's Python compatibility lacks
-/// (`partition`, `rpartition`, `rsplit`, `zfill`) or answers otherwise (`capitalize` and
-/// `title`, which title-case `ß` as `Ss`); everything else goes to it.
+/// (`partition`, `rpartition`, `rsplit`, `zfill`, `ljust`, `rjust`, `center`, `swapcase`,
+/// `istitle`, `removeprefix`, `removesuffix`, `index`, `rindex`) or answers otherwise
+/// (`capitalize` and `title`, which title-case `ß` as `Ss`; `find` and `rfind`, which count
+/// characters, not bytes); everything else goes to it.
 fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
     if let Some(s) = value.as_str() {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
@@ -316,6 +318,48 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
                 return Ok(JValue::from(parts));
             }
             "capitalize" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::capitalize(s))),
+            "ljust" | "rjust" | "center" => {
+                use crate::py::builtins::{pad, Align};
+                let width = args
+                    .first()
+                    .and_then(|w| i64::try_from(w.clone()).ok())
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() takes an integer width")))?;
+                if width > 1 << 20 {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "width too big"));
+                }
+                let fill = match args.get(1) {
+                    None => ' ',
+                    Some(f) => {
+                        let mut chars = f.as_str().map(str::chars).into_iter().flatten();
+                        match (chars.next(), chars.next()) {
+                            (Some(c), None) => c,
+                            _ => return Err(Error::new(ErrorKind::InvalidOperation, "The fill character must be exactly one character long")),
+                        }
+                    }
+                };
+                let align = match method {
+                    "ljust" => Align::Left,
+                    "rjust" => Align::Right,
+                    _ => Align::Center,
+                };
+                return Ok(JValue::from(pad(s, width.max(0) as usize, fill, align)));
+            }
+            "swapcase" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::swapcase(s))),
+            "istitle" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::istitle(s))),
+            "removeprefix" | "removesuffix" => {
+                let affix = arg(0).ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() argument must be str")))?;
+                let rest = if method == "removeprefix" { s.strip_prefix(affix.as_str()) } else { s.strip_suffix(affix.as_str()) };
+                return Ok(JValue::from(rest.unwrap_or(s)));
+            }
+            "find" | "rfind" | "index" | "rindex" => {
+                let sub = arg(0).ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() argument must be str")))?;
+                let bound = |i: usize| args.get(i).filter(|v| !v.is_none()).and_then(|v| i64::try_from(v.clone()).ok());
+                let at = crate::py::builtins::find(s, &sub, bound(1), bound(2), method.starts_with('r'));
+                if at < 0 && method.ends_with("index") {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "substring not found"));
+                }
+                return Ok(JValue::from(at));
+            }
             "title" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::title(s))),
             "zfill" => {
                 let width = args.first().and_then(|w| usize::try_from(w.clone()).ok()).unwrap_or(0);
@@ -418,6 +462,15 @@ mod tests {
             render(src, &ctx()).unwrap().text,
             r#"{'a': "x\ty ß\U0001F4A3 \"q\" \\"}|{'k': {'n': "a\nb"}, 'l': ['a\nb']}|{'a': 1.0}|[{'a': "x\ny"}]|({'a': "x\ny"},)|{'a': (1, 2)}|None|1e+16|[None, True, "it's"]|[('x', 1)]|False"#
         );
+    }
+
+    #[test]
+    fn more_str_methods() {
+        // Python 3.11 (Salt 3008.4's render_jinja_tmpl).
+        let src = "{{ 'ßa'.find('a') }}|{{ 'ßaxa'.rfind('a') }}|{{ 'ßaxa'.find('a', 2) }}|{{ 'ßaxa'.find('a', -1) }}|{{ 'ßaxa'.find('a', 0, 1) }}|{{ 'abc'.index('b') }}|{{ 'abcb'.rindex('b') }}|{{ 'x'.ljust(3, '-') }}|{{ 'x'.rjust(3) }}|{{ 'ab'.center(5, '*') }}|{{ 'AbCß'.swapcase() }}|{{ 'Ab Cd'.istitle() }}|{{ 'AB'.istitle() }}|{{ 'ab'.removeprefix('a') }}|{{ 'ab'.removesuffix('x') }}|{{ 'x'.find('') }}|{{ 'x'.rfind('') }}|{{ 'ab'.find('b', 5) }}|{{ 'x'.find('', 5) }}";
+        assert_eq!(render(src, &ctx()).unwrap().text, "1|3|3|3|-1|1|3|x--|  x|**ab*|aBcSS|True|False|b|ab|0|1|-1|-1");
+        assert!(render("{{ 'abc'.index('z') }}", &ctx()).err().is_some_and(|e| e.message.contains("substring not found")));
+        assert!(render("{{ 'x'.ljust(3, '--') }}", &ctx()).err().is_some_and(|e| e.message.contains("The fill character must be exactly one character long")));
     }
 
     #[test]
