@@ -253,13 +253,16 @@ impl Object for MList {
         f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
     }
     fn call_method(self: &Arc<Self>, _state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        // The items to add are read before this list is locked: they may be this list itself
+        // (`l.extend(l)`), whose lock is not reentrant.
+        let more: Vec<Value> = match method {
+            "extend" => arg(args, 0, method)?.try_iter()?.map(mutable).collect(),
+            _ => Vec::new(),
+        };
         let mut items = lock(&self.0);
         match method {
             "append" => items.push(mutable(arg(args, 0, method)?)),
-            "extend" => {
-                let more = arg(args, 0, method)?;
-                items.extend(more.try_iter()?.map(mutable));
-            }
+            "extend" => items.extend(more),
             "insert" => {
                 let at = i64::try_from(arg(args, 0, method)?)?;
                 let len = items.len() as i64;
@@ -325,23 +328,26 @@ impl Object for MDict {
             Some((last, rest)) if last.is_kwargs() => (rest, Kwargs::try_from(last.clone()).ok()),
             _ => (args, None),
         };
+        // The pairs `update` adds are read before this dict is locked: they may come from this
+        // dict itself (`d.update(d)`), whose lock is not reentrant.
+        let mut pairs: Vec<(Value, Value)> = Vec::new();
+        if let (Some(other), "update") = (args.first(), method) {
+            if other.kind() == minijinja::value::ValueKind::Map {
+                for k in other.try_iter()? {
+                    let v = other.get_item(&k)?;
+                    pairs.push((k, mutable(v)));
+                }
+            } else {
+                // A list of pairs.
+                for pair in other.try_iter()? {
+                    pairs.push((pair.get_item(&Value::from(0))?, mutable(pair.get_item(&Value::from(1))?)));
+                }
+            }
+        }
         let mut map = lock(&self.0);
         match method {
             "update" => {
-                if let Some(other) = args.first() {
-                    let other = other.clone();
-                    if other.kind() == minijinja::value::ValueKind::Map {
-                        for k in other.try_iter()? {
-                            let v = other.get_item(&k)?;
-                            map.insert(k, mutable(v));
-                        }
-                    } else {
-                        // A list of pairs.
-                        for pair in other.try_iter()? {
-                            map.insert(pair.get_item(&Value::from(0))?, mutable(pair.get_item(&Value::from(1))?));
-                        }
-                    }
-                }
+                map.extend(pairs);
                 if let Some(kw) = kwargs {
                     for k in kw.args() {
                         map.insert(Value::from(k), mutable(kw.get::<Value>(k)?));
@@ -688,5 +694,8 @@ mod tests {
                    {% do names.insert(0, 'first') %}{{ names | join(',') }} {{ alias.b }} {{ alias.a.y }} \
                    {{ cfg.setdefault('c', []) | length }}{% do cfg.c.append(1) %}{{ cfg.c | length }} {{ names.pop() }} {{ names | length }}";
         assert_eq!(render(src), "first,ß,ℝ,💣 2 3 01 💣 3");
+        // A list extended with itself and a dict updated with itself (Python: [1, 1] and
+        // {'a': 1}), which once waited on their own lock.
+        assert_eq!(render("{% set l = [1] %}{% do l.extend(l) %}{% set d = {'a': 1} %}{% do d.update(d) %}{{ l | length }} {{ d | length }}"), "2 1");
     }
 }
