@@ -202,6 +202,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
         Ok(Value::from(crate::py::builtins::pad(&str_of(&data(&v)?), width, ' ', crate::py::builtins::Align::Center)))
     });
     env.add_filter("truncate", truncate);
+    env.add_filter("wordwrap", wordwrap);
     env.add_filter("urlencode", urlencode);
     env.add_filter("xmlattr", xmlattr);
     env.add_filter("wordcount", |v: Value| -> Result<Value, Error> {
@@ -1337,6 +1338,30 @@ fn xmlattr(v: Value, autospace: Option<bool>) -> Result<Value, Error> {
     }
     let rv = items.join(" ");
     Ok(Value::from_safe_string(if autospace.unwrap_or(true) && !rv.is_empty() { format!(" {rv}") } else { rv }))
+}
+
+/// `do_wordwrap(s, width=79, break_long_words=True, wrapstring=None, break_on_hyphens=True)`:
+/// each line of `s` wrapped by `textwrap.wrap`, all joined with `wrapstring` (a line break).
+fn wordwrap(v: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let a = bind("wordwrap", &args, &["width", "break_long_words", "wrapstring", "break_on_hyphens"])?;
+    let Some(text) = v.as_str() else {
+        defined(&v)?;
+        return Err(invalid(format!("'{}' object has no attribute 'splitlines'", py_type(&v))));
+    };
+    let width = match &a[0] {
+        Some(w) => i64::try_from(w.clone()).map_err(|_| invalid(format!("'{}' object cannot be interpreted as an integer", py_type(w))))?,
+        None => 79,
+    };
+    let wrapstring = match &a[2] {
+        Some(w) if !w.is_none() => str_of(&data(w)?),
+        _ => "\n".into(),
+    };
+    let (long, hyphens) = (a[1].as_ref().is_none_or(Value::is_true), a[3].as_ref().is_none_or(Value::is_true));
+    let mut lines = Vec::new();
+    for line in splitlines(text) {
+        lines.push(crate::py::textwrap::wrap(line, width, long, hyphens).map_err(invalid)?.join(&wrapstring));
+    }
+    Ok(Value::from(lines.join(&wrapstring)))
 }
 
 /// `do_truncate(s, length=255, killwords=False, end='...', leeway=5)`: as it is within
@@ -2571,6 +2596,14 @@ mod salt_tests {
         assert_eq!(
             run("{{ '2G' | human_to_bytes }}|{{ '30MB' | human_to_bytes }}|{{ '30MB' | human_to_bytes(handle_metric=true) }}|{{ '64KiB' | human_to_bytes }}|{{ '1.5k' | human_to_bytes }}|{{ '512' | human_to_bytes }}|{{ '10' | human_to_bytes('M') }}|{{ 'x' | human_to_bytes }}|{{ '5 qb' | human_to_bytes }}|{{ 2048 | human_to_bytes }}|{{ '1Y' | human_to_bytes }}"),
             "2147483648|31457280|30000000|65536|1536|512|10485760|0|0|2048|1208925819614629174706176"
+        );
+    }
+
+    #[test]
+    fn wordwrap() {
+        assert_eq!(
+            run("{{ 'The quick brown fox jumps over the lazy dog' | wordwrap(10) }}|{{ 'a well-known\\n\\nstate-of-the-art thing' | wordwrap(12, wrapstring='<br>') }}|{{ 'abcdefghij klm' | wordwrap(4, false) }}|{{ 'x-y-z-w' | wordwrap(3, break_on_hyphens=false) }}|{{ 'a b' | wordwrap }}"),
+            "The quick\nbrown fox\njumps over\nthe lazy\ndog|a well-known<br><br>state-of-<br>the-art<br>thing|abcdefghij\nklm|x-y\n-z-\nw|a b"
         );
     }
 }
