@@ -363,6 +363,9 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
             "title" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::title(s))),
             "zfill" => {
                 let width = args.first().and_then(|w| usize::try_from(w.clone()).ok()).unwrap_or(0);
+                if width > 1 << 20 {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "width too big"));
+                }
                 let len = s.chars().count();
                 if len >= width {
                     return Ok(JValue::from(s));
@@ -471,6 +474,9 @@ mod tests {
         assert_eq!(render(src, &ctx()).unwrap().text, "1|3|3|3|-1|1|3|x--|  x|**ab*|aBcSS|True|False|b|ab|0|1|-1|-1");
         assert!(render("{{ 'abc'.index('z') }}", &ctx()).err().is_some_and(|e| e.message.contains("substring not found")));
         assert!(render("{{ 'x'.ljust(3, '--') }}", &ctx()).err().is_some_and(|e| e.message.contains("The fill character must be exactly one character long")));
+        for huge in ["{{ 'x'.zfill(99999999999) }}", "{{ 'x'.center(99999999999) }}"] {
+            assert!(render(huge, &ctx()).err().is_some_and(|e| e.message.contains("width too big")), "{huge}");
+        }
     }
 
     #[test]
