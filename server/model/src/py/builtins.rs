@@ -1,5 +1,6 @@
-//! Small pieces of Python behaviour the matchers depend on: `str()` of a value, `str.split()`,
-//! `int()` of a string, `repr()` of a string, and Salt's `yamlify_arg` for dictionary keys.
+//! Small pieces of Python behaviour the matchers and templates depend on: `str()` of a value,
+//! `str.split()`, `str.capitalize()` and `str.title()`, `int()` of a string, `repr()` of a
+//! string, ordering and equality, and Salt's `yamlify_arg` for dictionary keys.
 
 use serde_json::Value;
 
@@ -113,6 +114,35 @@ fn num_eq(a: &Value, b: &Value) -> bool {
             f.is_finite() && f.fract() == 0.0 && f.abs() < 1.7e38 && f as i128 == i
         }
         _ => false,
+    }
+}
+
+/// Python's `a < b` as `sorted` needs it: numbers (and bools) with numbers, exactly; strings
+/// by code point; lists item by item; anything else is Python's `TypeError`, worded as
+/// CPython words it.
+pub(crate) fn py_cmp(a: &Value, b: &Value) -> Result<std::cmp::Ordering, String> {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (Value::String(x), Value::String(y)) => Ok(x.cmp(y)),
+        (Value::Array(x), Value::Array(y)) => {
+            for (p, q) in x.iter().zip(y) {
+                if !py_eq(p, q) {
+                    return py_cmp(p, q);
+                }
+            }
+            Ok(x.len().cmp(&y.len()))
+        }
+        _ => match (as_num(a), as_num(b)) {
+            (Some(Num::Int(x)), Some(Num::Int(y))) => Ok(x.cmp(&y)),
+            (Some(x), Some(y)) => {
+                let f = |n: Num| match n {
+                    Num::Int(i) => i as f64,
+                    Num::Float(f) => f,
+                };
+                Ok(f(x).partial_cmp(&f(y)).unwrap_or(Ordering::Equal))
+            }
+            _ => Err(format!("'<' not supported between instances of '{}' and '{}'", type_name(a), type_name(b))),
+        },
     }
 }
 
@@ -305,6 +335,134 @@ pub(crate) fn yamlify_to_other_string(arg: &str) -> Option<String> {
             (s != arg).then_some(s)
         }
         _ => None,
+    }
+}
+
+/// Python's `str.capitalize()`: the first character in title case, the rest lowercased.
+pub(crate) fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    let Some(first) = chars.next() else { return String::new() };
+    let mut out = title_case(first);
+    out.extend(chars.flat_map(char::to_lowercase));
+    out
+}
+
+/// The title case of one character, which Unicode gives for the few characters whose upper
+/// case is two letters or a ligature (`ß` is `Ss`, `ǆ` is `ǅ`); otherwise its upper case.
+fn title_case(c: char) -> String {
+    match c {
+        'ß' => "Ss".into(),
+        'ǆ' | 'ǅ' | 'Ǆ' => "ǅ".into(),
+        'ǉ' | 'ǈ' | 'Ǉ' => "ǈ".into(),
+        'ǌ' | 'ǋ' | 'Ǌ' => "ǋ".into(),
+        'ǳ' | 'ǲ' | 'Ǳ' => "ǲ".into(),
+        'ﬀ' => "Ff".into(),
+        'ﬁ' => "Fi".into(),
+        'ﬂ' => "Fl".into(),
+        'ﬃ' => "Ffi".into(),
+        'ﬄ' => "Ffl".into(),
+        'ﬅ' | 'ﬆ' => "St".into(),
+        c => c.to_uppercase().collect(),
+    }
+}
+
+/// Python's `str.title()`: a character after a cased one lowercased, any other in title case.
+pub(crate) fn title(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut prev_cased = false;
+    for c in s.chars() {
+        if prev_cased {
+            out.extend(c.to_lowercase());
+        } else {
+            out.push_str(&title_case(c));
+        }
+        prev_cased = c.is_lowercase() || c.is_uppercase();
+    }
+    out
+}
+
+/// Where [`pad`] puts the text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Align {
+    Left,
+    Right,
+    Center,
+}
+
+/// `str.ljust`, `str.rjust` and `str.center(width, fill)`: `fill` around the text up to `width`
+/// characters; centred, the odd one goes left when the width is odd and the margin too
+/// (CPython's `pad`).
+pub(crate) fn pad(s: &str, width: usize, fill: char, align: Align) -> String {
+    let len = s.chars().count();
+    if width <= len {
+        return s.to_string();
+    }
+    let marg = width - len;
+    let left = match align {
+        Align::Left => 0,
+        Align::Right => marg,
+        Align::Center => marg / 2 + (marg & width & 1),
+    };
+    let fill = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
+    format!("{}{s}{}", fill(left), fill(marg - left))
+}
+
+/// Python's `str.swapcase()`: each letter in the other case (`ß` becomes `SS`).
+pub(crate) fn swapcase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_uppercase() {
+            out.extend(c.to_lowercase());
+        } else if c.is_lowercase() {
+            out.extend(c.to_uppercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Python's `str.istitle()`: some cased character, uppercase ones only after uncased ones and
+/// lowercase ones only after cased ones.
+pub(crate) fn istitle(s: &str) -> bool {
+    let (mut cased, mut prev_cased) = (false, false);
+    for c in s.chars() {
+        if c.is_uppercase() {
+            if prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            cased = true;
+        } else if c.is_lowercase() {
+            if !prev_cased {
+                return false;
+            }
+            prev_cased = true;
+            cased = true;
+        } else {
+            prev_cased = false;
+        }
+    }
+    cased
+}
+
+/// Python's `str.find(sub, start, end)` (`rfind` with `last`): the character index of `sub`
+/// within `s[start:end]` (slice bounds as Python clamps them), or -1.
+pub(crate) fn find(s: &str, sub: &str, start: Option<i64>, end: Option<i64>, last: bool) -> i64 {
+    let chars: Vec<(usize, char)> = s.char_indices().collect();
+    let len = chars.len() as i64;
+    let clamp = |i: i64| if i < 0 { (i + len).max(0) } else { i.min(len) };
+    let (from, to) = (clamp(start.unwrap_or(0)), clamp(end.unwrap_or(len)));
+    // An empty `sub` is found at `start`, but not past the end.
+    if from > to || start.is_some_and(|st| st > len) {
+        return -1;
+    }
+    let byte = |i: i64| chars.get(i as usize).map_or(s.len(), |(b, _)| *b);
+    let hay = &s[byte(from)..byte(to)];
+    let found = if last { hay.rfind(sub) } else { hay.find(sub) };
+    match found {
+        Some(b) => from + hay[..b].chars().count() as i64,
+        None => -1,
     }
 }
 

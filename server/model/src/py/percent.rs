@@ -1,16 +1,15 @@
-//! Python's `%` operator (`str % args`, printf-style formatting, and numeric modulo with
-//! Python's floor semantics), over JSON values as templates hand them to us.
+//! Python's `%` operator (`str % args`, printf-style formatting as `PyUnicode_Format` does it,
+//! and numeric modulo with Python's floor semantics), over JSON values as templates hand them to
+//! us; Jinja's `format` filter uses the same formatting.
 
 use serde_json::Value;
+use serde_json::Value as J;
 
-use crate::py::builtins::{float_repr, repr, str_of, type_name};
+/// The widest padding, indentation or precision a template may ask for (a million
+/// characters): more is refused rather than allocated.
+pub const MAX_WIDTH: i64 = 1 << 20;
 
-/// The right operand of `%`: a tuple's items (each one argument), a mapping (`%(key)s`), or
-/// any other single value.
-pub enum Args<'a> {
-    Tuple(&'a [Value]),
-    One(&'a Value),
-}
+use crate::py::builtins::{repr, str_of, type_name};
 
 /// `left % right` for two numbers: Python's modulo (the result has the divisor's sign).
 pub fn modulo(left: &Value, right: &Value) -> Result<Value, String> {
@@ -42,78 +41,90 @@ pub fn modulo(left: &Value, right: &Value) -> Result<Value, String> {
     }
 }
 
-/// `format % args`, as Python's `str.__mod__`, with Python's `TypeError`/`ValueError` wording.
-pub fn format(format: &str, args: Args<'_>) -> Result<String, String> {
-    let (items, mapping): (&[Value], _) = match args {
-        Args::Tuple(items) => (items, None),
-        Args::One(v) => (std::slice::from_ref(v), v.as_object()),
-    };
-    let single_mapping = mapping.is_some();
+/// `str % args` (`Objects/unicodeobject.c` `PyUnicode_Format`).
+pub fn printf(fmt: &str, args: &[J], mapping: Option<&J>) -> Result<String, String> {
+    let chars: Vec<char> = fmt.chars().collect();
     let mut out = String::new();
     let mut next = 0;
-    let chars: Vec<char> = format.chars().collect();
+    let take = |next: &mut usize| -> Result<J, String> {
+        if let Some(m) = mapping {
+            return Ok(m.clone());
+        }
+        let v = args.get(*next).cloned().ok_or("not enough arguments for format string")?;
+        *next += 1;
+        Ok(v)
+    };
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
-        i += 1;
-        if c != '%' {
-            out.push(c);
+        if chars[i] != '%' {
+            out.push(chars[i]);
+            i += 1;
             continue;
         }
-        // `%(key)`
-        let mut key = None;
+        i += 1;
+        let mut keyed = None;
         if chars.get(i) == Some(&'(') {
             let Some(m) = mapping else { return Err("format requires a mapping".into()) };
-            let mut depth = 1;
-            let start = i + 1;
-            i += 1;
-            while i < chars.len() && depth > 0 {
-                match chars[i] {
-                    '(' => depth += 1,
-                    ')' => depth -= 1,
-                    _ => {}
+            let (mut depth, start) = (1, i + 1);
+            while depth > 0 {
+                i += 1;
+                match chars.get(i) {
+                    Some('(') => depth += 1,
+                    Some(')') => depth -= 1,
+                    Some(_) => {}
+                    None => return Err("incomplete format key".into()),
                 }
-                i += 1;
             }
-            if depth > 0 {
-                return Err("incomplete format key".into());
-            }
-            let name: String = chars[start..i - 1].iter().collect();
-            key = Some(m.get(&name).ok_or_else(|| repr(&Value::String(name.clone())))?);
+            let key: String = chars[start..i].iter().collect();
+            i += 1;
+            let found = m.as_object().and_then(|d| d.get(&key)).cloned();
+            keyed = Some(found.ok_or_else(|| format!("'{key}'"))?);
         }
-        let mut flags = String::new();
-        while let Some(&f) = chars.get(i).filter(|f| matches!(f, '-' | '+' | ' ' | '#' | '0')) {
-            flags.push(f);
+        let (mut left, mut zero, mut plus, mut space, mut alt) = (false, false, false, false, false);
+        while let Some(&c) = chars.get(i) {
+            match c {
+                '-' => left = true,
+                '0' => zero = true,
+                '+' => plus = true,
+                ' ' => space = true,
+                '#' => alt = true,
+                _ => break,
+            }
             i += 1;
         }
-        let take_arg = |next: &mut usize| -> Result<&Value, String> {
-            let v = items.get(*next).ok_or("not enough arguments for format string")?;
-            *next += 1;
-            Ok(v)
+        let number = |i: &mut usize, next: &mut usize| -> Result<Option<i64>, String> {
+            if chars.get(*i) == Some(&'*') {
+                *i += 1;
+                return match take(next)? {
+                    J::Number(n) if !n.is_f64() => Ok(n.as_i64()),
+                    _ => Err("* wants int".into()),
+                };
+            }
+            let start = *i;
+            while chars.get(*i).is_some_and(char::is_ascii_digit) {
+                *i += 1;
+            }
+            Ok((*i > start).then(|| chars[start..*i].iter().collect::<String>().parse().unwrap_or(i64::MAX)))
         };
-        let mut width = None;
-        if chars.get(i) == Some(&'*') {
-            i += 1;
-            width = Some(take_arg(&mut next)?.as_i64().ok_or("* wants int")?);
-        } else {
-            let digits: String = chars[i..].iter().take_while(|d| d.is_ascii_digit()).collect();
-            i += digits.len();
-            width = digits.parse::<i64>().ok().or(width);
+        let mut width = number(&mut i, &mut next)?;
+        if width.is_some_and(|w| w < 0) {
+            left = true;
+            width = width.map(|w| w.saturating_abs());
         }
-        let mut precision = None;
-        if chars.get(i) == Some(&'.') {
+        if width.is_some_and(|w| w > MAX_WIDTH) {
+            return Err("width too big".into());
+        }
+        let precision = if chars.get(i) == Some(&'.') {
             i += 1;
-            if chars.get(i) == Some(&'*') {
-                i += 1;
-                precision = Some(take_arg(&mut next)?.as_i64().ok_or("* wants int")?.max(0) as usize);
-            } else {
-                let digits: String = chars[i..].iter().take_while(|d| d.is_ascii_digit()).collect();
-                i += digits.len();
-                precision = Some(digits.parse::<usize>().unwrap_or(0));
+            let p = number(&mut i, &mut next)?.unwrap_or(0);
+            if p > MAX_WIDTH {
+                return Err("precision too big".into());
             }
-        }
-        // Length modifiers are accepted and ignored.
-        while matches!(chars.get(i), Some('h' | 'l' | 'L')) {
+            Some(p.max(0) as usize)
+        } else {
+            None
+        };
+        while chars.get(i).is_some_and(|c| matches!(c, 'h' | 'l' | 'L')) {
             i += 1;
         }
         let Some(&conv) = chars.get(i) else { return Err("incomplete format".into()) };
@@ -122,129 +133,174 @@ pub fn format(format: &str, args: Args<'_>) -> Result<String, String> {
             out.push('%');
             continue;
         }
-        let arg = match key {
+        let arg = match keyed.take() {
             Some(v) => v,
-            None if single_mapping => items.first().ok_or("not enough arguments for format string")?,
-            None => take_arg(&mut next)?,
+            None => take(&mut next)?,
         };
-        let body = convert(conv, arg, &flags, precision, i - 1)?;
-        pad(&mut out, &body, width, &flags, matches!(conv, 'd' | 'i' | 'u' | 'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'x' | 'X' | 'o'));
+        let (sign, body) = convert(conv, &arg, precision, alt, i - 1)?;
+        let numeric = !matches!(conv, 's' | 'r' | 'a' | 'c');
+        let sign = match sign {
+            Some(s) => s,
+            None if numeric && plus => "+",
+            None if numeric && space => " ",
+            None => "",
+        };
+        let len = sign.chars().count() + body.chars().count();
+        let pad = (width.unwrap_or(0).max(0) as usize).saturating_sub(len);
+        if left {
+            out.push_str(sign);
+            out.push_str(&body);
+            out.push_str(&" ".repeat(pad));
+        } else if zero && numeric {
+            // Zeros go after the sign and any `0x`/`0o` prefix.
+            let prefix_len = if alt && matches!(conv, 'x' | 'X' | 'o') { 2 } else { 0 };
+            out.push_str(sign);
+            out.push_str(&body[..prefix_len]);
+            out.push_str(&"0".repeat(pad));
+            out.push_str(&body[prefix_len..]);
+        } else {
+            out.push_str(&" ".repeat(pad));
+            out.push_str(sign);
+            out.push_str(&body);
+        }
     }
-    if !single_mapping && next < items.len() {
+    if mapping.is_none() && next < args.len() {
         return Err("not all arguments converted during string formatting".into());
     }
     Ok(out)
 }
 
-fn convert(conv: char, arg: &Value, flags: &str, precision: Option<usize>, at: usize) -> Result<String, String> {
-    let sign = |neg: bool| {
-        if neg {
-            "-"
-        } else if flags.contains('+') {
-            "+"
-        } else if flags.contains(' ') {
-            " "
-        } else {
-            ""
-        }
+/// One conversion: the sign (`Some("-")` for a negative number) and the digits or text.
+fn convert(conv: char, arg: &J, precision: Option<usize>, alt: bool, index: usize) -> Result<(Option<&'static str>, String), String> {
+    let int = match arg {
+        J::Number(n) if !n.is_f64() => n.as_i64(),
+        J::Bool(b) => Some(*b as i64),
+        _ => None,
     };
-    let number = |conv: char| -> Result<f64, String> {
+    let number = |what: &str| -> Result<f64, String> {
         match arg {
-            Value::Bool(b) => Ok(*b as i64 as f64),
-            Value::Number(n) => Ok(n.as_f64().unwrap_or(0.0)),
-            _ => Err(format!("%{conv} format: a real number is required, not {}", type_name(arg))),
+            J::Number(n) => Ok(n.as_f64().unwrap_or(0.0)),
+            J::Bool(b) => Ok(*b as i64 as f64),
+            _ => Err(format!("%{conv} format: {what} is required, not {}", type_name(arg))),
         }
     };
-    let integer = |conv: char| -> Result<i128, String> {
-        match arg {
-            Value::Bool(b) => Ok(*b as i128),
-            Value::Number(n) => Ok(n.as_i64().map(i128::from).unwrap_or_else(|| n.as_f64().unwrap_or(0.0).trunc() as i128)),
-            _ => Err(match conv {
-                'x' | 'X' | 'o' => format!("%{conv} format: an integer is required, not {}", type_name(arg)),
-                _ => format!("%{conv} format: a real number is required, not {}", type_name(arg)),
-            }),
-        }
-    };
+    let signed = |neg: bool, body: String| (neg.then_some("-"), body);
     Ok(match conv {
-        's' => truncate(str_of(arg), precision),
-        'r' | 'a' => truncate(repr(arg), precision),
-        'd' | 'i' | 'u' => {
-            let n = integer(conv)?;
-            format!("{}{}", sign(n < 0), n.unsigned_abs())
-        }
-        'x' | 'X' | 'o' => {
-            let n = integer(conv)?;
-            let digits = match conv {
-                'x' => format!("{:x}", n.unsigned_abs()),
-                'X' => format!("{:X}", n.unsigned_abs()),
-                _ => format!("{:o}", n.unsigned_abs()),
+        's' | 'r' | 'a' => {
+            let text = match conv {
+                's' => str_of(arg),
+                'r' => repr(arg),
+                _ => repr(arg).chars().map(|c| if c.is_ascii() { c.to_string() } else { ascii_escape(c) }).collect(),
             };
-            let prefix = if flags.contains('#') {
-                match conv {
-                    'x' => "0x",
-                    'X' => "0X",
-                    _ => "0o",
+            (
+                None,
+                match precision {
+                    Some(p) => text.chars().take(p).collect(),
+                    None => text,
+                },
+            )
+        }
+        'd' | 'i' | 'u' => match int {
+            Some(i) => signed(i < 0, i.unsigned_abs().to_string()),
+            _ => {
+                let f = number("a real number")?;
+                if !f.is_finite() {
+                    return Err(format!("cannot convert float {} to integer", if f.is_nan() { "NaN" } else { "infinity" }));
                 }
-            } else {
-                ""
+                let t = f.trunc();
+                signed(t < 0.0, format!("{:.0}", t.abs()))
+            }
+        },
+        'x' | 'X' | 'o' => {
+            let Some(i) = int else {
+                return Err(format!("%{conv} format: an integer is required, not {}", type_name(arg)));
             };
-            format!("{}{prefix}{digits}", sign(n < 0))
+            let digits = match conv {
+                'x' => format!("{:x}", i.unsigned_abs()),
+                'X' => format!("{:X}", i.unsigned_abs()),
+                _ => format!("{:o}", i.unsigned_abs()),
+            };
+            let prefix = match (alt, conv) {
+                (false, _) => "",
+                (true, 'x') => "0x",
+                (true, 'X') => "0X",
+                _ => "0o",
+            };
+            signed(i < 0, format!("{prefix}{digits}"))
         }
-        'f' | 'F' => {
-            let f = number(conv)?;
-            format!("{}{:.*}", sign(f.is_sign_negative() && f != 0.0), precision.unwrap_or(6), f.abs())
-        }
-        'e' | 'E' => {
-            let f = number(conv)?;
-            let s = format!("{:.*e}", precision.unwrap_or(6), f.abs());
-            let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-            let e: i32 = e.parse().unwrap_or(0);
-            let s = format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-            format!("{}{}", sign(f.is_sign_negative() && f != 0.0), if conv == 'E' { s.to_uppercase() } else { s })
-        }
-        'g' | 'G' => {
-            let f = number(conv)?;
-            let s = float_repr(f.abs());
-            let s = s.strip_suffix(".0").map(str::to_string).unwrap_or(s);
-            format!("{}{}", sign(f.is_sign_negative() && f != 0.0), if conv == 'G' { s.to_uppercase() } else { s })
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' => {
+            let f = number("a real number")?;
+            let body = py_float_format(f.abs(), conv.to_ascii_lowercase(), precision.unwrap_or(6), alt);
+            let body = if conv.is_ascii_uppercase() { body.to_uppercase() } else { body };
+            signed(f.is_sign_negative() && !f.is_nan(), body)
         }
         'c' => match arg {
-            Value::String(s) if s.chars().count() == 1 => s.clone(),
-            Value::Number(n) => n.as_u64().and_then(|n| char::from_u32(n as u32)).map(String::from).ok_or("%c arg not in range(0x110000)")?,
+            J::Number(n) if !n.is_f64() => {
+                (None, n.as_u64().and_then(|i| u32::try_from(i).ok()).and_then(char::from_u32).ok_or("%c arg not in range(0x110000)")?.to_string())
+            }
+            J::String(s) if s.chars().count() == 1 => (None, s.clone()),
             _ => return Err("%c requires int or char".into()),
         },
-        other => return Err(format!("unsupported format character '{other}' (0x{:x}) at index {at}", other as u32)),
+        other => return Err(format!("unsupported format character '{other}' (0x{:x}) at index {index}", other as u32)),
     })
 }
 
-fn truncate(s: String, precision: Option<usize>) -> String {
-    match precision {
-        Some(p) => s.chars().take(p).collect(),
-        None => s,
+/// `ascii()`'s escape for one non-ASCII character.
+fn ascii_escape(c: char) -> String {
+    let u = c as u32;
+    if u <= 0xff {
+        format!("\\x{u:02x}")
+    } else if u <= 0xffff {
+        format!("\\u{u:04x}")
+    } else {
+        format!("\\U{u:08x}")
     }
 }
 
-fn pad(out: &mut String, body: &str, width: Option<i64>, flags: &str, numeric: bool) {
-    let len = body.chars().count();
-    let width = width.unwrap_or(0);
-    let left = flags.contains('-') || width < 0;
-    let width = width.unsigned_abs() as usize;
-    if len >= width {
-        out.push_str(body);
-    } else if left {
-        out.push_str(body);
-        out.extend(std::iter::repeat_n(' ', width - len));
-    } else if numeric && flags.contains('0') {
-        // Zeros go after the sign and any `0x` prefix.
-        let sign_len = body.chars().take_while(|c| matches!(c, '-' | '+' | ' ')).count();
-        let prefix_len = if body[sign_len..].starts_with("0x") || body[sign_len..].starts_with("0X") || body[sign_len..].starts_with("0o") { 2 } else { 0 };
-        let (head, tail) = body.split_at(sign_len + prefix_len);
-        out.push_str(head);
-        out.extend(std::iter::repeat_n('0', width - len));
-        out.push_str(tail);
-    } else {
-        out.extend(std::iter::repeat_n(' ', width - len));
-        out.push_str(body);
+/// A non-negative float in `%e`, `%f` or `%g` notation, as Python writes it (`1.5e+03`).
+fn py_float_format(f: f64, conv: char, precision: usize, alt: bool) -> String {
+    if f.is_nan() {
+        return "nan".into();
+    }
+    if f.is_infinite() {
+        return "inf".into();
+    }
+    let exp_form = |p: usize| {
+        let s = format!("{f:.p$e}");
+        let (mantissa, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let exp: i32 = exp.parse().unwrap_or(0);
+        let mantissa = if alt && p == 0 { format!("{mantissa}.") } else { mantissa.to_string() };
+        format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs())
+    };
+    match conv {
+        'e' => exp_form(precision),
+        'f' => {
+            let s = format!("{f:.precision$}");
+            if alt && precision == 0 {
+                format!("{s}.")
+            } else {
+                s
+            }
+        }
+        _ => {
+            let p = precision.max(1);
+            let exp: i32 = if f == 0.0 {
+                0
+            } else {
+                let s = format!("{f:.prec$e}", prec = p - 1);
+                s.split_once('e').and_then(|(_, e)| e.parse().ok()).unwrap_or(0)
+            };
+            let s = if -4 <= exp && exp < p as i32 { format!("{f:.prec$}", prec = (p as i32 - 1 - exp).max(0) as usize) } else { exp_form(p - 1) };
+            if alt {
+                return if s.contains('.') { s } else { format!("{s}.") };
+            }
+            // Without `#`, trailing zeros (and a bare point) go.
+            match s.split_once('e') {
+                Some((m, e)) if m.contains('.') => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+                None if s.contains('.') => s.trim_end_matches('0').trim_end_matches('.').to_string(),
+                _ => s,
+            }
+        }
     }
 }
 
@@ -255,8 +311,9 @@ mod tests {
 
     fn f(fmt: &str, args: Value) -> String {
         let r = match &args {
-            Value::Array(items) => format(fmt, Args::Tuple(items)),
-            v => format(fmt, Args::One(v)),
+            Value::Array(items) => printf(fmt, items, None),
+            v @ Value::Object(_) => printf(fmt, &[], Some(v)),
+            v => printf(fmt, std::slice::from_ref(v), None),
         };
         r.unwrap_or_else(|e| format!("TypeError: {e}"))
     }

@@ -1,6 +1,7 @@
 //! Python `re` patterns: parsed the way CPython 3.11's `re._parser` parses them (same syntax
 //! errors), then written out as an equivalent fancy-regex pattern, so `re.match` answers as
-//! Python would. Salt's `pcre`, `grain_pcre` and `pillar_pcre` matchers all go through here.
+//! Python would. Salt's `pcre`, `grain_pcre` and `pillar_pcre` matchers all go through here, and
+//! the `regex_*` Jinja filters search and substitute with [`PySearch`].
 
 use std::collections::HashMap;
 
@@ -13,18 +14,8 @@ pub(crate) struct PyRegex {
 impl PyRegex {
     /// Compile a Python pattern. The error text follows `re.error`'s wording.
     pub(crate) fn compile(pattern: &str) -> Result<PyRegex, String> {
-        PyRegex::build(pattern, true)
-    }
-
-    /// Compile a Python pattern for searching anywhere (`re.search`, `re.sub`), with `flags`
-    /// written in front as Python's inline flags (`(?i)`, `(?m)`).
-    pub(crate) fn compile_search(pattern: &str, flags: &str) -> Result<PyRegex, String> {
-        PyRegex::build(&format!("{flags}{pattern}"), false)
-    }
-
-    fn build(pattern: &str, anchored: bool) -> Result<PyRegex, String> {
-        let parsed = Parser::parse(pattern)?;
-        let mut out = String::from(if anchored { "\\A(?:" } else { "(?:" });
+        let parsed = Parser::parse(pattern, 0)?;
+        let mut out = String::from("\\A(?:");
         let mut emitter = Emitter { out: &mut out };
         emitter.seq(&parsed.nodes, parsed.flags);
         out.push(')');
@@ -32,55 +23,6 @@ impl PyRegex {
             Ok(re) => Ok(PyRegex { re }),
             Err(e) => Err(format!("pattern not supported by the regex engine: {e}")),
         }
-    }
-
-    /// Python's `re.sub(pattern, repl, subject)` with a replacement of literal text, `\\N`,
-    /// `\\g<N>` and `\\g<name>` group references and `\\n`-style escapes.
-    pub(crate) fn sub(&self, subject: &str, repl: &str) -> Result<String, String> {
-        let mut out = String::new();
-        let mut last = 0;
-        for caps in self.re.captures_iter(subject) {
-            let caps = caps.map_err(|e| format!("regex evaluation failed: {e}"))?;
-            let Some(m) = caps.get(0) else { continue };
-            out.push_str(&subject[last..m.start()]);
-            let mut chars = repl.chars().peekable();
-            while let Some(c) = chars.next() {
-                if c != '\\' {
-                    out.push(c);
-                    continue;
-                }
-                match chars.next() {
-                    Some(d) if d.is_ascii_digit() => {
-                        let mut n = d.to_string();
-                        if chars.peek().is_some_and(char::is_ascii_digit) {
-                            n.extend(chars.next());
-                        }
-                        let i: usize = n.parse().unwrap_or(0);
-                        out.push_str(caps.get(i).map_or("", |g| g.as_str()));
-                    }
-                    Some('g') if chars.peek() == Some(&'<') => {
-                        chars.next();
-                        let name: String = chars.by_ref().take_while(|c| *c != '>').collect();
-                        let group = match name.parse::<usize>() {
-                            Ok(i) => caps.get(i),
-                            Err(_) => caps.name(&name),
-                        };
-                        out.push_str(group.map_or("", |g| g.as_str()));
-                    }
-                    Some('n') => out.push('\n'),
-                    Some('t') => out.push('\t'),
-                    Some('\\') => out.push('\\'),
-                    Some(other) => {
-                        out.push('\\');
-                        out.push(other);
-                    }
-                    None => out.push('\\'),
-                }
-            }
-            last = m.end();
-        }
-        out.push_str(&subject[last..]);
-        Ok(out)
     }
 
     /// Python's `bool(re.match(pattern, subject))`: anchored at the start, not at the end.
@@ -94,6 +36,221 @@ impl PyRegex {
 #[cfg(test)]
 pub(crate) fn re_match(pattern: &str, subject: &str) -> Result<bool, String> {
     PyRegex::compile(pattern)?.re_match(subject)
+}
+
+/// A compiled Python regex for `re.search`, `re.match` and `re.sub`, as Salt's
+/// `regex_search`, `regex_match`, `regex_replace` filters and `match` test use them.
+#[derive(Debug, Clone)]
+pub(crate) struct PySearch {
+    re: fancy_regex::Regex,
+    /// The same pattern anchored at the start and required to consume a character, for the
+    /// search that follows an empty match (`_sre.c` `must_advance`).
+    advance: fancy_regex::Regex,
+    groups: usize,
+    groupdict: HashMap<String, usize>,
+}
+
+/// The capture spans of one match: group 0, then each group (`None` when it did not take part).
+pub(crate) type Groups = Vec<Option<std::ops::Range<usize>>>;
+
+impl PySearch {
+    /// `re.compile(pattern, flags)`; `flags` is a sum of [`IGNORECASE`] and [`MULTILINE`].
+    pub(crate) fn compile(pattern: &str, flags: u32) -> Result<PySearch, String> {
+        let parsed = Parser::parse(pattern, flags)?;
+        let mut body = String::new();
+        Emitter { out: &mut body }.seq(&parsed.nodes, parsed.flags);
+        let build = |p: String| fancy_regex::Regex::new(&p).map_err(|e| format!("pattern not supported by the regex engine: {e}"));
+        Ok(PySearch {
+            re: build(format!("(?:{body})"))?,
+            advance: build(format!("\\A(?:{body})(?<=(?s:.))"))?,
+            groups: parsed.groups,
+            groupdict: parsed.groupdict,
+        })
+    }
+
+    /// `pattern.groups`.
+    pub(crate) fn groups(&self) -> usize {
+        self.groups
+    }
+
+    /// `pattern.search(text, pos)`: the leftmost match at or after byte `pos`.
+    pub(crate) fn search(&self, text: &str, pos: usize) -> Result<Option<Groups>, String> {
+        let caps = self.re.captures_from_pos(text, pos).map_err(|e| format!("regex evaluation failed: {e}"))?;
+        Ok(caps.map(|c| (0..=self.groups).map(|i| c.get(i).map(|m| m.range())).collect()))
+    }
+
+    /// `pattern.match(text)`: a match that starts at the beginning. A backtracking search
+    /// tries the first position to the end before any later one, so the leftmost match
+    /// starts at 0 exactly when `match` finds one.
+    pub(crate) fn match_start(&self, text: &str) -> Result<Option<Groups>, String> {
+        Ok(self.search(text, 0)?.filter(|g| g[0].as_ref().is_some_and(|r| r.start == 0)))
+    }
+
+    /// `pattern.sub(repl, text)`: every match replaced by the template `repl` (`\1`,
+    /// `\g<name>`, `\n`, ...). As in CPython 3.7+, an empty match right after a match is
+    /// replaced too, and after an empty match the next one must not be empty at the same place.
+    /// That second search is made on the rest of the text, so a look-behind at its very start
+    /// cannot see the characters before it.
+    pub(crate) fn sub(&self, repl: &str, text: &str) -> Result<String, String> {
+        let template = parse_template(repl, self.groups, &self.groupdict)?;
+        let mut out = String::new();
+        let mut copied = 0;
+        let mut pos = 0;
+        let mut must_advance = false;
+        while pos <= text.len() {
+            let mut found = None;
+            if must_advance {
+                let caps = self.advance.captures(&text[pos..]).map_err(|e| format!("regex evaluation failed: {e}"))?;
+                found = caps.map(|c| (0..=self.groups).map(|i| c.get(i).map(|m| m.start() + pos..m.end() + pos)).collect::<Groups>());
+                if found.is_none() {
+                    match text[pos..].chars().next() {
+                        Some(c) => pos += c.len_utf8(),
+                        None => break,
+                    }
+                }
+            }
+            if found.is_none() {
+                found = self.search(text, pos)?;
+            }
+            let Some(groups) = found else { break };
+            let Some(whole) = groups[0].clone() else { break };
+            out.push_str(&text[copied..whole.start]);
+            for piece in &template {
+                match piece {
+                    Piece::Literal(s) => out.push_str(s),
+                    Piece::Group(g) => {
+                        if let Some(r) = groups.get(*g).cloned().flatten() {
+                            out.push_str(&text[r]);
+                        }
+                    }
+                }
+            }
+            copied = whole.end;
+            must_advance = whole.start == whole.end;
+            pos = whole.end;
+        }
+        out.push_str(&text[copied..]);
+        Ok(out)
+    }
+}
+
+/// `re.IGNORECASE` and `re.MULTILINE`.
+pub(crate) const IGNORECASE: u32 = FLAG_I;
+pub(crate) const MULTILINE: u32 = FLAG_M;
+
+enum Piece {
+    Literal(String),
+    Group(usize),
+}
+
+/// `re._parser.parse_template`: a replacement string to literals and group references, with
+/// Python's errors (`bad escape \q at position 0`, `invalid group reference 2 at position 2`,
+/// `unknown group name 'x'`).
+fn parse_template(source: &str, groups: usize, groupdict: &HashMap<String, usize>) -> Result<Vec<Piece>, String> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out = Vec::new();
+    let mut literal = String::new();
+    let mut i = 0;
+    let error = |msg: String, pos: usize| format!("{msg} at position {pos}");
+    let flush = |literal: &mut String, out: &mut Vec<Piece>| {
+        if !literal.is_empty() {
+            out.push(Piece::Literal(std::mem::take(literal)));
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c != '\\' {
+            literal.push(c);
+            i += 1;
+            continue;
+        }
+        let Some(&e) = chars.get(i + 1) else {
+            return Err(error("bad escape (end of pattern)".into(), i));
+        };
+        i += 2;
+        match e {
+            'g' => {
+                if chars.get(i) != Some(&'<') {
+                    return Err(error("missing <".into(), i));
+                }
+                i += 1;
+                let start = i;
+                while i < chars.len() && chars[i] != '>' {
+                    i += 1;
+                }
+                let name: String = chars[start..i].iter().collect();
+                if name.is_empty() {
+                    return Err(error("missing group name".into(), start));
+                }
+                if i >= chars.len() {
+                    return Err(error("missing >, unterminated name".into(), start));
+                }
+                i += 1;
+                let index = if is_identifier(&name) {
+                    *groupdict.get(&name).ok_or_else(|| format!("unknown group name '{name}'"))?
+                } else {
+                    // `int(name)`, refusing negative numbers.
+                    match crate::py::builtins::parse_int(&name).and_then(|n| usize::try_from(n).ok()) {
+                        Some(n) => n,
+                        None => return Err(error(format!("bad character in group name '{name}'"), start)),
+                    }
+                };
+                if index > groups {
+                    return Err(error(format!("invalid group reference {index}"), start));
+                }
+                flush(&mut literal, &mut out);
+                out.push(Piece::Group(index));
+            }
+            '0' => {
+                let mut digits = String::from("0");
+                while digits.len() < 3 && chars.get(i).is_some_and(|d| ('0'..='7').contains(d)) {
+                    digits.push(chars[i]);
+                    i += 1;
+                }
+                literal.push(char::from((u32::from_str_radix(&digits, 8).unwrap_or(0) & 0xff) as u8));
+            }
+            '1'..='9' => {
+                let start = i - 2;
+                let mut digits = String::from(e);
+                if chars.get(i).is_some_and(|d| d.is_ascii_digit()) {
+                    digits.push(chars[i]);
+                    i += 1;
+                    let octal = |d: char| ('0'..='7').contains(&d);
+                    if octal(e) && digits.chars().nth(1).is_some_and(octal) && chars.get(i).copied().is_some_and(octal) {
+                        digits.push(chars[i]);
+                        i += 1;
+                        let value = u32::from_str_radix(&digits, 8).unwrap_or(0);
+                        if value > 0o377 {
+                            return Err(error(format!("octal escape value \\{digits} outside of range 0-0o377"), start));
+                        }
+                        literal.push(char::from_u32(value).unwrap_or('\0'));
+                        continue;
+                    }
+                }
+                let index: usize = digits.parse().unwrap_or(0);
+                if index > groups {
+                    return Err(error(format!("invalid group reference {index}"), start + 1));
+                }
+                flush(&mut literal, &mut out);
+                out.push(Piece::Group(index));
+            }
+            'a' => literal.push('\u{7}'),
+            'b' => literal.push('\u{8}'),
+            'f' => literal.push('\u{c}'),
+            'n' => literal.push('\n'),
+            'r' => literal.push('\r'),
+            't' => literal.push('\t'),
+            'v' => literal.push('\u{b}'),
+            '\\' => literal.push('\\'),
+            e if e.is_ascii_alphabetic() => return Err(error(format!("bad escape \\{e}"), i - 2)),
+            e => {
+                literal.push('\\');
+                literal.push(e);
+            }
+        }
+    }
+    flush(&mut literal, &mut out);
+    Ok(out)
 }
 
 // Flag bits, as in `re._constants`.
@@ -188,6 +345,9 @@ struct Tok {
 struct Parsed {
     nodes: Vec<Node>,
     flags: u32,
+    /// Capturing groups, and the number of each named one.
+    groups: usize,
+    groupdict: HashMap<String, usize>,
 }
 
 struct Parser {
@@ -207,7 +367,8 @@ type PResult<T> = Result<T, String>;
 const MAXWIDTH: u64 = u64::MAX;
 
 impl Parser {
-    fn parse(pattern: &str) -> PResult<Parsed> {
+    /// `re._parser.parse(pattern, flags)`: `flags` are those given to `re.compile`.
+    fn parse(pattern: &str, flags: u32) -> PResult<Parsed> {
         let chars: Vec<char> = pattern.chars().collect();
         let mut toks = Vec::new();
         let mut i = 0;
@@ -227,14 +388,14 @@ impl Parser {
             toks,
             index: 0,
             len_chars: chars.len(),
-            flags: 0,
+            flags,
             groups: 1,
             groupdict: HashMap::new(),
             groupwidths: vec![None],
             lookbehindgroups: None,
             grouprefpos: Vec::new(),
         };
-        let nodes = p.parse_sub(false, 0)?;
+        let nodes = p.parse_sub(flags & FLAG_X != 0, 0)?;
         if p.flags & FLAG_L != 0 {
             return Err("cannot use LOCALE flag with a str pattern".into());
         }
@@ -250,7 +411,7 @@ impl Parser {
             }
         }
         check_lookbehinds(&nodes, &p.groupwidths)?;
-        Ok(Parsed { nodes, flags: p.flags })
+        Ok(Parsed { nodes, flags: p.flags, groups: p.groups - 1, groupdict: p.groupdict })
     }
 
     fn peek(&self) -> Option<Tok> {

@@ -108,7 +108,7 @@ fn represent(v: &Value, o: &DumpOptions) -> Node {
 
 /// `SafeRepresenter.represent_float`: `repr(f).lower()`, with `.0` added before an exponent
 /// that has no dot (`1e+20` is `1.0e+20`), and `.inf`, `-.inf`, `.nan`.
-fn represent_float(f: f64) -> String {
+pub(crate) fn represent_float(f: f64) -> String {
     if f.is_nan() {
         return ".nan".into();
     }
@@ -122,9 +122,50 @@ fn represent_float(f: f64) -> String {
     value
 }
 
+/// The escape of `c` in a double-quoted scalar, as libyaml and PyYAML's Python emitter write
+/// it: a named escape, else `\x`, `\u` or `\U` with uppercase hex.
+pub(crate) fn double_quoted_escape(c: char) -> String {
+    match c {
+        '\0' => "\\0".to_string(),
+        '\u{7}' => "\\a".to_string(),
+        '\u{8}' => "\\b".to_string(),
+        '\t' => "\\t".to_string(),
+        '\n' => "\\n".to_string(),
+        '\u{b}' => "\\v".to_string(),
+        '\u{c}' => "\\f".to_string(),
+        '\r' => "\\r".to_string(),
+        '\u{1b}' => "\\e".to_string(),
+        '"' => "\\\"".to_string(),
+        '\\' => "\\\\".to_string(),
+        '\u{85}' => "\\N".to_string(),
+        '\u{a0}' => "\\_".to_string(),
+        '\u{2028}' => "\\L".to_string(),
+        '\u{2029}' => "\\P".to_string(),
+        c if (c as u32) <= 0xff => format!("\\x{:02X}", c as u32),
+        c if (c as u32) <= 0xffff => format!("\\u{:04X}", c as u32),
+        c => format!("\\U{:08X}", c as u32),
+    }
+}
+
+/// `yaml.safe_dump(text, default_style='"', allow_unicode=True, width=2**31 - 1)` without its
+/// line break: `text` as one double-quoted scalar, never folded, as Salt's printed dicts write
+/// a string holding a line break or a tab (`salt/utils/jinja.py` `_yaml_safe_repr`).
+pub(crate) fn double_quoted_line(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        if !is_printable(c) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
+            out.push_str(&double_quoted_escape(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Whether `s` written plain would be read back as a string by the YAML 1.1 implicit
 /// resolvers of `yaml/resolver.py` (bool, float, int, merge, null, timestamp, value).
-fn resolves_to_str(s: &str) -> bool {
+pub(crate) fn resolves_to_str(s: &str) -> bool {
     static RESOLVERS: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
     let resolvers = RESOLVERS.get_or_init(|| {
         let r = |first: &'static str, re: &str| (first, Regex::new(re).expect("resolver regex"));
@@ -563,26 +604,7 @@ impl Emitter {
         let mut spaces = false;
         for (i, &c) in chars.iter().enumerate() {
             if !is_printable(c) || (!self.unicode && !c.is_ascii()) || c == '\u{feff}' || is_break(c) || c == '"' || c == '\\' {
-                let escape = match c {
-                    '\0' => "\\0".to_string(),
-                    '\u{7}' => "\\a".to_string(),
-                    '\u{8}' => "\\b".to_string(),
-                    '\t' => "\\t".to_string(),
-                    '\n' => "\\n".to_string(),
-                    '\u{b}' => "\\v".to_string(),
-                    '\u{c}' => "\\f".to_string(),
-                    '\r' => "\\r".to_string(),
-                    '\u{1b}' => "\\e".to_string(),
-                    '"' => "\\\"".to_string(),
-                    '\\' => "\\\\".to_string(),
-                    '\u{85}' => "\\N".to_string(),
-                    '\u{a0}' => "\\_".to_string(),
-                    '\u{2028}' => "\\L".to_string(),
-                    '\u{2029}' => "\\P".to_string(),
-                    c if (c as u32) <= 0xff => format!("\\x{:02X}", c as u32),
-                    c if (c as u32) <= 0xffff => format!("\\u{:04X}", c as u32),
-                    c => format!("\\U{:08X}", c as u32),
-                };
+                let escape = double_quoted_escape(c);
                 escape.chars().for_each(|e| self.put(e));
                 spaces = false;
             } else if c == ' ' {

@@ -146,15 +146,6 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             }
             Ok(from_json(&merged))
         }
-        // `salt/modules/slsutil.py:deserialize(serializer, stream_or_string, **kwargs)` with the
-        // `json` and `yaml` serializers; the others are not modelled.
-        "slsutil.deserialize" => {
-            let b = a(&Sig::new("deserialize", &["serializer", "stream_or_string"], 2).star_kwargs())?;
-            match b.string(0)?.as_str() {
-                kind @ ("json" | "yaml") => crate::render::tags::load(kind, &b.string(1)?),
-                _ => Ok(f.inert(name)),
-            }
-        }
         "slsutil.merge_all" => {
             let b = a(&Sig::new("merge_all", &["lst", "strategy", "renderer", "merge_lists"], 1))?;
             let items: Vec<Value> = b.req(0).try_iter()?.map(|v| to_json(&v)).collect();
@@ -169,6 +160,25 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         "slsutil.serialize" => {
             let b = a(&Sig::new("serialize", &["serializer", "obj"], 2).star_kwargs())?;
             f.serialize(&b.string(0)?, &b.req(1), &b.kwargs)
+        }
+        "slsutil.deserialize" => {
+            // `salt/modules/slsutil.py:deserialize`: the `json` serializer is `json.loads`; the
+            // `yaml` one is PyYAML's SafeLoader, which reads what Salt's YAML loader reads
+            // except octal integers (`0755` is 493, not 755) and timestamps (dates, not text),
+            // so text with either is not answered.
+            let b = a(&Sig::new("deserialize", &["serializer", "stream_or_string"], 2).star_kwargs())?;
+            let text = b.string(1)?;
+            static SAFE_LOADER_ONLY: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+            let differs =
+                SAFE_LOADER_ONLY.get_or_init(|| regex::Regex::new(r"(^|[\s\[{,:-])[-+]?0[0-7_]+($|[\s\]},])|\d{4}-\d\d?-\d\d?").expect("static regex"));
+            match b.string(0)?.as_str() {
+                "json" => crate::render::tags::load("json", &text),
+                "yaml" if !differs.is_match(&text) => crate::render::tags::load("yaml", &text),
+                other => {
+                    f.hint(format!("`slsutil.deserialize('{other}', ...)` is not modelled; it rendered as an empty value"));
+                    Ok(JValue::from(""))
+                }
+            }
         }
         "defaults.merge" => {
             let b = a(&Sig::new("merge", &["dest", "src", "merge_lists", "in_place", "convert_none"], 2))?;
@@ -192,36 +202,32 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
             let b = a(&Sig::new("filter_by", &["lookup", "tgt_type", "minion_id", "merge", "merge_lists", "default"], 1))?;
             f.match_filter_by(&b)
         }
-        // `salt/modules/match.py:ifelse(*args, tgt_type, minion_id, merge, merge_lists)`, also
-        // the Jinja global `ifelse`: (target, value) pairs then a default, as `filter_by`.
         "match.ifelse" => {
+            // `salt/modules/match.py:ifelse(*args, ...)`: `filter_by` over the (target, value)
+            // pairs, `True` and `False` targets matching everything and nothing, and the last
+            // argument as the default.
             let b = a(&Sig::new("ifelse", &[], 0).star_args().kwonly(&["tgt_type", "minion_id", "merge", "merge_lists"]))?;
-            if b.star.len() % 2 == 0 {
+            let n = b.star.len();
+            if n % 2 == 0 {
                 return Err(raised("The ifelse function must have an odd number of arguments!"));
             }
-            if b.star.len() == 1 {
+            if n == 1 {
                 return Ok(b.star[0].clone());
             }
             const DEFAULT: &str = "SALT_IFELSE_FUNCTION_DEFAULT";
             let mut lookup = indexmap::IndexMap::new();
-            for pair in b.star.chunks(2) {
-                let [key, value] = pair else { continue };
-                let key = match key.kind() {
-                    ValueKind::Bool if key.is_true() => JValue::from("*"),
+            for pair in b.star[..n - 1].chunks(2) {
+                let key = match pair[0].kind() {
+                    ValueKind::Bool if pair[0].is_true() => JValue::from("*"),
                     ValueKind::Bool => JValue::from("SALT_IFELSE_MATCH_NOTHING"),
-                    _ => key.clone(),
+                    _ => pair[0].clone(),
                 };
-                lookup.insert(key, value.clone());
+                lookup.insert(key, pair[1].clone());
             }
-            lookup.insert(JValue::from(DEFAULT), b.star[b.star.len() - 1].clone());
-            let lookup = JValue::from_object(MDict(Mutex::new(lookup)));
-            let n = b.vals.len();
-            let filter = Bound {
-                vals: vec![Some(lookup), b.get(n - 4), b.get(n - 3), b.get(n - 2), b.get(n - 1), Some(JValue::from(DEFAULT))],
-                star: Vec::new(),
-                kwargs: Vec::new(),
-            };
-            f.match_filter_by(&filter)
+            lookup.insert(JValue::from(DEFAULT), b.star[n - 1].clone());
+            let lookup = JValue::from_object(MDict(Mutex::new(lookup), false));
+            let vals = vec![Some(lookup), b.get(0), b.get(1), b.get(2), b.get(3), Some(JValue::from(DEFAULT))];
+            f.match_filter_by(&Bound { vals, star: Vec::new(), kwargs: Vec::new() })
         }
         "file.join" => {
             let b = a(&Sig::new("join", &[], 0).star_args())?;
@@ -933,7 +939,7 @@ fn py_type(v: &JValue) -> &'static str {
 pub fn deepcopy(v: &JValue) -> JValue {
     if let Some(d) = v.downcast_object::<MDict>() {
         let map = d.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        return JValue::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect())));
+        return JValue::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect()), d.1));
     }
     if let Some(l) = v.downcast_object::<MList>() {
         let items = l.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -1582,6 +1588,19 @@ b:
     fn merges_and_in_place_changes() {
         check(MERGE, &ctx(), MERGE_SALT);
         check_error("{{ salt['defaults.merge'](None, {'a': 1}) }}\n", &ctx(), "Can't perform in-place merge into NoneType");
+    }
+
+    #[test]
+    fn slsutil_deserialize() {
+        // Salt 3008.4: deserialize('json', '{"b": [1, 2.5], "a": null}') is
+        // {'b': [1, 2.5], 'a': None}; deserialize('yaml', 'k: [x, 0755, yes]') is
+        // {'k': ['x', 493, True]} (SafeLoader's octal, not answered here).
+        let (got, hints) = render(
+            "{{ salt['slsutil.deserialize']('json', '{\"b\": [1, 2.5], \"a\": null}') }}|{{ salt['slsutil.deserialize']('yaml', 'k: [x, yes]') }}|{{ salt['slsutil.deserialize']('yaml', 'k: [x, 0755]') }}",
+            &ctx(),
+        );
+        assert_eq!(got, "{'b': [1, 2.5], 'a': None}|{'k': ['x', True]}|");
+        assert_eq!(hints.len(), 1, "{hints:?}");
     }
 
     #[test]

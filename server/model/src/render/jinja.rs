@@ -147,6 +147,13 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     // or `*.json` (what `import_yaml` renders) by default.
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
     env.set_unknown_method_callback(str_methods);
+    // Jinja2 prints a value with Python's `str()` (`[1, 'a']`, `(1, 2)`, `{'k': None}`, `1e+16`),
+    // after Salt's finalizer made its dicts YAML-friendly.
+    env.set_formatter(|out, state, value| match value.kind() {
+        minijinja::value::ValueKind::String | minijinja::value::ValueKind::Undefined => minijinja::escape_formatter(out, state, value),
+        minijinja::value::ValueKind::Number if value.is_integer() => minijinja::escape_formatter(out, state, value),
+        _ => out.write_str(&mutable::printed(value)).map_err(Error::from),
+    });
     // Bounds a runaway loop in a user's template instead of hanging the server.
     env.set_fuel(Some(5_000_000));
     let loader = ctx.loader.clone();
@@ -166,50 +173,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         });
         Ok(text.map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)), &loader_syntax)))
     });
-    // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
-    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
-        let options = crate::py::json::DumpOptions { sort_keys: sort_keys.unwrap_or(true), ..Default::default() };
-        Ok::<_, Error>(crate::py::json::dumps(&data(&v)?, &options))
-    });
-    env.add_filter("yaml", |v: JValue, _flow_style: Option<bool>| Ok::<_, Error>(crate::py::dump::yaml_flow(&data(&v)?)));
-    env.add_filter("tojson", |v: JValue| {
-        let options = crate::py::json::DumpOptions { ensure_ascii: true, ..Default::default() };
-        Ok::<_, Error>(html_safe(&crate::py::json::dumps(&data(&v)?, &options)))
-    });
-    // `salt/utils/stringutils.py` `regex_replace`: `re.sub` with Python's pattern syntax.
-    env.add_filter("regex_replace", |txt: String, rgx: String, val: String, rest: minijinja::value::Rest<JValue>| {
-        // `ignorecase` and `multiline`, by position or by keyword.
-        let mut flag = [false, false];
-        for (i, v) in rest.iter().enumerate() {
-            if v.is_kwargs() {
-                let kw = minijinja::value::Kwargs::try_from(v.clone())?;
-                for (j, name) in ["ignorecase", "multiline"].iter().enumerate() {
-                    flag[j] |= kw.get::<Option<bool>>(name)?.unwrap_or(false);
-                }
-                kw.assert_all_used()?;
-            } else if i < 2 {
-                flag[i] = v.is_true();
-            }
-        }
-        let flags = format!("{}{}", if flag[0] { "(?i)" } else { "" }, if flag[1] { "(?m)" } else { "" });
-        let re = crate::py::re::PyRegex::compile_search(&rgx, &flags).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))?;
-        re.sub(&txt, &val).map_err(|e| Error::new(ErrorKind::InvalidOperation, e))
-    });
-    // `salt.utils.data.traverse_dict_and_list` as the `traverse` filter: the value at a
-    // delimited key path, else the default (`None`).
-    env.add_filter("traverse", |v: JValue, key: String, default: Option<JValue>, delimiter: Option<String>| {
-        let d = data(&v)?;
-        Ok::<_, Error>(match crate::py::data::traverse_dict_and_list(&d, &key, delimiter.as_deref().unwrap_or(":")) {
-            Some(found) => mutable::mutable(JValue::from_serialize(found)),
-            None => default.unwrap_or(JValue::from(())),
-        })
-    });
-    env.add_filter("yaml_encode", |v: JValue| to_json(&v));
-    env.add_filter("yaml_dquote", |v: JValue| to_json(&v));
-    env.add_filter("load_json", |s: String| tags::load("json", &s));
-    env.add_filter("load_yaml", |s: String| tags::load("yaml", &s));
-    env.add_filter("load_text", |s: String| tags::load("text", &s));
-    env.add_filter("to_bool", |v: JValue| v.is_true());
+    crate::render::filters::register(&mut env, hints.clone());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
     globals(&mut env, &salt);
     env.add_global("salt", JValue::from_dyn_object(salt.clone()));
@@ -440,7 +404,15 @@ fn describe(e: Error) -> RenderFailure {
 /// What is undefined, in Jinja2's words when the failing expression is a plain name
 /// (`'home_base' is undefined`).
 fn undefined(e: &Error) -> String {
-    let expr = e.template_source().zip(e.range()).and_then(|(src, r)| src.get(r)).map(str::trim).unwrap_or("");
+    // The failing span is the undefined name only when it is a name in its own right: not
+    // a filter's or test's name (`x | yaml`), nor an attribute (`a.b`).
+    let expr = e
+        .template_source()
+        .zip(e.range())
+        .filter(|(src, r)| !src.get(..r.start).unwrap_or("").trim_end().ends_with(['|', '.']) && !src.get(..r.start).unwrap_or("").trim_end().ends_with(" is"))
+        .and_then(|(src, r)| src.get(r))
+        .map(str::trim)
+        .unwrap_or("");
     let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
     if ident(expr) {
         return format!("'{expr}' is undefined");
@@ -449,7 +421,10 @@ fn undefined(e: &Error) -> String {
 }
 
 /// Python `str` methods formulas call that minijinja's Python compatibility lacks
-/// (`partition`, `rpartition`, `rsplit`, `zfill`); everything else goes to it.
+/// (`partition`, `rpartition`, `rsplit`, `zfill`, `ljust`, `rjust`, `center`, `swapcase`,
+/// `istitle`, `removeprefix`, `removesuffix`, `index`, `rindex`) or answers otherwise
+/// (`capitalize` and `title`, which title-case `ß` as `Ss`; `find` and `rfind`, which count
+/// characters, not bytes); everything else goes to it.
 fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
     if let Some(s) = value.as_str() {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
@@ -492,8 +467,55 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
                 parts.reverse();
                 return Ok(JValue::from(parts));
             }
+            "capitalize" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::capitalize(s))),
+            "ljust" | "rjust" | "center" => {
+                use crate::py::builtins::{pad, Align};
+                let width = args
+                    .first()
+                    .and_then(|w| i64::try_from(w.clone()).ok())
+                    .ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() takes an integer width")))?;
+                if width > 1 << 20 {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "width too big"));
+                }
+                let fill = match args.get(1) {
+                    None => ' ',
+                    Some(f) => {
+                        let mut chars = f.as_str().map(str::chars).into_iter().flatten();
+                        match (chars.next(), chars.next()) {
+                            (Some(c), None) => c,
+                            _ => return Err(Error::new(ErrorKind::InvalidOperation, "The fill character must be exactly one character long")),
+                        }
+                    }
+                };
+                let align = match method {
+                    "ljust" => Align::Left,
+                    "rjust" => Align::Right,
+                    _ => Align::Center,
+                };
+                return Ok(JValue::from(pad(s, width.max(0) as usize, fill, align)));
+            }
+            "swapcase" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::swapcase(s))),
+            "istitle" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::istitle(s))),
+            "removeprefix" | "removesuffix" => {
+                let affix = arg(0).ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() argument must be str")))?;
+                let rest = if method == "removeprefix" { s.strip_prefix(affix.as_str()) } else { s.strip_suffix(affix.as_str()) };
+                return Ok(JValue::from(rest.unwrap_or(s)));
+            }
+            "find" | "rfind" | "index" | "rindex" => {
+                let sub = arg(0).ok_or_else(|| Error::new(ErrorKind::InvalidOperation, format!("{method}() argument must be str")))?;
+                let bound = |i: usize| args.get(i).filter(|v| !v.is_none()).and_then(|v| i64::try_from(v.clone()).ok());
+                let at = crate::py::builtins::find(s, &sub, bound(1), bound(2), method.starts_with('r'));
+                if at < 0 && method.ends_with("index") {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "substring not found"));
+                }
+                return Ok(JValue::from(at));
+            }
+            "title" if args.is_empty() => return Ok(JValue::from(crate::py::builtins::title(s))),
             "zfill" => {
                 let width = args.first().and_then(|w| usize::try_from(w.clone()).ok()).unwrap_or(0);
+                if width > 1 << 20 {
+                    return Err(Error::new(ErrorKind::InvalidOperation, "width too big"));
+                }
                 let len = s.chars().count();
                 if len >= width {
                     return Ok(JValue::from(s));
@@ -505,21 +527,6 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
         }
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-}
-
-/// A template value as data.
-fn data(v: &JValue) -> Result<serde_json::Value, Error> {
-    serde_json::to_value(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
-}
-
-/// What Salt's `tojson` (`salt/utils/jinja.py` `tojson`) does to `json.dumps`' ASCII text so
-/// that it is safe inside HTML: `<`, `>`, `&` and `'` escaped.
-fn html_safe(text: &str) -> String {
-    text.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026").replace('\'', "\\u0027")
-}
-
-fn to_json(v: &JValue) -> Result<String, Error> {
-    serde_json::to_string(v).map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))
 }
 
 /// The `salt` object: `salt['mod.fun'](...)` and `salt.mod.fun(...)`.
@@ -572,43 +579,9 @@ fn function(salt: Arc<SaltFunctions>, name: String) -> JValue {
 }
 
 /// The globals Salt adds to every Jinja environment (`salt/utils/templates.py`
-/// `render_jinja_tmpl` and the `@jinja_global` functions): `odict`, `ifelse`, `raise` and
-/// `show_full_context`.
+/// `render_jinja_tmpl` and the `@jinja_global` functions): `ifelse`, `raise` and
+/// `show_full_context` (`odict` is with the mutable dicts, in `mutable.rs`).
 fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
-    // `collections.OrderedDict(iterable_or_mapping=(), **kwargs)`.
-    env.add_function("odict", |args: minijinja::value::Rest<JValue>| -> Result<JValue, Error> {
-        let mut map = indexmap::IndexMap::new();
-        let (kwargs, positional): (Vec<&JValue>, Vec<&JValue>) = args.iter().partition(|v| v.is_kwargs());
-        match positional.as_slice() {
-            [] => {}
-            [from] if from.kind() == minijinja::value::ValueKind::Map => {
-                for k in from.try_iter()? {
-                    let v = from.get_item(&k)?;
-                    map.insert(k, v);
-                }
-            }
-            [from] => {
-                for pair in from.try_iter()? {
-                    let items: Vec<JValue> =
-                        pair.try_iter().map_err(|_| type_error("cannot convert dictionary update sequence element to a sequence"))?.collect();
-                    let [k, v] = <[JValue; 2]>::try_from(items)
-                        .map_err(|items| type_error(format!("dictionary update sequence element has length {}; 2 is required", items.len())))?;
-                    map.insert(k, v);
-                }
-            }
-            more => return Err(type_error(format!("OrderedDict expected at most 1 arguments, got {}", more.len()))),
-        }
-        for kw in kwargs {
-            for k in kw.try_iter()? {
-                let v = kw.get_item(&k)?;
-                map.insert(k, v);
-            }
-        }
-        let map = map.into_iter().map(|(k, v)| (k, mutable::mutable(v))).collect();
-        Ok(JValue::from_object(mutable::MDict(Mutex::new(map))))
-    });
-    // The global is `match.ifelse` without the loader's dunders: past its argument checks it
-    // raises NameError, as it does in Salt.
     let s = salt.clone();
     env.add_function("ifelse", move |args: &[JValue]| {
         let positional = args.iter().filter(|v| !v.is_kwargs()).count();
@@ -619,7 +592,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
         }
     });
     // `salt.utils.jinja.jinja_raise`: a `TemplateError` with the message.
-    env.add_function("raise", |msg: JValue| -> Result<JValue, Error> { Err(Error::new(ErrorKind::InvalidOperation, msg.to_string())) });
+    env.add_function("raise", |msg: JValue| -> Result<JValue, Error> { Err(Error::new(ErrorKind::InvalidOperation, mutable::py_str(&msg))) });
     env.add_function("show_full_context", |state: &minijinja::State<'_, '_>| -> JValue {
         let mut names: Vec<String> = state.known_variables().into_iter().map(|n| n.to_string()).collect();
         names.sort();
@@ -627,12 +600,8 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
             .into_iter()
             .filter_map(|n| state.lookup(&n).filter(|v| !matches!(v.kind(), minijinja::value::ValueKind::Invalid)).map(|v| (JValue::from(n), v)))
             .collect();
-        JValue::from_object(mutable::MDict(Mutex::new(map)))
+        JValue::from_object(mutable::MDict(Mutex::new(map), false))
     });
-}
-
-fn type_error(msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::InvalidOperation, msg.into())
 }
 
 impl SaltFunctions {
@@ -667,6 +636,42 @@ mod tests {
         // (in a Jinja string literal the backslashes are doubled, as in Python's).
         let src = r"{{ 'ß@x, y@z' | regex_replace('(\\w+)@(\\w+)', '\\2 at \\g<1>') }} {{ 'AbA' | regex_replace('a', '-', ignorecase=True) }}";
         assert_eq!(render(src, &ctx()).unwrap().text, "x at ß, z at y -b-");
+    }
+
+    #[test]
+    fn values_print_as_salt_prints_them() {
+        // Salt 3008.4's render_jinja_tmpl: str() after SerializerExtension.finalizer, whose
+        // PrintableDict writes a string value with a break or a tab as YAML double quotes.
+        let src = r#"{{ {'a': 'x\ty ß💣 "q" \\'} }}|{{ {'k': {'n': 'a\nb'}, 'l': ['a\nb']} }}|{{ {'a': 1.0} | string }}|{{ [{'a': 'x\ny'}] }}|{{ ({'a': 'x\ny'},) }}|{{ {'a': (1, 2)} }}|{{ none }}|{{ 1e16 }}|{{ [none, true, "it's"] }}|{{ {'x': 1} | items | list }}|{{ (1, 2) | is_list }}"#;
+        assert_eq!(
+            render(src, &ctx()).unwrap().text,
+            r#"{'a': "x\ty ß\U0001F4A3 \"q\" \\"}|{'k': {'n': "a\nb"}, 'l': ['a\nb']}|{'a': 1.0}|[{'a': "x\ny"}]|({'a': "x\ny"},)|{'a': (1, 2)}|None|1e+16|[None, True, "it's"]|[('x', 1)]|False"#
+        );
+    }
+
+    #[test]
+    fn more_str_methods() {
+        // Python 3.11 (Salt 3008.4's render_jinja_tmpl).
+        let src = "{{ 'ßa'.find('a') }}|{{ 'ßaxa'.rfind('a') }}|{{ 'ßaxa'.find('a', 2) }}|{{ 'ßaxa'.find('a', -1) }}|{{ 'ßaxa'.find('a', 0, 1) }}|{{ 'abc'.index('b') }}|{{ 'abcb'.rindex('b') }}|{{ 'x'.ljust(3, '-') }}|{{ 'x'.rjust(3) }}|{{ 'ab'.center(5, '*') }}|{{ 'AbCß'.swapcase() }}|{{ 'Ab Cd'.istitle() }}|{{ 'AB'.istitle() }}|{{ 'ab'.removeprefix('a') }}|{{ 'ab'.removesuffix('x') }}|{{ 'x'.find('') }}|{{ 'x'.rfind('') }}|{{ 'ab'.find('b', 5) }}|{{ 'x'.find('', 5) }}";
+        assert_eq!(render(src, &ctx()).unwrap().text, "1|3|3|3|-1|1|3|x--|  x|**ab*|aBcSS|True|False|b|ab|0|1|-1|-1");
+        assert!(render("{{ 'abc'.index('z') }}", &ctx()).err().is_some_and(|e| e.message.contains("substring not found")));
+        assert!(render("{{ 'x'.ljust(3, '--') }}", &ctx()).err().is_some_and(|e| e.message.contains("The fill character must be exactly one character long")));
+        for huge in ["{{ 'x'.zfill(99999999999) }}", "{{ 'x'.center(99999999999) }}"] {
+            assert!(render(huge, &ctx()).err().is_some_and(|e| e.message.contains("width too big")), "{huge}");
+        }
+    }
+
+    #[test]
+    fn salts_globals() {
+        // Salt 3008.4's render_jinja_tmpl.
+        let src = "{% set od = odict([('z', 1), ('a', {'y': 2, 'b': 3})], q=5) %}{{ od | string }}|{{ od }}|{{ od | yaml }}|{{ od | yaml(False) }}|{{ {'b': od, 'a': 1} | yaml }}|{{ odict() | string }}|{{ od | json }}|{{ od | tojson }}|{{ od.copy() | yaml }}|{{ ifelse('x') }}";
+        assert_eq!(
+            render(src, &ctx()).unwrap().text,
+            "OrderedDict([('z', 1), ('a', {'y': 2, 'b': 3}), ('q', 5)])|{'z': 1, 'a': {'y': 2, 'b': 3}, 'q': 5}|{z: 1, a: {b: 3, y: 2}, q: 5}|z: 1\na:\n  b: 3\n  y: 2\nq: 5|{a: 1, b: {z: 1, a: {b: 3, y: 2}, q: 5}}|OrderedDict()|{\"a\": {\"b\": 3, \"y\": 2}, \"q\": 5, \"z\": 1}|{\"z\": 1, \"a\": {\"y\": 2, \"b\": 3}, \"q\": 5}|{z: 1, a: {b: 3, y: 2}, q: 5}|x"
+        );
+        assert!(render("{{ raise('boom ß') }}", &ctx()).err().is_some_and(|e| e.message.contains("boom ß")));
+        // The global, unlike salt['match.ifelse'], has no `__context__` in Salt.
+        assert!(render("{{ ifelse('G@os:Debian', 'apt', 'yum') }}", &ctx()).err().is_some_and(|e| e.message.contains("name '__context__' is not defined")));
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! are immutable, so templates get [`MList`] and [`MDict`] instead: list and dict literals are
 //! wrapped in constructor calls by [`wrap_literals`] (a rewrite that keeps every line where it
 //! was), and data that enters a template (grains, pillar, imported YAML, function results) is
-//! made mutable by [`mutable`].
+//! made mutable by [`mutable`]. Tuple literals become [`Tuple`]s, so that they print and test
+//! as Python's tuples do, and every container prints as Python's `str()` prints it
+//! ([`py_str`]).
 
 use std::sync::{Arc, Mutex};
 
@@ -15,25 +17,185 @@ use minijinja::{Environment, Error, ErrorKind, State};
 /// The functions the rewritten literals call.
 pub const LIST: &str = "__salt_list";
 pub const DICT: &str = "__salt_dict";
+pub const TUPLE: &str = "__salt_tuple";
 
 /// Registers the constructors [`wrap_literals`] calls.
 pub fn register(env: &mut Environment<'_>) {
     env.add_function(LIST, |v: Value| Ok::<_, Error>(mutable(v)));
     env.add_function(DICT, |v: Value| Ok::<_, Error>(mutable(v)));
+    env.add_function(TUPLE, |v: Value| Ok::<_, Error>(tuple(v.try_iter()?.map(mutable).collect())));
+    // Salt's `odict` global: `collections.OrderedDict(items_or_mapping, **kwargs)`.
+    env.add_function("odict", |args: minijinja::value::Rest<Value>| -> Result<Value, Error> {
+        let mut map = IndexMap::new();
+        for arg in args.iter() {
+            if arg.is_kwargs() || arg.kind() == minijinja::value::ValueKind::Map {
+                for k in arg.try_iter()? {
+                    let v = arg.get_item(&k)?;
+                    map.insert(k, mutable(v));
+                }
+            } else {
+                for pair in arg.try_iter()? {
+                    let items: Vec<Value> = pair.try_iter()?.collect();
+                    let [k, v] = <[Value; 2]>::try_from(items)
+                        .map_err(|_| Error::new(ErrorKind::InvalidOperation, "dictionary update sequence element has the wrong length; 2 is required"))?;
+                    map.insert(k, mutable(v));
+                }
+            }
+        }
+        Ok(Value::from_object(MDict(Mutex::new(map), true)))
+    });
+}
+
+/// A Python tuple: a sequence that prints as `(1, 2)` and is no `list`.
+#[derive(Debug, Default)]
+pub struct Tuple(pub Vec<Value>);
+
+/// A tuple of `items`.
+pub fn tuple(items: Vec<Value>) -> Value {
+    Value::from_object(Tuple(items))
+}
+
+/// Whether `v` is a Python tuple.
+pub fn is_tuple(v: &Value) -> bool {
+    v.downcast_object_ref::<Tuple>().is_some()
+}
+
+/// Python's `str(v)`: a string as it is, anything else as [`py_repr`].
+pub fn py_str(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_string(),
+        None => py_repr(v),
+    }
+}
+
+/// What `{{ v }}` prints in Salt: `str()` of the value after Salt's finalizer
+/// (`SerializerExtension.finalizer`) made every dict in it a `PrintableDict`, whose string
+/// values holding a line break or a tab are written as YAML double-quoted scalars (so the YAML
+/// read after the render gets the real characters back).
+pub fn printed(v: &Value) -> String {
+    match v.as_str() {
+        Some(s) => s.to_string(),
+        None => {
+            let mut out = String::new();
+            write_repr(v, 0, true, &mut out);
+            out
+        }
+    }
+}
+
+/// Python's `repr(v)` of a template value: `None`, `True`, floats as Python writes them,
+/// strings quoted as Python quotes them, `[...]`, `(...)` and `{...}` with the items' reprs.
+pub fn py_repr(v: &Value) -> String {
+    let mut out = String::new();
+    write_repr(v, 0, false, &mut out);
+    out
+}
+
+/// [`py_repr`], or with `printable` the repr of Salt's `PrintableDict`s.
+fn write_repr(v: &Value, depth: usize, printable: bool, out: &mut String) {
+    use minijinja::value::ValueKind;
+    // A container that holds itself: Python writes `[...]` there.
+    if depth > 200 {
+        out.push_str("...");
+        return;
+    }
+    let items = |v: &Value| v.try_iter().map(|it| it.collect::<Vec<_>>()).unwrap_or_default();
+    match v.kind() {
+        ValueKind::None => out.push_str("None"),
+        ValueKind::Bool => out.push_str(if v.is_true() { "True" } else { "False" }),
+        ValueKind::Number if !v.is_integer() => out.push_str(&crate::py::builtins::float_repr(f64::try_from(v.clone()).unwrap_or(f64::NAN))),
+        ValueKind::String => out.push_str(&crate::py::builtins::repr_str(v.as_str().unwrap_or_default())),
+        ValueKind::Seq | ValueKind::Iterable => {
+            let (open, close) = if is_tuple(v) { ('(', ')') } else { ('[', ']') };
+            let all = items(v);
+            out.push(open);
+            for (i, item) in all.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(item, depth + 1, printable, out);
+            }
+            if open == '(' && all.len() == 1 {
+                out.push(',');
+            }
+            out.push(close);
+        }
+        ValueKind::Map if !printable && is_ordered_dict(v) => {
+            // Python 3.11's `OrderedDict.__repr__`.
+            let keys = items(v);
+            if keys.is_empty() {
+                out.push_str("OrderedDict()");
+                return;
+            }
+            out.push_str("OrderedDict([");
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push('(');
+                write_repr(k, depth + 1, false, out);
+                out.push_str(", ");
+                write_repr(&v.get_item(k).unwrap_or_default(), depth + 1, false, out);
+                out.push(')');
+            }
+            out.push_str("])");
+        }
+        ValueKind::Map => {
+            out.push('{');
+            for (i, k) in items(v).iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_repr(k, depth + 1, false, out);
+                out.push_str(": ");
+                let item = v.get_item(k).unwrap_or_default();
+                match item.as_str() {
+                    Some(s) if printable && s.contains(['\n', '\r', '\t']) => out.push_str(&crate::py::yaml_dump::double_quoted_line(s)),
+                    _ => write_repr(&item, depth + 1, printable, out),
+                }
+            }
+            out.push('}');
+        }
+        _ => out.push_str(&v.to_string()),
+    }
+}
+
+impl Object for Tuple {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        index(self.0.len(), key).map(|i| self.0[i].clone())
+    }
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(self.0.clone())
+    }
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(self.0.len())
+    }
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
+    }
 }
 
 /// A Python list.
 #[derive(Debug, Default)]
 pub struct MList(pub Mutex<Vec<Value>>);
 
-/// A Python dict (insertion-ordered, as Python's).
+/// A Python dict (insertion-ordered, as Python's); `.1`: an `OrderedDict` (Salt's `odict`),
+/// which YAML writes in its own order and `str()` as `OrderedDict([...])`.
 #[derive(Debug, Default)]
-pub struct MDict(pub Mutex<IndexMap<Value, Value>>);
+pub struct MDict(pub Mutex<IndexMap<Value, Value>>, pub bool);
+
+/// Whether `v` is an `OrderedDict`.
+pub fn is_ordered_dict(v: &Value) -> bool {
+    v.downcast_object_ref::<MDict>().is_some_and(|d| d.1)
+}
 
 /// `v` with every list and map in it replaced by a mutable one (those already mutable kept, so
 /// that aliases stay aliases).
 pub fn mutable(v: Value) -> Value {
-    if v.downcast_object_ref::<MList>().is_some() || v.downcast_object_ref::<MDict>().is_some() {
+    if v.downcast_object_ref::<MList>().is_some() || v.downcast_object_ref::<MDict>().is_some() || is_tuple(&v) {
         return v;
     }
     match v.kind() {
@@ -49,7 +211,7 @@ pub fn mutable(v: Value) -> Value {
                     map.insert(k, mutable(val));
                 }
             }
-            Value::from_object(MDict(Mutex::new(map)))
+            Value::from_object(MDict(Mutex::new(map), false))
         }
         _ => v,
     }
@@ -84,14 +246,20 @@ impl Object for MList {
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(lock(&self.0).len())
     }
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
+    }
     fn call_method(self: &Arc<Self>, _state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        // The items to add are read before this list is locked: they may be this list itself
+        // (`l.extend(l)`), whose lock is not reentrant.
+        let more: Vec<Value> = match method {
+            "extend" => arg(args, 0, method)?.try_iter()?.map(mutable).collect(),
+            _ => Vec::new(),
+        };
         let mut items = lock(&self.0);
         match method {
             "append" => items.push(mutable(arg(args, 0, method)?)),
-            "extend" => {
-                let more = arg(args, 0, method)?;
-                items.extend(more.try_iter()?.map(mutable));
-            }
+            "extend" => items.extend(more),
             "insert" => {
                 let at = i64::try_from(arg(args, 0, method)?)?;
                 let len = items.len() as i64;
@@ -148,29 +316,35 @@ impl Object for MDict {
     fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
         Some(lock(&self.0).len())
     }
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
+    }
     fn call_method(self: &Arc<Self>, _state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
         // Keyword arguments come last, as one map (`d.update(a=1)`).
         let (args, kwargs): (&[Value], Option<Kwargs>) = match args.split_last() {
             Some((last, rest)) if last.is_kwargs() => (rest, Kwargs::try_from(last.clone()).ok()),
             _ => (args, None),
         };
+        // The pairs `update` adds are read before this dict is locked: they may come from this
+        // dict itself (`d.update(d)`), whose lock is not reentrant.
+        let mut pairs: Vec<(Value, Value)> = Vec::new();
+        if let (Some(other), "update") = (args.first(), method) {
+            if other.kind() == minijinja::value::ValueKind::Map {
+                for k in other.try_iter()? {
+                    let v = other.get_item(&k)?;
+                    pairs.push((k, mutable(v)));
+                }
+            } else {
+                // A list of pairs.
+                for pair in other.try_iter()? {
+                    pairs.push((pair.get_item(&Value::from(0))?, mutable(pair.get_item(&Value::from(1))?)));
+                }
+            }
+        }
         let mut map = lock(&self.0);
         match method {
             "update" => {
-                if let Some(other) = args.first() {
-                    let other = other.clone();
-                    if other.kind() == minijinja::value::ValueKind::Map {
-                        for k in other.try_iter()? {
-                            let v = other.get_item(&k)?;
-                            map.insert(k, mutable(v));
-                        }
-                    } else {
-                        // A list of pairs.
-                        for pair in other.try_iter()? {
-                            map.insert(pair.get_item(&Value::from(0))?, mutable(pair.get_item(&Value::from(1))?));
-                        }
-                    }
-                }
+                map.extend(pairs);
                 if let Some(kw) = kwargs {
                     for k in kw.args() {
                         map.insert(Value::from(k), mutable(kw.get::<Value>(k)?));
@@ -196,8 +370,8 @@ impl Object for MDict {
             }
             "keys" => return Ok(Value::from(map.keys().cloned().collect::<Vec<_>>())),
             "values" => return Ok(Value::from(map.values().cloned().collect::<Vec<_>>())),
-            "items" => return Ok(Value::from(map.iter().map(|(k, v)| Value::from(vec![k.clone(), v.clone()])).collect::<Vec<_>>())),
-            "copy" => return Ok(Value::from_object(MDict(Mutex::new(map.clone())))),
+            "items" => return Ok(Value::from(map.iter().map(|(k, v)| tuple(vec![k.clone(), v.clone()])).collect::<Vec<_>>())),
+            "copy" => return Ok(Value::from_object(MDict(Mutex::new(map.clone()), self.1))),
             "clear" => map.clear(),
             _ => return Err(Error::from(ErrorKind::UnknownMethod)),
         }
@@ -236,12 +410,29 @@ pub fn wrap_literals(src: &str) -> String {
 
 const OPEN_LIST: &str = "__salt_list(";
 const OPEN_DICT: &str = "__salt_dict(";
+const OPEN_TUPLE: &str = "__salt_tuple(";
 
-/// Finds the list and dict literals of one block's inside (`base`: its offset in the source).
+/// What an open bracket is.
+#[derive(Clone, Copy, PartialEq)]
+enum Open {
+    /// A list or dict literal, wrapped.
+    Literal,
+    /// An index or a call's arguments.
+    Other,
+    /// Parentheses that are not a call: a tuple when they hold a comma at their own level, or
+    /// nothing (`()`). `usize`: the offset of `(`, `bool`: a comma seen.
+    Paren(usize, bool),
+}
+
+/// Finds the list, dict and tuple literals of one block's inside (`base`: its offset in the
+/// source).
 fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) {
     let bytes = inner.as_bytes();
-    // Open brackets: (offset, whether it is a literal we wrap).
-    let mut stack: Vec<bool> = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    // After `for` and `set` parentheses are a target to unpack into, not a tuple.
+    let mut target = false;
+    // Whether the parentheses just opened hold nothing yet (`()` is the empty tuple).
+    let mut empty = false;
     // Whether a `[` here would be an index (after a name, a closing bracket, a string or a
     // number) rather than a list literal.
     let mut after_operand = false;
@@ -257,6 +448,7 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
                 }
                 i = j + 1;
                 after_operand = true;
+                empty = false;
                 word.clear();
                 continue;
             }
@@ -265,25 +457,40 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
                 if literal {
                     inserts.push((base + i, if c == b'[' { OPEN_LIST } else { OPEN_DICT }));
                 }
-                stack.push(literal);
+                stack.push(if literal { Open::Literal } else { Open::Other });
                 after_operand = false;
             }
             b']' | b'}' => {
-                if stack.pop() == Some(true) {
+                if stack.pop() == Some(Open::Literal) {
                     inserts.push((base + i + 1, ")"));
                 }
                 after_operand = true;
             }
             b'(' => {
-                stack.push(false);
+                stack.push(if after_operand || target { Open::Other } else { Open::Paren(i, false) });
                 after_operand = false;
+                empty = true;
+                i += 1;
+                continue;
             }
             b')' => {
-                stack.pop();
+                if let Some(Open::Paren(at, comma)) = stack.pop() {
+                    if comma || empty {
+                        inserts.push((base + at, OPEN_TUPLE));
+                        inserts.push((base + i + 1, ")"));
+                    }
+                }
                 after_operand = true;
+            }
+            b',' => {
+                if let Some(Open::Paren(_, comma)) = stack.last_mut() {
+                    *comma = true;
+                }
+                after_operand = false;
             }
             c if c.is_ascii_alphanumeric() || c == b'_' => {
                 word.push(c as char);
+                empty = false;
                 i += 1;
                 // A name or a number is an operand; a keyword is an operator.
                 if !bytes.get(i).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_') {
@@ -291,14 +498,26 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
                         word.as_str(),
                         "in" | "and" | "or" | "not" | "if" | "else" | "elif" | "is" | "set" | "for" | "do" | "with" | "return" | "import"
                     );
+                    if matches!(word.as_str(), "for" | "set") {
+                        target = true;
+                    } else if word == "in" {
+                        target = false;
+                    }
                     word.clear();
                 }
                 continue;
             }
-            c if c.is_ascii_whitespace() => {}
-            b'.' => after_operand = false,
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            b'=' => {
+                target = false;
+                after_operand = false;
+            }
             _ => after_operand = false,
         }
+        empty = false;
         word.clear();
         i += 1;
     }
@@ -318,6 +537,13 @@ mod tests {
         .assert_eq(&wrap_literals(src));
     }
 
+    #[test]
+    fn tuple_literals_are_wrapped_and_targets_and_calls_are_not() {
+        let src = "{% for (a, b) in [(1, 2)] %}{{ (1,) }}{{ () }}{{ f(1, 2) }}{{ (1) }}{% endfor %}{% set t = ('a', (x or y)) %}{% macro m(x, y=(1, 2)) %}{% endmacro %}";
+        expect_test::expect![[r#"{% for (a, b) in __salt_list([__salt_tuple((1, 2))]) %}{{ __salt_tuple((1,)) }}{{ __salt_tuple(()) }}{{ f(1, 2) }}{{ (1) }}{% endfor %}{% set t = __salt_tuple(('a', (x or y))) %}{% macro m(x, y=__salt_tuple((1, 2))) %}{% endmacro %}"#]]
+            .assert_eq(&wrap_literals(src));
+    }
+
     fn render(src: &str) -> String {
         let mut env = Environment::new();
         register(&mut env);
@@ -334,5 +560,8 @@ mod tests {
                    {% do names.insert(0, 'first') %}{{ names | join(',') }} {{ alias.b }} {{ alias.a.y }} \
                    {{ cfg.setdefault('c', []) | length }}{% do cfg.c.append(1) %}{{ cfg.c | length }} {{ names.pop() }} {{ names | length }}";
         assert_eq!(render(src), "first,ß,ℝ,💣 2 3 01 💣 3");
+        // A list extended with itself and a dict updated with itself (Python: [1, 1] and
+        // {'a': 1}), which once waited on their own lock.
+        assert_eq!(render("{% set l = [1] %}{% do l.extend(l) %}{% set d = {'a': 1} %}{% do d.update(d) %}{{ l | length }} {{ d | length }}"), "2 1");
     }
 }

@@ -20,11 +20,15 @@ pub fn register(env: &mut Environment<'_>) {
     env.add_function(MOD, |left: Value, right: Value, tuple: bool| -> Result<Value, Error> {
         let fail = |e: String| Error::new(ErrorKind::InvalidOperation, e);
         let (l, r) = (to_json(&left), to_json(&right));
+        // A tuple's items are the arguments (a tuple value, or a tuple literal on the right),
+        // a mapping is what `%(key)s` reads, anything else is the one argument.
+        let tuple = tuple || crate::render::mutable::is_tuple(&right);
         match (&l, &r) {
             (serde_json::Value::String(format), serde_json::Value::Array(items)) if tuple => {
-                percent::format(format, percent::Args::Tuple(items)).map(Value::from).map_err(fail)
+                percent::printf(format, items, None).map(Value::from).map_err(fail)
             }
-            (serde_json::Value::String(format), _) => percent::format(format, percent::Args::One(&r)).map(Value::from).map_err(fail),
+            (serde_json::Value::String(format), serde_json::Value::Object(_)) => percent::printf(format, &[], Some(&r)).map(Value::from).map_err(fail),
+            (serde_json::Value::String(format), _) => percent::printf(format, std::slice::from_ref(&r), None).map(Value::from).map_err(fail),
             _ if matches!(left.kind(), ValueKind::Number | ValueKind::Bool) => percent::modulo(&l, &r).map(|v| from_json(&v)).map_err(fail),
             _ => Err(fail(format!("unsupported operand type(s) for %: '{}' and '{}'", crate::py::builtins::type_name(&l), crate::py::builtins::type_name(&r)))),
         }
