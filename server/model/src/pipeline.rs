@@ -134,6 +134,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
             })
             .with_matcher(template_matcher(minion))
         };
+        let jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
         let ctx = minion.context();
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
@@ -168,6 +169,28 @@ fn template_matcher(minion: &Minion) -> Matcher {
             Some(kind) => subdict::matches(&ctx, kind, tgt, delimiter).matched,
             None => matchers::matches_str(&ctx, matcher, tgt).matched,
         }
+    })
+}
+
+/// What `salt["map.data"](tpldir)` in a template returns: the mapstack model run through the
+/// same recorder (so the layer files it reads are among the compile's reads), once per
+/// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
+/// a setup without `map.data` (Salt would recurse without end).
+fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::functions::MapDataFn {
+    type Cached = Result<(serde_json::Value, Vec<String>), String>;
+    let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
+    Arc::new(move |tpldir: &str| {
+        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(tpldir).cloned()) {
+            return hit;
+        }
+        let mut files = FileTable::default();
+        let got = map_data(&*fs, &roots, &mut files, &jinja, tpldir);
+        let notes = got.notes.iter().map(|n| n.message.clone()).collect();
+        let out = got.values.map(|v| (v, notes)).map_err(|e| e.message);
+        if let Ok(mut c) = cache.lock() {
+            c.insert(tpldir.to_string(), out.clone());
+        }
+        out
     })
 }
 
