@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
-use crate::mapstack::{map_data, MapData};
+use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
@@ -147,7 +147,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
-            Scope::MapData { tpldir } => mapdata = Some(map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
+            Scope::MapData { tpldir } => mapdata = Some(formula_map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
