@@ -357,7 +357,36 @@ impl Stack {
                     .filter_map(|p| p.strip_prefix(prefix.as_slice()).map(|rest| (p.clone(), which, [home_path.as_slice(), rest].concat())))
                     .collect()
             }
-            // Other strategies (and layers read from files) are not tracked.
+            // `merge_list` builds `{k: [a[k], b[k]] if k in b else a[k]}`: nothing is copied.
+            (home, "list") => {
+                let b = values.as_object();
+                let in_b = |k: &Step| matches!(k, Step::Key(k) if b.is_some_and(|b| b.contains_key(k)));
+                let mut kept: Vec<_> = std::mem::take(&mut self.aliases)
+                    .into_iter()
+                    .map(|(p, which, hp)| match p.split_first() {
+                        Some((k, rest)) if in_b(k) => ([&[k.clone(), Step::Index(0)][..], rest].concat(), which, hp),
+                        _ => (p, which, hp),
+                    })
+                    .collect();
+                if let (Some((prefix, which, home_path)), Some(a)) = (home, before.as_object()) {
+                    for k in a.keys().filter(|k| in_b(&Step::Key((*k).clone()))) {
+                        if let Some(rest) = [Step::Key(k.clone())].strip_prefix(prefix.as_slice()) {
+                            kept.push((vec![Step::Key(k.clone()), Step::Index(1)], which, [home_path.as_slice(), rest].concat()));
+                        }
+                    }
+                }
+                kept
+            }
+            // `aggregate` copies `a` shallowly at the top: its keys that `b` lacks keep their
+            // objects. (What it keeps of `b` is not tracked, nor are layers read from files.)
+            (_, "aggregate") => {
+                let b = values.as_object();
+                std::mem::take(&mut self.aliases)
+                    .into_iter()
+                    .filter(|(p, _, _)| !matches!(p.first(), Some(Step::Key(k)) if b.is_some_and(|b| b.contains_key(k))))
+                    .collect()
+            }
+            // Every other strategy deep-copies `a`.
             _ => Vec::new(),
         };
         self.origins = Origins::merged(Some(&self.origins), &merged, Some(&values), spans, layer, None);
