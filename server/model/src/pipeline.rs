@@ -498,6 +498,88 @@ values: {conf: {b: {{ 1 + 1 }}}}
     }
 
     #[test]
+    fn mapdata_of_a_template_formula_follows_libmapstack() {
+        // Salt 3008.4 rendering `{% from tplroot ~ "/map.jinja" import mapdata with context %}`
+        // (tests/conformance/mapstack/jinja's libraries, which the stubs stand for) gave:
+        // {"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},
+        //  "web":true,"z":1,"map_jinja":{"sources":[...]}}. `merge_lists: 'false'` is false
+        // (to_bool), `tpl:merge_lists` the default, an empty file skipped, extra keys ignored,
+        // the `!` delimiter ignored for grains (a literal file instead), keys sorted.
+        let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01:
+    grains: {os_family: Debian, os: Debian, roles: [web], dns: {domain: x.net}}
+    pillar: {tpl: {lookup: {pkg: {name: custom}}, merge_lists: true, strategy: recurse}}
+#- srv/tpl/map.jinja
+{#- imports mapstack from libmapstack.jinja #}
+#- srv/tpl/libmapstack.jinja
+{#- the macro #}
+#- srv/tpl/parameters/defaults.yaml
+values:
+  pkg: {name: tpl}
+  l: [1]
+  z: 1
+  a: 2
+#- srv/tpl/parameters/os_family/Debian.yaml
+merge_lists: 'false'
+values:
+  l: [2]
+#- srv/tpl/parameters/os/Debian.yaml
+#- srv/parameters/map_jinja.yaml
+values:
+  sources: [Y:G@os_family, Y:G@os, C@tpl:lookup, C:SUB@tpl:lookup, Y:G@roles, Y:G:!@dns!domain]
+#- srv/tpl/parameters/roles/web.yaml
+ignored: 1
+values: {web: true, l: [3]}
+#- srv/tpl/parameters/dns!domain.yaml
+values: {dns: literal}
+";
+        let fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
+        let data = c.mapdata.as_ref().expect("mapdata");
+        assert_eq!(data.implementation, crate::mapstack::Implementation::Jinja);
+        expect_test::expect![[r#"{"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},"web":true,"z":1,"map_jinja":{"sources":["Y:G@os_family","Y:G@os","C@tpl:lookup","C:SUB@tpl:lookup","Y:G@roles","Y:G:!@dns!domain"]}}"#]]
+            .assert_eq(&data.values.as_ref().expect("values").to_string());
+        let layers: Vec<String> = data.layers.iter().map(|l| format!("{} {} {}", l.source, l.path.as_deref().unwrap_or("-"), l.status.as_str())).collect();
+        assert!(layers.contains(&"Y:G@os tpl/parameters/os/Debian.yaml empty".to_string()), "{layers:?}");
+        // A map.jinja that calls map.data is saltext-formula's, libmapstack.jinja or not.
+        let mut fs2 = fs.clone();
+        fs2.files.insert("/ws/srv/tpl/map.jinja".into(), "{%- set mapdata = salt['map.data'](tpldir) %}\n".into());
+        let c2 = compile(Arc::new(fs2), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
+        assert_eq!(c2.mapdata.as_ref().map(|d| d.implementation), Some(crate::mapstack::Implementation::Saltext));
+    }
+
+    #[test]
+    fn map_data_in_a_template_reads_its_layers_through_the_compile() {
+        let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01: {grains: {os_family: Debian}}
+#- srv/tpl/parameters/defaults.yaml
+values: {port: 80}
+#- srv/tpl/parameters/os_family/Debian.yaml
+values: {port: 8080}
+#- srv/tpl/init.sls
+{%- set m = salt['map.data'](tpldir) %}
+port: {{ m.port }}
+again: {{ salt['map.data'](tpldir).port }}
+";
+        let fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let req = Request::new(Some("web01"), Scope::Render { path: "/ws/srv/tpl/init.sls".into(), probe: None });
+        let c = compile(Arc::new(fs.clone()), &ws, &roots, &req);
+        let r = c.rendered.as_ref().expect("rendered");
+        assert_eq!(r.data.as_ref().expect("data").to_json(), serde_json::json!({"port": 8080, "again": 8080}));
+        assert!(r.hints.is_empty(), "{:?}", r.hints);
+        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
+        assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
+    }
+
+    #[test]
     fn match_filter_by_in_a_template_asks_this_minions_matchers() {
         // Salt 3008.4 printed MATCHED for this template rendered by salt.utils.templates.JINJA
         // with minion_mods over minion_config(None) (file_client local, id m1) and these grains
