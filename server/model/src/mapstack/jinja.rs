@@ -18,7 +18,7 @@ use crate::render::functions::{config_locate, config_source};
 use crate::value::{Val, V};
 
 /// `map.jinja`'s `map_sources`.
-const DEFAULT_SOURCES: [&str; 7] = ["Y:G@osarch", "Y:G@os_family", "Y:G@os", "Y:G@osfinger", "C@{tplroot}:lookup", "C@{tplroot}", "Y:G@id"];
+pub(super) const DEFAULT_SOURCES: [&str; 7] = ["Y:G@osarch", "Y:G@os_family", "Y:G@os", "Y:G@osfinger", "C@{tplroot}:lookup", "C@{tplroot}", "Y:G@id"];
 
 fn error(message: impl Into<String>) -> SaltError {
     SaltError::new(Code::MapData, message)
@@ -48,7 +48,7 @@ pub(super) fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let tplroot = env.tplroot.clone();
     let strategy = config_get(env, &format!("{tplroot}:strategy")).filter(|v| !v.is_null());
     let default_lists = config_get(env, &format!("{tplroot}:merge_lists")).unwrap_or(Value::Bool(false));
-    let sources: Vec<Value> = DEFAULT_SOURCES.iter().map(|s| Value::String(s.replace("{tplroot}", &tplroot))).collect();
+    let sources: Vec<Value> = super::default_sources(super::Implementation::Jinja, &tplroot).into_iter().map(Value::String).collect();
     let defaults = json!({ "sources": sources });
     let mut meta = Stack {
         config_get_strategy: strategy.clone().filter(truthy),

@@ -127,6 +127,30 @@ pub struct MapData {
 /// `DEFAULT_MATCHERS`.
 const DEFAULT_SOURCES: [&str; 6] = ["Y!G@osarch", "Y!G@os_family", "Y!G@os", "Y!G@osfinger", "C@{tplroot}", "Y!G@id"];
 
+/// The sources `implementation` uses when no `map_jinja.yaml` sets any (without the
+/// `defaults.yaml` both put first).
+pub fn default_sources(implementation: Implementation, tplroot: &str) -> Vec<String> {
+    let list: &[&str] = match implementation {
+        Implementation::Saltext => &DEFAULT_SOURCES,
+        Implementation::Jinja => &jinja::DEFAULT_SOURCES,
+    };
+    list.iter().map(|s| s.replace("{tplroot}", tplroot)).collect()
+}
+
+/// The top-level name under a parameter directory (`os_family` for `Y!G@os_family`, a
+/// directory or a `.yaml` file) that `source` can load files from; `None` for a source that
+/// loads no files (a lookup merged as it is) or that does not parse.
+pub fn selectable_name(implementation: Implementation, source: &str) -> Option<String> {
+    let chain = match implementation {
+        Implementation::Saltext => source::parse(source),
+        Implementation::Jinja => source::parse_jinja(source),
+    }
+    .ok()
+    .filter(|c| c.yaml)?;
+    let first = chain.matchers.first()?;
+    first.query.trim_start_matches('/').split('/').next().map(str::to_string)
+}
+
 /// `salt["map.data"](tpldir)` for the minion `jinja` describes, reading `salt://` files of its
 /// `saltenv` (else `base`) from `roots` through `fs`; files it read are added to `files`.
 pub fn map_data(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &JinjaSetup, tpldir: &str) -> MapData {
@@ -178,7 +202,7 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
 /// `data()`: the meta stack, `defaults.yaml` first, the formula stack, `map_jinja` added.
 fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let tplroot = env.tplroot.clone();
-    let sources: Vec<Value> = DEFAULT_SOURCES.iter().map(|s| Value::String(s.replace("{tplroot}", &tplroot))).collect();
+    let sources: Vec<Value> = default_sources(Implementation::Saltext, &tplroot).into_iter().map(Value::String).collect();
     let defaults = json!({
         "sources": sources,
         "parameter_dirs": [format!("{tplroot}/parameters")],
