@@ -162,8 +162,33 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
         Ok(text.map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)), &loader_syntax)))
     });
     // `SerializerExtension.format_json` / `format_yaml` and Salt's `tojson`.
-    env.add_filter("json", |v: JValue, sort_keys: Option<bool>| {
-        let options = crate::py::json::DumpOptions { sort_keys: sort_keys.unwrap_or(true), ..Default::default() };
+    // `SerializerExtension.format_json(value, sort_keys=True, indent=None)`, by position or
+    // by keyword.
+    env.add_filter("json", |v: JValue, rest: minijinja::value::Rest<JValue>| {
+        let mut options = crate::py::json::DumpOptions { sort_keys: true, ..Default::default() };
+        let indent = |n: &JValue| match n.as_i64() {
+            Some(n) => Some(" ".repeat(n.max(0) as usize)),
+            None if n.is_none() || n.is_undefined() => None,
+            None => Some(n.to_string()),
+        };
+        for (i, arg) in rest.iter().enumerate() {
+            if arg.is_kwargs() {
+                let kw = minijinja::value::Kwargs::try_from(arg.clone())?;
+                if let Some(sort) = kw.get::<Option<JValue>>("sort_keys")? {
+                    options.sort_keys = sort.is_true();
+                }
+                if let Some(n) = kw.get::<Option<JValue>>("indent")? {
+                    options.indent = indent(&n);
+                }
+                kw.assert_all_used()?;
+            } else if i == 0 {
+                options.sort_keys = arg.is_true();
+            } else if i == 1 {
+                options.indent = indent(arg);
+            } else {
+                return Err(Error::new(ErrorKind::TooManyArguments, "format_json() takes from 2 to 4 positional arguments"));
+            }
+        }
         Ok::<_, Error>(crate::py::json::dumps(&data(&v)?, &options))
     });
     env.add_filter("yaml", |v: JValue, _flow_style: Option<bool>| Ok::<_, Error>(crate::py::dump::yaml_flow(&data(&v)?)));
