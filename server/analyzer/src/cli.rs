@@ -331,7 +331,7 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
 /// `mapdata`'s text: the layers as a table, then the values, each leaf with its layer.
 fn mapdata_text(data: &model::mapstack::MapData, files: &FileTable, tpldir: &str, minion: &str) -> String {
     use std::fmt::Write;
-    let mut out = format!("Layers of `{tpldir}` for minion `{minion}`:\n");
+    let mut out = format!("Layers of `{tpldir}` for minion `{minion}` ({} implementation):\n", data.implementation.as_str());
     let rows: Vec<[String; 6]> = data
         .layers
         .iter()

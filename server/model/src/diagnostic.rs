@@ -39,6 +39,10 @@ pub enum Code {
     /// A formula's layered configuration that `map.data` fails on (a bad data source, a layer
     /// file with other keys than `values`/`strategy`/`merge_lists`, a merge of a non-dict).
     MapData,
+    /// A `parameters/` layer file or directory the mapstack never uses as written: a directory
+    /// no data source selects, a key the Jinja flavour ignores, an unknown `strategy` (a
+    /// warning).
+    ParametersLayer,
 }
 
 impl Code {
@@ -62,13 +66,14 @@ impl Code {
             Code::MalformedTop => "malformed-top",
             Code::NotAnalysed => "not-analysed",
             Code::MapData => "mapdata-error",
+            Code::ParametersLayer => "parameters-layer",
         }
     }
 
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection | Code::RenderUnsure => Severity::Warning,
+            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
-use crate::mapstack::{map_data, MapData};
+use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
@@ -134,6 +134,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
             })
             .with_matcher(template_matcher(minion))
         };
+        let jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
         let ctx = minion.context();
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
@@ -146,7 +147,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
-            Scope::MapData { tpldir } => mapdata = Some(map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
+            Scope::MapData { tpldir } => mapdata = Some(formula_map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
@@ -168,6 +169,28 @@ fn template_matcher(minion: &Minion) -> Matcher {
             Some(kind) => subdict::matches(&ctx, kind, tgt, delimiter).matched,
             None => matchers::matches_str(&ctx, matcher, tgt).matched,
         }
+    })
+}
+
+/// What `salt["map.data"](tpldir)` in a template returns: the mapstack model run through the
+/// same recorder (so the layer files it reads are among the compile's reads), once per
+/// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
+/// a setup without `map.data` (Salt would recurse without end).
+fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::functions::MapDataFn {
+    type Cached = Result<(serde_json::Value, Vec<String>), String>;
+    let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
+    Arc::new(move |tpldir: &str| {
+        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(tpldir).cloned()) {
+            return hit;
+        }
+        let mut files = FileTable::default();
+        let got = map_data(&*fs, &roots, &mut files, &jinja, tpldir);
+        let notes = got.notes.iter().map(|n| n.message.clone()).collect();
+        let out = got.values.map(|v| (v, notes)).map_err(|e| e.message);
+        if let Ok(mut c) = cache.lock() {
+            c.insert(tpldir.to_string(), out.clone());
+        }
+        out
     })
 }
 
@@ -475,6 +498,88 @@ values: {conf: {b: {{ 1 + 1 }}}}
         let c2 = cache.get(&arc(&fs2), &ws, &roots, &req);
         assert_eq!(cache.compiles, 2);
         assert_eq!(c2.mapdata.as_ref().and_then(|d| d.values.as_ref().ok()).map(|v| v["other"].clone()), Some(serde_json::json!(1)));
+    }
+
+    #[test]
+    fn mapdata_of_a_template_formula_follows_libmapstack() {
+        // Salt 3008.4 rendering `{% from tplroot ~ "/map.jinja" import mapdata with context %}`
+        // (tests/conformance/mapstack/jinja's libraries, which the stubs stand for) gave:
+        // {"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},
+        //  "web":true,"z":1,"map_jinja":{"sources":[...]}}. `merge_lists: 'false'` is false
+        // (to_bool), `tpl:merge_lists` the default, an empty file skipped, extra keys ignored,
+        // the `!` delimiter ignored for grains (a literal file instead), keys sorted.
+        let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01:
+    grains: {os_family: Debian, os: Debian, roles: [web], dns: {domain: x.net}}
+    pillar: {tpl: {lookup: {pkg: {name: custom}}, merge_lists: true, strategy: recurse}}
+#- srv/tpl/map.jinja
+{#- imports mapstack from libmapstack.jinja #}
+#- srv/tpl/libmapstack.jinja
+{#- the macro #}
+#- srv/tpl/parameters/defaults.yaml
+values:
+  pkg: {name: tpl}
+  l: [1]
+  z: 1
+  a: 2
+#- srv/tpl/parameters/os_family/Debian.yaml
+merge_lists: 'false'
+values:
+  l: [2]
+#- srv/tpl/parameters/os/Debian.yaml
+#- srv/parameters/map_jinja.yaml
+values:
+  sources: [Y:G@os_family, Y:G@os, C@tpl:lookup, C:SUB@tpl:lookup, Y:G@roles, Y:G:!@dns!domain]
+#- srv/tpl/parameters/roles/web.yaml
+ignored: 1
+values: {web: true, l: [3]}
+#- srv/tpl/parameters/dns!domain.yaml
+values: {dns: literal}
+";
+        let fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
+        let data = c.mapdata.as_ref().expect("mapdata");
+        assert_eq!(data.implementation, crate::mapstack::Implementation::Jinja);
+        expect_test::expect![[r#"{"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},"web":true,"z":1,"map_jinja":{"sources":["Y:G@os_family","Y:G@os","C@tpl:lookup","C:SUB@tpl:lookup","Y:G@roles","Y:G:!@dns!domain"]}}"#]]
+            .assert_eq(&data.values.as_ref().expect("values").to_string());
+        let layers: Vec<String> = data.layers.iter().map(|l| format!("{} {} {}", l.source, l.path.as_deref().unwrap_or("-"), l.status.as_str())).collect();
+        assert!(layers.contains(&"Y:G@os tpl/parameters/os/Debian.yaml empty".to_string()), "{layers:?}");
+        // A map.jinja that calls map.data is saltext-formula's, libmapstack.jinja or not.
+        let mut fs2 = fs.clone();
+        fs2.files.insert("/ws/srv/tpl/map.jinja".into(), "{%- set mapdata = salt['map.data'](tpldir) %}\n".into());
+        let c2 = compile(Arc::new(fs2), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
+        assert_eq!(c2.mapdata.as_ref().map(|d| d.implementation), Some(crate::mapstack::Implementation::Saltext));
+    }
+
+    #[test]
+    fn map_data_in_a_template_reads_its_layers_through_the_compile() {
+        let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01: {grains: {os_family: Debian}}
+#- srv/tpl/parameters/defaults.yaml
+values: {port: 80}
+#- srv/tpl/parameters/os_family/Debian.yaml
+values: {port: 8080}
+#- srv/tpl/init.sls
+{%- set m = salt['map.data'](tpldir) %}
+port: {{ m.port }}
+again: {{ salt['map.data'](tpldir).port }}
+";
+        let fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let req = Request::new(Some("web01"), Scope::Render { path: "/ws/srv/tpl/init.sls".into(), probe: None });
+        let c = compile(Arc::new(fs.clone()), &ws, &roots, &req);
+        let r = c.rendered.as_ref().expect("rendered");
+        assert_eq!(r.data.as_ref().expect("data").to_json(), serde_json::json!({"port": 8080, "again": 8080}));
+        assert!(r.hints.is_empty(), "{:?}", r.hints);
+        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
+        assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
     }
 
     #[test]

@@ -3,7 +3,12 @@
 `parameters/` trees, grains and pillar, `map_jinja.yaml` sources (chains, alternate delimiters,
 SUB, P@, M@, U@, bare names) and random strategies and `merge_lists` in the layers.
 
-Usage: python3 gen_mapstack.py --seed N --count N --out DIR
+Usage: python3 gen_mapstack.py [--flavour saltext|jinja] --seed N --count N --out DIR
+
+With `--flavour jinja` the cases are template-formula formulas instead: srv/<tplroot>/ gets our
+own map.jinja, libmapstack.jinja and libmatchers.jinja (jinja/, written from the rules of
+SALT-SEMANTICS F.3) and <tpldir>/mapdata.sls, which imports `mapdata` from map.jinja and dumps
+it; case.json names that SLS, which the Salt side renders with state.show_sls.
 
 Each case is DIR/case-NNNN/ with case.json ({"tpldir": ...}), etc/minion (id, static grains
 and pillar, file_roots at srv/, a cache under var/) and srv/ (the formula's parameters/, the
@@ -49,6 +54,31 @@ def merge_meta(r, data):
     if r.random() < 0.35:
         data["merge_lists"] = r.choice([True, False, "false", "true", 0, 1])
     return data
+
+
+def jinja_layer_text(r):
+    """A layer file of the Jinja flavour: extra keys are ignored and an empty file is skipped;
+    templates see `tplroot`, the minion's data and the macro's `stack`."""
+    roll = r.random()
+    if roll < 0.04:
+        return ""
+    if roll < 0.08:
+        return json.dumps({"values": values(r), "other": 1})
+    if roll < 0.1:
+        return json.dumps(merge_meta(r, {}))
+    if roll < 0.11:
+        return json.dumps([1, 2])
+    data = merge_meta(r, {"values": values(r)})
+    if data.get("strategy") == "aggregate" and r.random() < 0.8:
+        # An `aggregate` layer makes the Jinja flavour fail (the merged Map dumps as NULL);
+        # keep most cases about values.
+        data["strategy"] = "recurse"
+    if r.random() < 0.15:
+        data["values"]["from_jinja"] = "@@J@@"
+        text = json.dumps(data, indent=1)
+        jinja = "{{ tplroot }}-{{ grains['id'] }}-{{ stack['values'] | length }}"
+        return "{#- a layer template #}\n" + text.replace("@@J@@", jinja)
+    return json.dumps(data, indent=1)
 
 
 def layer_text(r, tplroot):
@@ -165,11 +195,51 @@ SOURCES = [
 RARE = {"Y!G@os|roles", "Y!P@defaults.yaml|G@os", "X@bad", "G@os_family", "C:SUB@{t}:extra", "C@{t}:extra"}
 
 
-def pick_sources(r, tplroot):
+JINJA_SOURCES = [
+    "Y:G@os_family",
+    "Y:G@os",
+    "Y:G@osarch",
+    "Y:G@osfinger",
+    "Y:G@id",
+    "Y:I@roles",
+    "Y:G@roles",
+    "roles",
+    "Y:C@zone",
+    "Y@zone",
+    "Y:C::@zone",
+    "Y!G@os_family",
+    "Y!G@os_family|C@roles",
+    "Y:G:!@dns!domain",
+    "Y:G@dns:domain",
+    "Y:G@selinux:enabled",
+    "Y:G@num",
+    "Y:G@tags",
+    "Y:G@nosuch",
+    "static/thing.yaml",
+    "extra.yaml",
+    "C@{t}",
+    "C@{t}:lookup",
+    "C:SUB@{t}:lookup",
+    "C:SUB@{t}:extra",
+    "I:SUB@{t}",
+    "I@{t}:lookup",
+    "G@tags",
+    "G@dns",
+    "C@{t}:extra",
+    "C:X:!@{t}!lookup",
+    "I@nosuch",
+    "defaults.yaml",
+    "Y:Q@bad",
+]
+JINJA_RARE = {"Y:Q@bad", "C:SUB@{t}:extra", "C@{t}:extra", "G@tags"}
+
+
+def pick_sources(r, tplroot, flavour="saltext"):
     out = []
+    pool, rare = (JINJA_SOURCES, JINJA_RARE) if flavour == "jinja" else (SOURCES, RARE)
     for _ in range(r.randint(1, 7)):
-        s = r.choice(SOURCES)
-        if s in RARE and r.random() < 0.7:
+        s = r.choice(pool)
+        if s in rare and r.random() < 0.7:
             continue
         out.append(s.replace("{t}", tplroot))
     return out
@@ -204,30 +274,44 @@ def candidate_dirs(grains, pillar, tplroot):
     out += [f"os_family/{fam}/roles/{x}" for x in roles]
     out += [f"os_family/{fam}/zone/{pillar['zone']}"]
     out += [f"tags/{t}" for t in grains["tags"]]
+    out += ["static/thing", f"zone/{pillar['zone']}", "nosuch", "dns!domain", f"os_family|C/{fam}", "os_family|C"]
     return out
 
 
-def gen_case(r, case_dir, index):
+JINJA_LIBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jinja")
+
+
+def gen_case(r, case_dir, index, flavour="saltext"):
     tplroot = r.choice(["tpl", "app", "webfmt"])
     tpldir = tplroot if r.random() < 0.7 else f"{tplroot}/sub"
     mid = f"m{index}"
     grains, pillar = profile(r, tplroot, mid)
+    jinja = flavour == "jinja"
+    if jinja and isinstance(pillar.get(tplroot), dict) and r.random() < 0.3:
+        # template-formula reads `<tplroot>:strategy` (config.get's merge) and `:merge_lists`.
+        pillar[tplroot][r.choice(["strategy", "merge_lists"])] = r.choice(["recurse", "overwrite", True, "true", False])
+    layer = (lambda r, t: jinja_layer_text(r)) if jinja else layer_text
     srv = os.path.join(case_dir, "srv")
     files = {}
     pdir = f"{tplroot}/parameters"
     if r.random() < 0.95:
         files[f"{pdir}/defaults.yaml"] = json.dumps(merge_meta(r, {"values": values(r)}))
     if r.random() < 0.1:
-        files[f"{pdir}/defaults.yaml.jinja"] = layer_text(r, tplroot)
+        files[f"{pdir}/defaults.yaml.jinja"] = layer(r, tplroot)
     # map_jinja.yaml: global and/or per formula.
     for where in ["parameters", pdir]:
         if r.random() < 0.4:
-            meta = {"values": {"sources": pick_sources(r, tplroot)}}
+            meta = {"values": {"sources": pick_sources(r, tplroot, flavour)}}
             if r.random() < 0.3:
                 meta["merge_lists"] = True
             if r.random() < 0.2:
                 meta["strategy"] = r.choice(["recurse", "overwrite"])
             v = meta["values"]
+            if jinja:
+                if r.random() < 0.2:
+                    v["other_setting"] = r.choice([1, "x", [1]])
+                files[f"{where}/map_jinja.yaml"] = json.dumps(meta, indent=1)
+                continue
             if r.random() < 0.3:
                 v["default_merge_strategy"] = r.choice(STRATEGIES + [None])
             if r.random() < 0.3:
@@ -244,9 +328,20 @@ def gen_case(r, case_dir, index):
         for base in [pdir, "parameters"]:
             if r.random() < (0.45 if base == pdir else 0.1):
                 ext = r.choice([".yaml", ".yaml", ".yaml", ".yaml.jinja"])
-                files[f"{base}/{rel}{ext}"] = layer_text(r, tplroot)
+                files[f"{base}/{rel}{ext}"] = layer(r, tplroot)
     if r.random() < 0.3:
-        files[f"{pdir}/extra.yaml"] = layer_text(r, tplroot)
+        files[f"{pdir}/extra.yaml"] = layer(r, tplroot)
+    meta = {"tpldir": tpldir}
+    if jinja:
+        for name in ["map.jinja", "libmapstack.jinja", "libmatchers.jinja"]:
+            with open(os.path.join(JINJA_LIBS, name), encoding="utf-8") as fh:
+                files[f"{tplroot}/{name}"] = fh.read()
+        files[f"{tpldir}/mapdata.sls"] = (
+            '{%- set tplroot = tpldir.split("/")[0] %}\n'
+            '{%- from tplroot ~ "/map.jinja" import mapdata with context %}\n'
+            "mapdata: {{ mapdata | json(sort_keys=False) }}\n"
+        )
+        meta = {"tpldir": tpldir, "sls": f"{tpldir}/mapdata.sls", "implementation": "jinja"}
     for rel, text in files.items():
         path = os.path.join(srv, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -267,7 +362,7 @@ def gen_case(r, case_dir, index):
     with open(os.path.join(case_dir, "etc", "minion"), "w", encoding="utf-8") as fh:
         json.dump(minion, fh, indent=1)
     with open(os.path.join(case_dir, "case.json"), "w", encoding="utf-8") as fh:
-        json.dump({"tpldir": tpldir}, fh)
+        json.dump(meta, fh)
 
 
 def main():
@@ -275,12 +370,13 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=300)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--flavour", choices=["saltext", "jinja"], default="saltext")
     a = ap.parse_args()
     r = random.Random(a.seed)
     for i in range(a.count):
         d = os.path.join(a.out, f"case-{i:04d}")
         os.makedirs(d, exist_ok=True)
-        gen_case(r, d, i)
+        gen_case(r, d, i, a.flavour)
 
 
 if __name__ == "__main__":

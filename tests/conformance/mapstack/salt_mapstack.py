@@ -16,6 +16,10 @@ lookups change (it pops `strategy`/`merge_lists` from the dicts it reads) start 
 The grains are exactly the static `grains:` of the case's config (as ../render/salt_render.py
 does): salt-call would merge them over this machine's, which the cases do not depend on.
 
+A case whose case.json names an `sls` (the template-formula flavour) is rendered instead, as
+`state.show_sls` renders it (../render/salt_render.py `render_case`), and the `mapdata` it
+dumps is the case's values.
+
 Writes CASE/salt.json: {"values": <what map.data returned, key order kept>} or
 {"error": "<exception type>: <message>"}.
 """
@@ -41,6 +45,11 @@ def run_case(case_dir):
 
     with open(os.path.join(case_dir, "case.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
+    if "sls" in meta:
+        rendered = salt_render.render_case(case_dir)
+        if "rendered" not in rendered:
+            return {"error": rendered["error"]}
+        return {"values": rendered["rendered"]["mapdata"]}
     shutil.rmtree(os.path.join(case_dir, "var"), ignore_errors=True)
     token = salt.utils.secret.mask_pillar.set(False)
     try:

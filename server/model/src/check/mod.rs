@@ -2,6 +2,7 @@
 //! statically for each SLS file's include closure, as diagnostics with file and span.
 
 pub mod highstate;
+pub mod params;
 pub mod recheck;
 pub mod summary;
 pub mod tops;
@@ -171,6 +172,7 @@ pub fn check_with(fs: &dyn Vfs, ws: &Workspace, ctx: &CheckContext) -> CheckResu
         out.extend(ctx.check_root(fs, ws, &mut files, &env, &rel, &path).diagnostics);
     }
     crate::check::tops::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
+    crate::check::params::check_parameters(fs, &ctx.roots, &mut files, &mut out);
     normalize(&mut out);
     CheckResult { diagnostics: out, files }
 }

@@ -7,6 +7,7 @@
 //! and layer files are read through the [`Vfs`] (a [`crate::workspace::reads::Recorder`] in
 //! the pipeline, so a result is reused while what it read is unchanged).
 
+pub mod jinja;
 pub mod origin;
 pub mod source;
 pub mod stack;
@@ -19,6 +20,40 @@ use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 use origin::Origins;
 use stack::{Env, Stack};
+
+/// Which implementation a formula's `map.jinja` uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implementation {
+    /// saltext-formula's `salt["map.data"](tpldir)`.
+    Saltext,
+    /// template-formula's `libmapstack.jinja`.
+    Jinja,
+}
+
+impl Implementation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Implementation::Saltext => "saltext",
+            Implementation::Jinja => "jinja",
+        }
+    }
+}
+
+/// Which implementation the formula `tplroot` uses: a `map.jinja` that calls `map.data` is
+/// saltext-formula's, else a `libmapstack.jinja` beside `map.jinja` is template-formula's, and
+/// without one saltext-formula's is assumed. The files are read through `fs` and looked up
+/// in `saltenv`'s roots, so the answer is among a compile's reads.
+pub fn detect(fs: &dyn Vfs, roots: &FileRoots, saltenv: &str, tplroot: &str) -> Implementation {
+    let find = |name: &str| crate::workspace::reads::find_file(fs, roots, saltenv, &format!("{tplroot}/{name}"));
+    let map = find("map.jinja").and_then(|f| fs.read(&f).ok());
+    if map.as_deref().is_some_and(|t| t.contains("map.data")) {
+        return Implementation::Saltext;
+    }
+    match (map, find("libmapstack.jinja")) {
+        (Some(_), Some(_)) => Implementation::Jinja,
+        _ => Implementation::Saltext,
+    }
+}
 
 /// Which of `map.data`'s two stacks a layer belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +112,8 @@ pub struct Layer {
 
 /// What `map.data` gives for a minion.
 pub struct MapData {
+    /// Whose rules computed it.
+    pub implementation: Implementation,
     /// What `salt["map.data"](tpldir)` returns, or the error Salt raises.
     pub values: Result<Value, SaltError>,
     /// Every layer tried, in order (index 0: `map.data`'s built-in meta configuration).
@@ -90,12 +127,54 @@ pub struct MapData {
 /// `DEFAULT_MATCHERS`.
 const DEFAULT_SOURCES: [&str; 6] = ["Y!G@osarch", "Y!G@os_family", "Y!G@os", "Y!G@osfinger", "C@{tplroot}", "Y!G@id"];
 
+/// The sources `implementation` uses when no `map_jinja.yaml` sets any (without the
+/// `defaults.yaml` both put first).
+pub fn default_sources(implementation: Implementation, tplroot: &str) -> Vec<String> {
+    let list: &[&str] = match implementation {
+        Implementation::Saltext => &DEFAULT_SOURCES,
+        Implementation::Jinja => &jinja::DEFAULT_SOURCES,
+    };
+    list.iter().map(|s| s.replace("{tplroot}", tplroot)).collect()
+}
+
+/// The top-level name under a parameter directory (`os_family` for `Y!G@os_family`, a
+/// directory or a `.yaml` file) that `source` can load files from; `None` for a source that
+/// loads no files (a lookup merged as it is) or that does not parse.
+pub fn selectable_name(implementation: Implementation, source: &str) -> Option<String> {
+    let chain = match implementation {
+        Implementation::Saltext => source::parse(source),
+        Implementation::Jinja => source::parse_jinja(source),
+    }
+    .ok()
+    .filter(|c| c.yaml)?;
+    let first = chain.matchers.first()?;
+    first.query.trim_start_matches('/').split('/').next().map(str::to_string)
+}
+
 /// `salt["map.data"](tpldir)` for the minion `jinja` describes, reading `salt://` files of its
 /// `saltenv` (else `base`) from `roots` through `fs`; files it read are added to `files`.
 pub fn map_data(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &JinjaSetup, tpldir: &str) -> MapData {
+    compute(fs, roots, files, jinja, tpldir, Implementation::Saltext)
+}
+
+/// The formula configuration of `tpldir` for the minion `jinja` describes, as the
+/// implementation [`detect`] finds computes it: saltext-formula's `map.data`, or the `mapdata`
+/// template-formula's `map.jinja` exports.
+pub fn formula_map_data(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &JinjaSetup, tpldir: &str) -> MapData {
+    let implementation = detect(fs, roots, &saltenv_of(jinja), tpldir.split('/').next().unwrap_or(""));
+    compute(fs, roots, files, jinja, tpldir, implementation)
+}
+
+/// The environment `cp.get_template` reads layer files from.
+fn saltenv_of(jinja: &JinjaSetup) -> String {
+    jinja.opts.get("saltenv").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("base").to_string()
+}
+
+fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &JinjaSetup, tpldir: &str, implementation: Implementation) -> MapData {
     let tplroot = tpldir.split('/').next().unwrap_or("").to_string();
-    let saltenv = jinja.opts.get("saltenv").and_then(Value::as_str).filter(|s| !s.is_empty()).unwrap_or("base").to_string();
+    let saltenv = saltenv_of(jinja);
     let mut env = Env {
+        implementation,
         fs,
         roots,
         files,
@@ -109,18 +188,21 @@ pub fn map_data(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &
         layers: Vec::new(),
         notes: Vec::new(),
     };
-    let result = run(&mut env);
+    let result = match implementation {
+        Implementation::Saltext => run(&mut env),
+        Implementation::Jinja => jinja::run(&mut env).inspect(|_| post_map_note(&mut env, "post-map.jinja")),
+    };
     let (values, origins) = match result {
         Ok((v, o)) => (Ok(v), Some(o)),
         Err(e) => (Err(e), None),
     };
-    MapData { values, layers: env.layers, origins, notes: env.notes }
+    MapData { implementation, values, layers: env.layers, origins, notes: env.notes }
 }
 
 /// `data()`: the meta stack, `defaults.yaml` first, the formula stack, `map_jinja` added.
 fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let tplroot = env.tplroot.clone();
-    let sources: Vec<Value> = DEFAULT_SOURCES.iter().map(|s| Value::String(s.replace("{tplroot}", &tplroot))).collect();
+    let sources: Vec<Value> = default_sources(Implementation::Saltext, &tplroot).into_iter().map(Value::String).collect();
     let defaults = json!({
         "sources": sources,
         "parameter_dirs": [format!("{tplroot}/parameters")],
@@ -131,25 +213,7 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
         "post_map_template": "jinja",
         "cache": true,
     });
-    env.layers.push(Layer {
-        stage: Stage::MapJinja,
-        source: "map.data defaults".into(),
-        path: None,
-        file: None,
-        status: Status::Loaded,
-        strategy: None,
-        merge_lists: None,
-    });
-    let mut meta = Stack {
-        stage: Stage::MapJinja,
-        origins: Origins::of(&defaults, 0, None, None),
-        values: defaults,
-        base_dirs: vec!["parameters".into(), format!("{tplroot}/parameters")],
-        config_get_strategy: None,
-        merge_strategy: json!("smart"),
-        merge_lists: json!(false),
-        aliases: Vec::new(),
-    };
+    let mut meta = Stack::meta(env, "map.data defaults", defaults, vec!["parameters".into(), format!("{tplroot}/parameters")]);
     meta.render(env, "map_jinja.yaml")?;
     let mut config = meta.values;
     let sources = match config.get_mut("sources") {
@@ -175,14 +239,10 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let merge_strategy = Some(get("default_merge_strategy")).filter(crate::py::builtins::truthy).unwrap_or(json!("smart"));
     let merge_lists = Some(get("default_merge_lists")).filter(|v| !v.is_null()).unwrap_or(json!(false));
     let mut formula = Stack {
-        stage: Stage::Formula,
-        values: Value::Object(Map::new()),
-        origins: Origins::of(&Value::Object(Map::new()), 0, None, None),
-        base_dirs,
         config_get_strategy: Some(get("config_get_strategy")).filter(|v| !v.is_null()),
         merge_strategy,
         merge_lists,
-        aliases: Vec::new(),
+        ..Stack::new(Stage::Formula, Value::Object(Map::new()), base_dirs)
     };
     for source in &sources {
         let Some(source) = source.as_str() else {
@@ -197,16 +257,21 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let mut origins = formula.origins;
     origins.set_child("map_jinja", meta.origins);
     if get("post_map") != Value::Bool(false) {
-        let rel = format!("{tplroot}/{}", crate::py::builtins::str_of(&get("post_map")));
-        if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {
-            let id = env.fs.read(&file).ok().map(|t| env.files.add(file, t.as_str().into()));
-            env.notes.push(
-                SaltError::new(Code::NotAnalysed, format!("not analysed: `{rel}` may change mapdata, and its changes are not applied"))
-                    .at(id.map(|file| crate::value::Loc { file, span: 0..0 })),
-            );
-        }
+        post_map_note(env, &crate::py::builtins::str_of(&get("post_map")));
     }
     Ok((Value::Object(values), origins))
+}
+
+/// A `not-analysed` note when the formula has the post-processing template `name`.
+fn post_map_note(env: &mut Env, name: &str) {
+    let rel = format!("{}/{name}", env.tplroot);
+    if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {
+        let id = env.fs.read(&file).ok().map(|t| env.files.add(file, t.as_str().into()));
+        env.notes.push(
+            SaltError::new(Code::NotAnalysed, format!("not analysed: `{rel}` may change mapdata, and its changes are not applied"))
+                .at(id.map(|file| crate::value::Loc { file, span: 0..0 })),
+        );
+    }
 }
 
 impl MapData {
@@ -231,6 +296,7 @@ impl MapData {
             })
             .collect();
         let mut out = Map::new();
+        out.insert("implementation".into(), json!(self.implementation.as_str()));
         match &self.values {
             Ok(v) => {
                 out.insert("values".into(), v.clone());

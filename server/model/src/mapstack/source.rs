@@ -100,6 +100,41 @@ pub fn parse(source: &str) -> Result<Chain, String> {
     Ok(chain)
 }
 
+/// Parses `source` as template-formula's `libmatchers.jinja` `parse_matchers` does (F.3): one
+/// matcher, split at `@` (the second part is the query, later parts are ignored) and the part
+/// before it at `:`; `C`, `G` and `I` are lookups merged as they are, any other type loads YAML
+/// files named by the lookup its option names (default `C`). `!` and `|` are no syntax (`Y!G`
+/// is just an unknown type). The one option kept is `SUB` (`options[0]`). `Err`: the option
+/// names no lookup, where Jinja calls an undefined function.
+pub fn parse_jinja(source: &str) -> Result<Chain, String> {
+    let letter = |l: &str| match l {
+        "C" => Some(Kind::Config),
+        "G" => Some(Kind::Grains),
+        "I" => Some(Kind::Pillar),
+        _ => None,
+    };
+    let mut parts = source.split('@');
+    let head = parts.next().unwrap_or("");
+    let Some(query) = parts.next() else {
+        return Ok(Chain { yaml: true, matchers: vec![Matcher::new(Kind::Config, source, Vec::new(), None)] });
+    };
+    let meta: Vec<&str> = head.split(':').collect();
+    let (typ, option, delimiter) = match meta.len() {
+        1 => (meta[0], "C", ":"),
+        2 => (meta[0], meta[1], ":"),
+        3 => (meta[0], meta[1], meta[2]),
+        4 => (meta[0], meta[1], ":"),
+        // The macro sets no type, option or delimiter: YAML files through `config.get`.
+        _ => ("", "C", ":"),
+    };
+    if let Some(kind) = letter(typ) {
+        return Ok(Chain { yaml: false, matchers: vec![Matcher::new(kind, query, vec![option.to_string()], Some(delimiter))] });
+    }
+    let option = if option.is_empty() { "C" } else { option };
+    let kind = letter(option).ok_or_else(|| format!("UndefinedError: 'dict object' has no attribute '{option}' (no lookup for `{source}`)"))?;
+    Ok(Chain { yaml: true, matchers: vec![Matcher::new(kind, query, Vec::new(), Some(delimiter))] })
+}
+
 /// `_render_matcher(single)`: the matcher and whether it asks for YAML files.
 fn single(text: &str) -> Result<(Matcher, bool), String> {
     let mut at = text.split('@');
@@ -213,6 +248,52 @@ mod tests {
             Y:Q@foo                  error KeyError: 'Q'
             G@a@b                    raw Grains(a) delim=:
                                      yaml Config() delim=:"#]]
+        .assert_eq(&out.join("\n"));
+    }
+
+    #[test]
+    fn sources_parse_as_libmatchers_parses_them() {
+        let sources = [
+            "Y:G@os_family",
+            "Y:G:!@dns!domain",
+            "Y:C::@roles",
+            "Y@roles",
+            "Y!G@os",
+            "Y!G@os_family|C@roles",
+            "C@tpl:lookup",
+            "C:SUB@tpl:lookup",
+            "I@tpl",
+            "G:X:!@a!b",
+            "roles",
+            "defaults.yaml",
+            "a@b@c",
+            "Y:I:x:y:z@q",
+            "Y:Q@q",
+        ];
+        let show = |source: &str| match parse_jinja(source) {
+            Ok(c) => {
+                let m = &c.matchers[0];
+                format!("{} {:?}({}) {:?} delim={}", if c.yaml { "yaml" } else { "raw" }, m.kind, m.query, m.options, m.delimiter)
+            }
+            Err(e) => format!("error {e}"),
+        };
+        let out: Vec<String> = sources.iter().map(|s| format!("{s:22} {}", show(s))).collect();
+        expect![[r#"
+            Y:G@os_family          yaml Grains(os_family) [] delim=:
+            Y:G:!@dns!domain       yaml Grains(dns!domain) [] delim=!
+            Y:C::@roles            yaml Config(roles) [] delim=:
+            Y@roles                yaml Config(roles) [] delim=:
+            Y!G@os                 yaml Config(os) [] delim=:
+            Y!G@os_family|C@roles  yaml Config(os_family|C) [] delim=:
+            C@tpl:lookup           raw Config(tpl:lookup) ["C"] delim=:
+            C:SUB@tpl:lookup       raw Config(tpl:lookup) ["SUB"] delim=:
+            I@tpl                  raw Pillar(tpl) ["C"] delim=:
+            G:X:!@a!b              raw Grains(a!b) ["X"] delim=!
+            roles                  yaml Config(roles) [] delim=:
+            defaults.yaml          yaml Config(defaults.yaml) [] delim=:
+            a@b@c                  yaml Config(b) [] delim=:
+            Y:I:x:y:z@q            yaml Config(q) [] delim=:
+            Y:Q@q                  error UndefinedError: 'dict object' has no attribute 'Q' (no lookup for `Y:Q@q`)"#]]
         .assert_eq(&out.join("\n"));
     }
 

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::origin::Origins;
 use super::source::{self, Chain, Kind, Matcher};
-use super::{Layer, Stage, Status};
+use super::{Implementation, Layer, Stage, Status};
 use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::{at_mut, locate, traverse_dict_and_list, Step};
@@ -24,6 +24,8 @@ use crate::workspace::vfs::{FileTable, Vfs};
 /// What every stack of one `map.data` call shares: where files come from, the minion's data
 /// (changed by the lookups' pops, as Salt's in-memory copies are), and the layers seen so far.
 pub struct Env<'a> {
+    /// Whose rules: saltext-formula's `map.data` or template-formula's `libmapstack.jinja`.
+    pub implementation: Implementation,
     pub fs: &'a dyn Vfs,
     pub roots: &'a FileRoots,
     pub files: &'a mut FileTable,
@@ -55,6 +57,9 @@ pub struct Stack {
     /// next merge's `deepcopy` ends it. A later lookup that pops `strategy` from that object
     /// pops it from the stack too.
     pub aliases: Vec<(Vec<Step>, Which, Vec<Step>)>,
+    /// `libmapstack.jinja`'s `defaults` besides `values` (`merge_strategy`, `merge_lists`),
+    /// which layer templates see in `stack`; empty for saltext-formula.
+    pub defaults: Map<String, Value>,
 }
 
 /// A looked-up value with the `strategy` and `merge_lists` popped from it (`MatcherResult`).
@@ -79,11 +84,11 @@ pub enum Which {
 }
 
 /// A layer file's data (`MatcherResult(**yaml_values)`).
-struct Loaded {
-    layer: usize,
-    values: Option<(Value, Val)>,
-    strategy: Option<Value>,
-    merge_lists: Option<Value>,
+pub struct Loaded {
+    pub layer: usize,
+    pub values: Option<(Value, Val)>,
+    pub strategy: Option<Value>,
+    pub merge_lists: Option<Value>,
 }
 
 fn error(message: impl Into<String>, at: Option<Loc>) -> SaltError {
@@ -105,6 +110,44 @@ fn concat<'s>(parts: impl IntoIterator<Item = &'s str>) -> String {
 }
 
 impl Stack {
+    /// A stack of `stage` over `base_dirs` starting from `values`: smart merges, no
+    /// `merge_lists`, no `config.get` merge.
+    pub fn new(stage: Stage, values: Value, base_dirs: Vec<String>) -> Stack {
+        Stack {
+            stage,
+            origins: Origins::of(&values, 0, None, None),
+            values,
+            base_dirs,
+            config_get_strategy: None,
+            merge_strategy: Value::String("smart".into()),
+            merge_lists: Value::Bool(false),
+            aliases: Vec::new(),
+            defaults: Map::new(),
+        }
+    }
+
+    /// The meta stack (`map_jinja.yaml`'s): layer 0 is the built-in `defaults`, named `label`.
+    pub fn meta(env: &mut Env, label: &str, defaults: Value, base_dirs: Vec<String>) -> Stack {
+        env.layers.push(Layer {
+            stage: Stage::MapJinja,
+            source: label.into(),
+            path: None,
+            file: None,
+            status: Status::Loaded,
+            strategy: None,
+            merge_lists: None,
+        });
+        Stack::new(Stage::MapJinja, defaults, base_dirs)
+    }
+
+    /// The `stack` variable of `libmapstack.jinja`'s macro: its `defaults` with `values`
+    /// replaced by the values merged so far.
+    fn jinja_stack(&self) -> Value {
+        let mut stack = Map::from_iter([("values".to_string(), self.values.clone())]);
+        stack.extend(self.defaults.iter().filter(|(k, _)| *k != "values").map(|(k, v)| (k.clone(), v.clone())));
+        Value::Object(stack)
+    }
+
     /// Runs one source (`_render_matcher_chain(source).render()`).
     pub fn render(&mut self, env: &mut Env, source: &str) -> Result<(), SaltError> {
         let chain = source::parse(source).map_err(|m| error(format!("data source `{source}`: {m}"), None))?;
@@ -115,7 +158,7 @@ impl Stack {
         }
     }
 
-    fn layer(&self, env: &mut Env, source: &str, path: Option<String>, status: Status) -> usize {
+    pub fn layer(&self, env: &mut Env, source: &str, path: Option<String>, status: Status) -> usize {
         env.layers.push(Layer { stage: self.stage, source: source.to_string(), path, file: None, status, strategy: None, merge_lists: None });
         env.layers.len() - 1
     }
@@ -176,14 +219,22 @@ impl Stack {
             // Both files are rendered (seeing the same stack) before either is merged.
             let loaded = self.load_yaml(env, source, &path)?;
             for l in loaded {
-                let at = env.layers[l.layer].file.as_ref().and_then(|f| env.files.id(f)).map(|file| Loc { file, span: 0..0 });
-                match l.values {
-                    Some((values, spans)) => self.merge(env, l.layer, values, Some(&spans), l.strategy, l.merge_lists, at, None)?,
-                    None => env.layers[l.layer].status = Status::Empty,
-                }
+                self.merge_loaded(env, l)?;
             }
         }
         Ok(())
+    }
+
+    /// Merges a layer file's `values` with its strategy, or marks the layer empty.
+    pub fn merge_loaded(&mut self, env: &mut Env, l: Loaded) -> Result<(), SaltError> {
+        let at = env.layers[l.layer].file.as_ref().and_then(|f| env.files.id(f)).map(|file| Loc { file, span: 0..0 });
+        match l.values {
+            Some((values, spans)) => self.merge(env, l.layer, values, Some(&spans), l.strategy, l.merge_lists, at, None),
+            None => {
+                env.layers[l.layer].status = Status::Empty;
+                Ok(())
+            }
+        }
     }
 
     /// `Renderer.render_path(include_query=True)`.
@@ -217,51 +268,66 @@ impl Stack {
         };
         let mut out = Vec::new();
         for rel in candidates {
-            let layer = self.layer(env, source, Some(rel.clone()), Status::Missing);
-            let Some(file) = reads::find_file(env.fs, env.roots, &env.saltenv, &rel) else { continue };
-            let Ok(text) = env.fs.read(&file) else { continue };
-            let id = env.files.add(file.clone(), text.as_str().into());
-            env.layers[layer].file = Some(file.clone());
-            env.layers[layer].status = Status::Loaded;
-            let whole = Some(Loc { file: id, span: 0..0 });
-            let (rendered, templated) = if crate::render::is_templated(&text) {
-                let mut ctx = env.jinja.context(&env.saltenv, "", &rel, &file);
-                (ctx.grains, ctx.pillar, ctx.opts) = (env.grains.clone(), env.pillar.clone(), env.opts.clone());
-                ctx.extra = vec![
-                    ("tpldir".into(), Value::String(env.tpldir.clone())),
-                    ("tplroot".into(), Value::String(env.tplroot.clone())),
-                    ("mapdata".into(), self.values.clone()),
-                    ("custom_data".into(), Value::Object(Map::new())),
-                ];
-                let r = crate::render::jinja::render(&text, &ctx).map_err(|e| {
-                    let start = e.line.and_then(|l| syntax::line_index::LineIndex::new(&text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-                    SaltError::new(Code::RenderError, e.message).at(Some(Loc { file: id, span: start..start }))
-                })?;
-                for h in r.hints {
-                    env.notes.push(SaltError::new(Code::NotAnalysed, h).at(whole.clone()));
-                }
-                (r.text, true)
-            } else {
-                (text.clone(), false)
-            };
-            let mut data = crate::render::load_yaml(&rendered, id).map_err(|mut e| {
-                if templated {
-                    e.message = format!("{} (in the rendered text)", e.message);
-                    e.loc = whole.clone();
-                }
-                e
-            })?;
-            if templated {
-                clear_spans(&mut data);
-            }
-            out.push(matcher_result(&data, &rel, layer, whole)?);
+            out.extend(self.load_file(env, source, &rel)?);
         }
         Ok(out)
     }
 
+    /// One layer file: its layer (missing when there is no such file), and its data rendered
+    /// and loaded (`None` when missing, or for `libmapstack.jinja`, when it loads as nothing).
+    pub fn load_file(&mut self, env: &mut Env, source: &str, rel: &str) -> Result<Option<Loaded>, SaltError> {
+        let rel = rel.to_string();
+        let layer = self.layer(env, source, Some(rel.clone()), Status::Missing);
+        let Some(file) = reads::find_file(env.fs, env.roots, &env.saltenv, &rel) else { return Ok(None) };
+        let Ok(text) = env.fs.read(&file) else { return Ok(None) };
+        let id = env.files.add(file.clone(), text.as_str().into());
+        env.layers[layer].file = Some(file.clone());
+        env.layers[layer].status = Status::Loaded;
+        let whole = Some(Loc { file: id, span: 0..0 });
+        let (rendered, templated) = if crate::render::is_templated(&text) {
+            let mut ctx = env.jinja.context(&env.saltenv, "", &rel, &file);
+            (ctx.grains, ctx.pillar, ctx.opts) = (env.grains.clone(), env.pillar.clone(), env.opts.clone());
+            ctx.extra = match env.implementation {
+                Implementation::Saltext => vec![
+                    ("tpldir".into(), Value::String(env.tpldir.clone())),
+                    ("tplroot".into(), Value::String(env.tplroot.clone())),
+                    ("mapdata".into(), self.values.clone()),
+                    ("custom_data".into(), Value::Object(Map::new())),
+                ],
+                // `include ... ignore missing` inside the `mapstack` macro: its locals leak,
+                // `stack` among them (the macro's defaults with the values merged so far).
+                Implementation::Jinja => vec![("tplroot".into(), Value::String(env.tplroot.clone())), ("stack".into(), self.jinja_stack())],
+            };
+            let r = crate::render::jinja::render(&text, &ctx).map_err(|e| {
+                let start = e.line.and_then(|l| syntax::line_index::LineIndex::new(&text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
+                SaltError::new(Code::RenderError, e.message).at(Some(Loc { file: id, span: start..start }))
+            })?;
+            for h in r.hints {
+                env.notes.push(SaltError::new(Code::NotAnalysed, h).at(whole.clone()));
+            }
+            (r.text, true)
+        } else {
+            (text.clone(), false)
+        };
+        let mut data = crate::render::load_yaml(&rendered, id).map_err(|mut e| {
+            if templated {
+                e.message = format!("{} (in the rendered text)", e.message);
+                e.loc = whole.clone();
+            }
+            e
+        })?;
+        if templated {
+            clear_spans(&mut data);
+        }
+        Ok(Some(match env.implementation {
+            Implementation::Saltext => matcher_result(&data, &rel, layer, whole)?,
+            Implementation::Jinja => super::jinja::layer_result(&data, layer),
+        }))
+    }
+
     /// `RenderContext.merge_result`: the layer's strategy and `merge_lists`, else the stack's.
     #[allow(clippy::too_many_arguments)]
-    fn merge(
+    pub fn merge(
         &mut self,
         env: &mut Env,
         layer: usize,
@@ -291,7 +357,36 @@ impl Stack {
                     .filter_map(|p| p.strip_prefix(prefix.as_slice()).map(|rest| (p.clone(), which, [home_path.as_slice(), rest].concat())))
                     .collect()
             }
-            // Other strategies (and layers read from files) are not tracked.
+            // `merge_list` builds `{k: [a[k], b[k]] if k in b else a[k]}`: nothing is copied.
+            (home, "list") => {
+                let b = values.as_object();
+                let in_b = |k: &Step| matches!(k, Step::Key(k) if b.is_some_and(|b| b.contains_key(k)));
+                let mut kept: Vec<_> = std::mem::take(&mut self.aliases)
+                    .into_iter()
+                    .map(|(p, which, hp)| match p.split_first() {
+                        Some((k, rest)) if in_b(k) => ([&[k.clone(), Step::Index(0)][..], rest].concat(), which, hp),
+                        _ => (p, which, hp),
+                    })
+                    .collect();
+                if let (Some((prefix, which, home_path)), Some(a)) = (home, before.as_object()) {
+                    for k in a.keys().filter(|k| in_b(&Step::Key((*k).clone()))) {
+                        if let Some(rest) = [Step::Key(k.clone())].strip_prefix(prefix.as_slice()) {
+                            kept.push((vec![Step::Key(k.clone()), Step::Index(1)], which, [home_path.as_slice(), rest].concat()));
+                        }
+                    }
+                }
+                kept
+            }
+            // `aggregate` copies `a` shallowly at the top: its keys that `b` lacks keep their
+            // objects. (What it keeps of `b` is not tracked, nor are layers read from files.)
+            (_, "aggregate") => {
+                let b = values.as_object();
+                std::mem::take(&mut self.aliases)
+                    .into_iter()
+                    .filter(|(p, _, _)| !matches!(p.first(), Some(Step::Key(k)) if b.is_some_and(|b| b.contains_key(k))))
+                    .collect()
+            }
+            // Every other strategy deep-copies `a`.
             _ => Vec::new(),
         };
         self.origins = Origins::merged(Some(&self.origins), &merged, Some(&values), spans, layer, None);
@@ -302,8 +397,15 @@ impl Stack {
     /// `Matcher.value()`'s lookup (`_fetch`, then `MatcherResult.from_bare`): `None` when not
     /// found. A dict loses its `strategy` and `merge_lists` where it lives, and so wherever
     /// the stack holds the same object (see [`Stack::aliases`]).
+    pub fn fetch_value(&mut self, env: &mut Env, m: &Matcher) -> Result<Option<Value>, SaltError> {
+        Ok(self.fetch(env, m)?.map(|f| f.values))
+    }
+
     fn fetch(&mut self, env: &mut Env, m: &Matcher) -> Result<Option<Fetched>, SaltError> {
-        let (q, d) = (m.query.as_str(), m.delimiter.as_str());
+        // `libmatchers.jinja` passes the delimiter on only to `config.get` with a `merge`.
+        let jinja = env.implementation == Implementation::Jinja;
+        let honoured = !jinja || (m.kind == Kind::Config && self.config_get_strategy.is_some());
+        let (q, d) = (m.query.as_str(), if honoured { m.delimiter.as_str() } else { ":" });
         let home: Option<(Which, Vec<Step>)> = match m.kind {
             Kind::Grains => locate(&env.grains, q, d).map(|p| (Which::Grains, p)),
             Kind::Pillar => locate(&env.pillar, q, d).map(|p| (Which::Pillar, p)),
@@ -314,7 +416,7 @@ impl Stack {
                 Some(strategy) => {
                     let merged = config_merged(&env.opts, &env.grains, &env.pillar, &str_of(strategy)).map_err(|e| merge_error(e, None))?;
                     let value = traverse_dict_and_list(&merged, q, d).filter(|v| v.as_str() != Some("_|-")).cloned();
-                    return Ok(value.map(|v| pop_meta(v, None)));
+                    return Ok(value.map(|v| if jinja { Fetched { values: v, strategy: None, merge_lists: None, home: None } } else { pop_meta(v, None) }));
                 }
                 None => match config_locate(&env.opts, &env.grains, &env.pillar, q, d, [false; 4]) {
                     Some((ConfigSource::Opts, p)) => Some((Which::Opts, p)),
@@ -323,7 +425,9 @@ impl Stack {
                     Some((ConfigSource::Master, p)) => Some((Which::Master, p)),
                     Some((ConfigSource::Defaults, p)) => {
                         let defaults = crate::render::functions::config_source(&env.opts, &env.grains, &env.pillar, ConfigSource::Defaults, &p);
-                        return Ok(defaults.map(|v| pop_meta(v, None)));
+                        return Ok(
+                            defaults.map(|v| if jinja { Fetched { values: v, strategy: None, merge_lists: None, home: None } } else { pop_meta(v, None) })
+                        );
                     }
                     None => None,
                 },
@@ -331,6 +435,10 @@ impl Stack {
         };
         let Some((which, path)) = home else { return Ok(None) };
         let Some(found) = self.data_mut(env, which).and_then(|data| at_mut(data, &path)) else { return Ok(None) };
+        if jinja {
+            // `libmatchers.jinja` keeps `strategy` and `merge_lists` in the value.
+            return Ok(Some(Fetched { values: found.clone(), strategy: None, merge_lists: None, home: None }));
+        }
         let (strategy, merge_lists) = pop_in_place(found);
         let values = found.clone();
         if strategy.is_some() || merge_lists.is_some() {

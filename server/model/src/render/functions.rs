@@ -24,6 +24,11 @@ use crate::render::mutable::{self, MDict, MList};
 /// `minion_id` where the matcher takes one).
 pub type Matcher = Arc<dyn Fn(&str, &str, Option<&str>, Option<&str>) -> bool + Send + Sync>;
 
+/// Answers `salt["map.data"](tpldir)` (saltext-formula) for this minion: what it returns and
+/// what was not analysed, or the exception Salt raises. The pipeline passes one in (the
+/// mapstack model comes after `render`).
+pub type MapDataFn = Arc<dyn Fn(&str) -> Result<(Value, Vec<String>), String> + Send + Sync>;
+
 /// `DEFAULT_TARGET_DELIM` (`salt/defaults/__init__.py`).
 const DELIM: &str = ":";
 
@@ -255,6 +260,34 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         "test.true" | "test.false" => {
             a(&Sig::new(if name == "test.true" { "true_" } else { "false_" }, &[], 0))?;
             Ok(JValue::from(name == "test.true"))
+        }
+        // saltext-formula's `map.data(tpldir, sources=None, ...)`: only the default arguments
+        // are modelled.
+        "map.data" => {
+            let b = a(&Sig::new(
+                "data",
+                &[
+                    "tpldir",
+                    "sources",
+                    "parameter_dirs",
+                    "config_get_strategy",
+                    "default_merge_strategy",
+                    "default_merge_lists",
+                    "post_map",
+                    "post_map_template",
+                    "cache",
+                    "custom_data",
+                ],
+                1,
+            ))?;
+            match (&ctx.map_data, (1..10).all(|i| b.get(i).is_none())) {
+                (Some(map_data), true) => {
+                    let (values, notes) = map_data(&b.string(0)?).map_err(raised)?;
+                    notes.into_iter().for_each(|n| f.hint(n));
+                    Ok(from_json(&values))
+                }
+                _ => Ok(f.inert(name)),
+            }
         }
         _ => Ok(f.inert(name)),
     }
@@ -1518,6 +1551,7 @@ b:
             }),
             probe: None,
             matcher: None,
+            map_data: None,
             extra: Vec::new(),
         }
     }

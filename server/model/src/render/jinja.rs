@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
-use crate::render::functions::{self, Matcher};
+use crate::render::functions::{self, MapDataFn, Matcher};
 use crate::render::{mutable, tags};
 
 /// What a template sees.
@@ -32,6 +32,8 @@ pub struct JinjaContext {
     pub probe: Option<Probed>,
     /// Decides targets for `match.filter_by`; without one that function is not answered.
     pub matcher: Option<Matcher>,
+    /// Answers `salt["map.data"]`; without one that function is not answered.
+    pub map_data: Option<MapDataFn>,
     /// Variables a caller passes besides the state system's (`cp.get_template`'s keyword
     /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
     pub extra: Vec<(String, serde_json::Value)>,
@@ -46,6 +48,7 @@ pub struct JinjaSetup {
     pub opts: serde_json::Value,
     pub read: EnvReader,
     pub matcher: Option<Matcher>,
+    pub map_data: Option<MapDataFn>,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -72,6 +75,7 @@ impl JinjaSetup {
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
             matcher: self.matcher.clone(),
+            map_data: self.map_data.clone(),
             extra: Vec::new(),
         }
     }
@@ -87,12 +91,17 @@ impl JinjaSetup {
         if let Some(m) = raw.as_object_mut() {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
         }
-        JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: raw, read: Arc::new(read), matcher: None }
+        JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: raw, read: Arc::new(read), matcher: None, map_data: None }
     }
 
     /// The same setup answering `match.filter_by` with `matcher`.
     pub fn with_matcher(self, matcher: Matcher) -> JinjaSetup {
         JinjaSetup { matcher: Some(matcher), ..self }
+    }
+
+    /// The same setup answering `salt["map.data"]` with `map_data`.
+    pub fn with_map_data(self, map_data: MapDataFn) -> JinjaSetup {
+        JinjaSetup { map_data: Some(map_data), ..self }
     }
 }
 
@@ -626,6 +635,7 @@ mod tests {
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
             probe: None,
             matcher: None,
+            map_data: None,
             extra: Vec::new(),
         }
     }

@@ -1,0 +1,5 @@
+{%- set cfg = salt['map.data'](tpldir) %}
+app-conf:
+  test.nop:
+    - cfg: {{ cfg | json }}
+    - tpldir: {{ tpldir }}
