@@ -12,6 +12,7 @@
 pub mod check;
 pub mod diagnostic;
 pub mod mapstack;
+pub mod pillar;
 pub mod pipeline;
 pub mod py;
 pub mod render;

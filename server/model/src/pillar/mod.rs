@@ -1,0 +1,515 @@
+//! The minion's pillar from `pillar_roots`, as Salt's master computes it
+//! (`salt/pillar/__init__.py` `Pillar.compile_pillar`, `render_pillar`, `render_pstate`): the
+//! pillar top files (`top.rs`), each matched SLS rendered with Jinja (includes with `defaults`
+//! and `key`), merged with `pillar_source_merging_strategy` and `pillar_merge_lists` through
+//! `py::dictupdate`. Errors are what Salt puts under `_errors`, each with the place it comes
+//! from; provenance (which SLS set each key, what it overrode) is kept for `pillar --explain`.
+//!
+//! `salt-call pillar.items` compiles twice: the minion's start compiles with the configuration's
+//! `pillar:` as the pillar templates and `I@` targets see, then `pillar.items` compiles again
+//! with that result, and updates it (a shallow `dict.update`). [`compile`] does both.
+
+pub mod top;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Code, SaltError};
+use crate::mapstack::origin::Origins;
+use crate::py::{dictupdate, fnmatch};
+use crate::render::jinja::JinjaSetup;
+use crate::targeting::matchers::MatchContext;
+use crate::targeting::Matches;
+use crate::value::{Loc, Val};
+use crate::workspace::config::Opts;
+use crate::workspace::reads;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
+
+pub use top::{PillarTargetDecision, PillarTop};
+
+/// A pillar error: the text Salt puts under `_errors` (none for what Salt does not report,
+/// such as a renderer salt-analyzer never runs), and the diagnostic with its place.
+#[derive(Debug, Clone)]
+pub struct PillarError {
+    pub salt: Option<String>,
+    pub diag: SaltError,
+}
+
+impl PillarError {
+    pub fn new(salt: impl Into<String>, diag: SaltError) -> PillarError {
+        PillarError { salt: Some(salt.into()), diag }
+    }
+}
+
+/// One source of pillar values: layer 0 is the pillar before this compile (the
+/// configuration's `pillar:`, then the first compile's result), the others rendered SLS files.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub env: String,
+    pub sls: String,
+    pub path: Option<PathBuf>,
+    /// The SLS whose `include:` rendered it.
+    pub included_by: Option<String>,
+}
+
+/// The pillar options Salt reads (`salt/config/__init__.py` defaults).
+#[derive(Debug, Clone)]
+pub struct PillarOptions {
+    pub strategy: String,
+    pub merge_lists: bool,
+    pub renderer: String,
+    pub pillarenv: Option<String>,
+    pub includes_override_sls: bool,
+    pub safe_render_error: bool,
+    pub env_order: Vec<String>,
+    pub state_top: String,
+    pub saltenv: Option<String>,
+    pub ssh_merge_pillar: bool,
+}
+
+impl PillarOptions {
+    pub fn from_opts(opts: &Opts) -> PillarOptions {
+        let raw = &opts.raw;
+        let truthy = |k: &str, default: bool| raw.get(k).map_or(default, |v| Val::from_json(v, None).truthy());
+        let string = |k: &str| raw.get(k).filter(|v| Val::from_json(v, None).truthy()).map(|v| Val::from_json(v, None).py_str());
+        PillarOptions {
+            strategy: string("pillar_source_merging_strategy").unwrap_or_else(|| "smart".into()),
+            merge_lists: truthy("pillar_merge_lists", false),
+            renderer: opts.renderer.clone(),
+            pillarenv: string("pillarenv"),
+            includes_override_sls: truthy("pillar_includes_override_sls", false),
+            safe_render_error: truthy("pillar_safe_render_error", true),
+            env_order: opts.env_order.clone(),
+            state_top: opts.state_top.clone(),
+            saltenv: opts.saltenv.clone(),
+            ssh_merge_pillar: truthy("ssh_merge_pillar", true),
+        }
+    }
+}
+
+/// Who the pillar is for.
+pub struct PillarMinion<'a> {
+    pub id: &'a str,
+    pub grains: &'a Value,
+    pub nodegroups: &'a Value,
+}
+
+/// A computed pillar.
+#[derive(Debug, Clone)]
+pub struct Pillar {
+    /// What `pillar.items` returns, `_errors` included.
+    pub pillar: Value,
+    pub errors: Vec<PillarError>,
+    pub layers: Vec<Layer>,
+    /// Who set each value of [`Pillar::pillar`] (layers index [`Pillar::layers`]).
+    pub origins: Origins,
+    pub matches: Matches,
+    pub targets: Vec<PillarTargetDecision>,
+}
+
+impl Pillar {
+    /// The pillar without anything computed: `base` as it is.
+    pub fn literal(base: Value) -> Pillar {
+        let origins = Origins::of(&base, 0, None, None);
+        let layer = Layer { env: String::new(), sls: String::new(), path: None, included_by: None };
+        Pillar { pillar: base, errors: Vec::new(), layers: vec![layer], origins, matches: Matches::new(), targets: Vec::new() }
+    }
+}
+
+/// The minion's pillar from `roots` (its `pillar_roots`, scanned through the recorder so that
+/// created and deleted files count as reads), starting from `base` (the configuration's
+/// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
+pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Opts, who: &PillarMinion, base: Option<Value>, jinja: &JinjaSetup) -> Pillar {
+    let o = PillarOptions::from_opts(opts);
+    let first = compile_once(fs, roots, files, &o, who, base, jinja, o.saltenv.clone());
+    // `pillar.items` does not pass a saltenv.
+    let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None);
+    // Without errors of its own, the second compile keeps the first one's `_errors`.
+    if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
+        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
+    }
+    second
+}
+
+/// One `Pillar(...).compile_pillar()` over `pillar_data`, without ext_pillar.
+#[allow(clippy::too_many_arguments)]
+fn compile_once(
+    fs: &dyn Vfs,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    o: &PillarOptions,
+    who: &PillarMinion,
+    opts_pillar: Option<Value>,
+    jinja: &JinjaSetup,
+    saltenv: Option<String>,
+) -> Pillar {
+    let pillar_data = match &opts_pillar {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    let mut jinja = jinja.clone();
+    jinja.pillar = Value::Object(pillar_data.clone());
+    let mut top_errors = Vec::new();
+    let none_env = (o.strategy == "none").then(|| saltenv.clone().unwrap_or_else(|| "base".into()));
+    let topts = top::TopOptions { state_top: &o.state_top, pillarenv: o.pillarenv.as_deref(), none_strategy_env: none_env.as_deref() };
+    let tops = top::get_tops(fs, roots, files, &jinja, &topts, &mut top_errors);
+    let merged = top::merge_tops(&tops).unwrap_or_else(|at| {
+        let msg = "Error encountered while rendering pillar top file.";
+        top_errors.push(PillarError::new(msg, SaltError::new(Code::MalformedTop, format!("{msg} (a section or target Salt cannot iterate)")).at(at)));
+        PillarTop::default()
+    });
+    let data = Value::Object(pillar_data.clone());
+    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups);
+    let (matches, targets) = top::top_matches(&merged, &ctx, o.pillarenv.as_deref());
+    let avail = top::get_envs(roots).into_iter().map(|e| (e.clone(), roots.list_states_shared(&e))).collect();
+    let mut r = Render { fs, roots, files, o, jinja, avail, top: &merged, layers: Vec::new(), errors: Vec::new() };
+    r.layers.push(Layer { env: String::new(), sls: String::new(), path: None, included_by: None });
+    let (rendered, rendered_origins) = r.render_pillar(&matches);
+    let Render { layers, mut errors, .. } = r;
+    // `self.pillar_data.update(pillar)`.
+    let mut out = pillar_data;
+    let mut origins = Origins::of(&Value::Object(out.clone()), 0, None, None);
+    for (k, v) in rendered {
+        let mut o = rendered_origins.child(&k).cloned().unwrap_or_else(|| Origins::of(&v, 0, None, None));
+        if out.contains_key(&k) && o.origin.layer != 0 && !o.origin.overrode.contains(&0) {
+            o.origin.overrode.insert(0, 0);
+        }
+        origins.set_child(&k, o);
+        out.insert(k, v);
+    }
+    errors.extend(top_errors);
+    // `ssh_merge_pillar` (on by default): `opts["pillar"]` merged under the result, so a value
+    // of the earlier pillar that this compile replaced shallowly is merged back in.
+    let mut out = match opts_pillar {
+        Some(mut before) if before.is_object() && o.ssh_merge_pillar => {
+            let mut prev = Origins::of(&before, 0, None, None);
+            prev.origin.layer = 0;
+            let after = Value::Object(out);
+            match dictupdate::merge(&mut before, &after, &o.strategy, &o.renderer, o.merge_lists) {
+                Ok(Value::Object(merged)) => {
+                    origins = Origins::overlay(Some(&prev), &Value::Object(merged.clone()), Some(&after), &origins);
+                    merged
+                }
+                _ => after.as_object().cloned().unwrap_or_default(),
+            }
+        }
+        _ => out,
+    };
+    let salt: Vec<Value> = errors.iter().filter_map(|e| e.salt.clone().map(Value::String)).collect();
+    if !salt.is_empty() {
+        out.insert("_errors".into(), Value::Array(salt.clone()));
+        origins.set_child("_errors", Origins::of(&Value::Array(salt), 0, None, None));
+    }
+    Pillar { pillar: Value::Object(out), errors, layers, origins, matches, targets }
+}
+
+/// A rendered pillar SLS (Python's `None` is `None`), and who set each of its values.
+type Rendered = Option<(Value, Origins)>;
+
+struct Render<'a> {
+    fs: &'a dyn Vfs,
+    roots: &'a FileRoots,
+    files: &'a mut FileTable,
+    o: &'a PillarOptions,
+    jinja: JinjaSetup,
+    /// `Pillar.avail`: the SLS names of `base` and every `pillar_roots` environment.
+    avail: IndexMap<String, Arc<Vec<String>>>,
+    top: &'a PillarTop,
+    layers: Vec<Layer>,
+    errors: Vec<PillarError>,
+}
+
+fn no_env(env: &str, at: Option<Loc>) -> PillarError {
+    let msg = format!("No matching pillar environment for environment '{env}' found");
+    PillarError::new(msg.clone(), SaltError::new(Code::UnknownEnvironment, format!("{msg}: `pillar_roots` has no environment `{env}`")).at(at))
+}
+
+impl Render<'_> {
+    fn merge(&self, a: &mut Value, b: &Value) -> Option<Value> {
+        dictupdate::merge(a, b, &self.o.strategy, &self.o.renderer, self.o.merge_lists).ok()
+    }
+
+    /// Where the top names `sls` in section `env` (the first matching entry).
+    fn named_at(&self, env: &str, sls: &str) -> Option<Loc> {
+        let targets = self.top.sections.get(env)?;
+        let names = |t: &top::PillarTarget| t.body.iter().filter(|b| b.as_str().is_some()).cloned().collect::<Vec<_>>();
+        let all: Vec<Val> = targets.iter().flat_map(names).collect();
+        let exact = all.iter().find(|b| b.as_str() == Some(sls));
+        let glob = || all.iter().find(|b| b.as_str().is_some_and(|p| fnmatch::filter([sls], p).len() == 1));
+        exact.or_else(glob).and_then(|b| b.at.clone())
+    }
+
+    /// `Pillar.render_pillar`: every matched SLS of every environment (in `env_order` when
+    /// set), merged in order.
+    fn render_pillar(&mut self, matches: &Matches) -> (Map<String, Value>, Origins) {
+        let mut pillar = Value::Object(Map::new());
+        let mut origins = Origins::of(&pillar, 0, None, None);
+        let mut envs: Vec<&String> = self.o.env_order.iter().filter(|e| matches.contains_key(*e)).collect();
+        envs.extend(matches.keys().filter(|e| !self.o.env_order.contains(e)));
+        for env in envs {
+            let mut files = Vec::new();
+            for sls_match in &matches[env] {
+                match self.avail.get(env) {
+                    Some(avail) => {
+                        reads::names(self.fs, self.roots, env, sls_match);
+                        let found = fnmatch::filter(avail.iter().map(String::as_str), sls_match);
+                        if found.is_empty() {
+                            files.push(sls_match.clone());
+                        }
+                        files.extend(found.into_iter().map(str::to_string));
+                    }
+                    None => {
+                        let at = self.named_at(env, sls_match);
+                        self.errors.push(no_env(env, at));
+                        files.push(sls_match.clone());
+                    }
+                }
+            }
+            let mut mods = IndexMap::new();
+            for sls in files {
+                let at = self.named_at(env, &sls);
+                let (pstate, err) = self.render_pstate(&sls, env, &mut mods, &Map::new(), at, None);
+                self.errors.extend(err);
+                let Some((p, o)) = pstate else { continue };
+                if !p.is_object() {
+                    continue;
+                }
+                if let Some(merged) = self.merge(&mut pillar, &p) {
+                    origins = Origins::overlay(Some(&origins), &merged, Some(&p), &o);
+                    pillar = merged;
+                }
+            }
+        }
+        match pillar {
+            Value::Object(m) => (m, origins),
+            _ => (Map::new(), origins),
+        }
+    }
+
+    /// Reads and renders one pillar SLS file with the pillar SLS context (its `sls`, `saltenv`,
+    /// ... and the include's `defaults`).
+    fn render_file(&mut self, f: &crate::workspace::roots::StateFile, sls: &str, env: &str, defaults: &Map<String, Value>) -> Result<(Val, bool), SaltError> {
+        let text = self.fs.read(&f.path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("cannot read {}: {e}", f.path.display())))?;
+        let id = self.files.add(f.path.clone(), Arc::from(text.as_str()));
+        let at = Some(Loc { file: id, span: 0..0 });
+        let rel = f.source.trim_start_matches("salt://");
+        let mut ctx = self.jinja.context(env, sls, rel, &f.path);
+        ctx.extra = defaults.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let templated = crate::render::is_templated(&text);
+        match crate::render::render_with(&text, id, Some(&ctx)) {
+            Ok(v) => Ok((v, templated)),
+            Err(mut e) => {
+                crate::render::place_in_template(&mut e, self.fs, self.roots, env, self.files);
+                if e.loc.is_none() {
+                    e.loc = at;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// `Pillar.render_pstate(sls, saltenv, mods, defaults)`: the SLS rendered, its includes
+    /// rendered and merged under it, and the errors Salt collects on the way.
+    fn render_pstate(
+        &mut self,
+        sls: &str,
+        env: &str,
+        mods: &mut IndexMap<String, Rendered>,
+        defaults: &Map<String, Value>,
+        named_at: Option<Loc>,
+        included_by: Option<&str>,
+    ) -> (Rendered, Vec<PillarError>) {
+        let mut errors = Vec::new();
+        let layer = self.layers.len();
+        let Some(f) = reads::state(self.fs, self.roots, env, sls) else {
+            if self.top.ignored.get(env).is_some_and(|l| l.iter().any(|x| x == sls)) {
+                return (None, errors);
+            }
+            if self.roots.envs.get(env).is_some_and(|e| !e.roots.is_empty()) {
+                let msg = format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master");
+                let why = match included_by {
+                    Some(by) => {
+                        format!("{msg}: pillar SLS `{by}` includes it, and no `{}.sls` or `{}/init.sls` exists", sls.replace('.', "/"), sls.replace('.', "/"))
+                    }
+                    None => format!("{msg}: the pillar top assigns it without `ignore_missing`, and no pillar root of `{env}` has it"),
+                };
+                errors.push(PillarError::new(msg, SaltError::new(Code::MissingSls, why).at(named_at)));
+                // `compile_template(False)` is `{}`.
+                self.layers.push(Layer { env: env.into(), sls: sls.into(), path: None, included_by: included_by.map(str::to_string) });
+                let empty = Value::Object(Map::new());
+                let r = Some((empty.clone(), Origins::of(&empty, layer, None, None)));
+                mods.insert(sls.to_string(), r.clone());
+                return (r, errors);
+            }
+            return (None, errors);
+        };
+        self.layers.push(Layer { env: env.into(), sls: sls.into(), path: Some(f.path.clone()), included_by: included_by.map(str::to_string) });
+        let rendered = match self.render_file(&f, sls, env, defaults) {
+            Ok(v) => Some(v),
+            Err(e) if e.code == Code::NotAnalysed => {
+                errors.push(PillarError { salt: None, diag: e });
+                None
+            }
+            Err(e) => {
+                let salt = if self.o.safe_render_error {
+                    format!("Rendering SLS '{sls}' failed. Please see master log for details.")
+                } else {
+                    format!("Rendering SLS '{sls}' failed, render error:\n{}", e.message)
+                };
+                let mut diag = e;
+                diag.message = format!("Rendering pillar SLS '{sls}' failed: {}", diag.message);
+                errors.push(PillarError::new(salt, diag));
+                None
+            }
+        };
+        let Some((val, templated)) = rendered else {
+            mods.insert(sls.to_string(), None);
+            return (None, errors);
+        };
+        let mut state = val.to_json();
+        let own = |state: &Value| Origins::of(state, layer, (!templated).then_some(&val), None);
+        let truthy = Val::from_json(&state, None).truthy();
+        if !truthy {
+            let r = Some((state.clone(), own(&state)));
+            mods.insert(sls.to_string(), r.clone());
+            return (r, errors);
+        }
+        let file_at = val.at.clone();
+        let Value::Object(map) = &mut state else {
+            let msg = format!("SLS '{sls}' does not render to a dictionary");
+            errors.push(PillarError::new(msg.clone(), SaltError::new(Code::RenderError, msg).at(file_at)));
+            let r = Some((state.clone(), own(&state)));
+            mods.insert(sls.to_string(), r.clone());
+            return (r, errors);
+        };
+        let include = match map.get("include") {
+            None => None,
+            Some(Value::Array(_)) => map.shift_remove("include"),
+            Some(_) => {
+                let msg = format!("Include Declaration in SLS '{sls}' is not formed as a list");
+                errors.push(PillarError::new(msg.clone(), SaltError::new(Code::MalformedState, msg).at(file_at.clone())));
+                None
+            }
+        };
+        let own_origins = own(&state);
+        mods.insert(sls.to_string(), Some((state.clone(), own_origins.clone())));
+        let Some(Value::Array(items)) = include else {
+            return (Some((state, own_origins)), errors);
+        };
+        let include_at = val.as_dict().and_then(|d| d.get("include")).and_then(|v| v.at.clone()).or(file_at);
+        // `defaults` and `err` are Python locals that keep their values from item to item.
+        let mut defaults = defaults.clone();
+        let mut err: Vec<PillarError> = Vec::new();
+        // Each entry: the value, its origins, and the `mods` entry it is the very object of.
+        let mut include_states: Vec<(Value, Origins, Option<String>)> = Vec::new();
+        let mut state_now = Some((state.clone(), own_origins.clone(), Some(sls.to_string())));
+        for item in items {
+            let (mut sub_sls, key) = match &item {
+                Value::Object(d) => {
+                    let Some((name, v)) = d.iter().next() else { continue };
+                    defaults = v.get("defaults").and_then(Value::as_object).cloned().unwrap_or_default();
+                    (name.clone(), v.get("key").and_then(Value::as_str).map(str::to_string))
+                }
+                Value::String(s) => (s.clone(), None),
+                other => (Val::from_json(other, None).py_str(), None),
+            };
+            let mut matched: Vec<String> = match self.avail.get(env).cloned() {
+                Some(avail) => {
+                    let pattern = sub_sls.trim_start_matches('.').replace('/', ".");
+                    reads::names(self.fs, self.roots, env, &pattern);
+                    let mut m: Vec<String> = fnmatch::filter(avail.iter().map(String::as_str), &pattern).into_iter().map(str::to_string).collect();
+                    if let Some(rest) = sub_sls.strip_prefix('.') {
+                        let mut parts: Vec<&str> = sls.split('.').collect();
+                        if !f.is_init() {
+                            parts.pop();
+                        }
+                        parts.push(rest);
+                        sub_sls = parts.join(".");
+                    }
+                    reads::names(self.fs, self.roots, env, &sub_sls);
+                    m.extend(fnmatch::filter(avail.iter().map(String::as_str), &sub_sls).into_iter().map(str::to_string));
+                    m
+                }
+                None => {
+                    errors.push(no_env(env, include_at.clone()));
+                    vec![sub_sls.clone()]
+                }
+            };
+            if matched.is_empty() {
+                matched.push(sub_sls.clone());
+            }
+            for m in matched {
+                let nstate = match mods.get(&m) {
+                    Some(r) => r.clone(),
+                    None => {
+                        let (n, e) = self.render_pstate(&m, env, mods, &defaults, include_at.clone(), Some(sls));
+                        err = e;
+                        n
+                    }
+                };
+                if let Some((mut n, mut o)) = nstate.filter(|(n, _)| Val::from_json(n, None).truthy()) {
+                    let mut alias = Some(m.clone());
+                    if let Some(key) = &key {
+                        for fragment in key.split(':').rev() {
+                            n = Value::Object(Map::from_iter([(fragment.to_string(), n)]));
+                            o = Origins { origin: o.origin.clone(), children: vec![(fragment.to_string(), o)] };
+                        }
+                        alias = None;
+                    }
+                    if !n.is_object() {
+                        let msg = format!(
+                            "pillar SLS `{m}` does not render to a mapping, and `{sls}` includes it: Salt raises merging it (TypeError: Cannot update using non-dict types in dictupdate.update()), so `pillar.items` fails"
+                        );
+                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()) });
+                    } else if !self.o.includes_override_sls {
+                        include_states.push((n, o, alias));
+                    } else if let Some((mut s, so, s_alias)) = state_now.take() {
+                        if let Some(merged) = self.merge(&mut s, &n) {
+                            self.write_back(mods, s_alias, &s, &so);
+                            let mo = Origins::overlay(Some(&so), &merged, Some(&n), &o);
+                            state_now = Some((merged, mo, None));
+                        } else {
+                            state_now = Some((s, so, s_alias));
+                        }
+                    }
+                }
+                errors.extend(err.iter().cloned());
+            }
+        }
+        if self.o.includes_override_sls {
+            return (state_now.map(|(s, o, _)| (s, o)), errors);
+        }
+        // Included states first, the SLS itself last, so its own values win.
+        include_states.extend(state_now);
+        let mut acc: Option<(Value, Origins, Option<String>)> = None;
+        for (s, o, alias) in include_states {
+            acc = Some(match acc {
+                None => (s, o, alias),
+                Some((mut a, ao, a_alias)) => match self.merge(&mut a, &s) {
+                    Some(merged) => {
+                        self.write_back(mods, a_alias, &a, &ao);
+                        let mo = Origins::overlay(Some(&ao), &merged, Some(&s), &o);
+                        (merged, mo, None)
+                    }
+                    None => (a, ao, a_alias),
+                },
+            });
+        }
+        (acc.map(|(s, o, _)| (s, o)), errors)
+    }
+
+    /// `overwrite` assigns into the merge's first argument; when that is the very object a
+    /// `mods` entry holds, later includes of that SLS see the change.
+    fn write_back(&self, mods: &mut IndexMap<String, Rendered>, alias: Option<String>, value: &Value, origins: &Origins) {
+        if self.o.strategy != "overwrite" {
+            return;
+        }
+        if let Some(name) = alias {
+            mods.insert(name, Some((value.clone(), origins.clone())));
+        }
+    }
+}
