@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::{map_data, MapData};
+use crate::pillar::{self, Pillar, PillarMinion};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
@@ -50,6 +51,8 @@ pub enum Scope {
     },
     /// A formula's layered configuration, `salt["map.data"](tpldir)`.
     MapData { tpldir: String },
+    /// Only the minion's pillar (`pillar.items`), which every scope computes first.
+    Pillar,
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -105,6 +108,9 @@ pub struct Compiled {
     pub rendered: Option<FileRender>,
     /// The formula configuration ([`Scope::MapData`]).
     pub mapdata: Option<MapData>,
+    /// The minion's pillar computed from `pillar_roots` (every scope), before the profile's
+    /// own `pillar`/`pillar_file` went over it; `minion.pillar` is the result.
+    pub pillar: Option<Pillar>,
     /// The files the compile read, which errors point into.
     pub files: FileTable,
     /// Everything the result depends on.
@@ -115,17 +121,26 @@ pub struct Compiled {
 pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Compiled {
     let recorder = Arc::new(Recorder::new(fs));
     let mut files = FileTable::default();
-    let minion = match &req.minion {
+    let mut minion = match &req.minion {
         Who::Profile(id) => minion::select(&*recorder, ws, Some(id)),
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
     };
-    let (mut top, mut low, mut rendered, mut mapdata) = (None, None, None, None);
-    if let Ok(minion) = &minion {
+    let (mut top, mut low, mut rendered, mut mapdata, mut pillar) = (None, None, None, None, None);
+    if let Ok(minion) = &mut minion {
         let mut opts = ws.opts.clone();
         if req.saltenv.is_some() {
             opts.saltenv = req.saltenv.clone();
         }
+        // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
+        // profile's own pillar over it.
+        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion);
+        minion.pillar = computed.pillar.clone();
+        if let Some(literal) = &minion.literal_pillar {
+            minion::merge_json(&mut minion.pillar, literal);
+        }
+        pillar = Some(computed);
+        let minion = &*minion;
         let jinja = {
             let (fs, roots) = (recorder.clone(), roots.clone());
             JinjaSetup::new(minion, &opts, move |env, rel| {
@@ -147,11 +162,34 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
             Scope::MapData { tpldir } => mapdata = Some(map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
+            Scope::Pillar => {}
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
-    Compiled { minion, top, low, rendered, mapdata, files, reads }
+    Compiled { minion, top, low, rendered, mapdata, pillar, files, reads }
+}
+
+/// The minion's pillar as Salt's master computes it from `pillar_roots` (with the
+/// configuration's `pillar:` as the pillar it starts from), read through the recorder: the
+/// roots are walked through it and their files read through it, so any change there counts.
+fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mut FileTable, minion: &Minion) -> Pillar {
+    let base = opts.raw.get("pillar").cloned();
+    if opts.pillar_roots.is_empty() {
+        return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
+    }
+    let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(recorder.clone()));
+    let roots = Arc::new(FileRoots::scan(&*fs, &opts.pillar_roots));
+    let jinja = {
+        let (fs, roots) = (fs.clone(), roots.clone());
+        JinjaSetup::new(minion, opts, move |env, rel| {
+            let path = roots.find_file(env, rel)?;
+            fs.read(&path).ok()
+        })
+        .with_matcher(template_matcher(minion))
+    };
+    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+    pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja)
 }
 
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
