@@ -125,14 +125,28 @@ impl Pillar {
 /// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
 pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Opts, who: &PillarMinion, base: Option<Value>, jinja: &JinjaSetup) -> Pillar {
     let o = PillarOptions::from_opts(opts);
-    let first = compile_once(fs, roots, files, &o, who, base, jinja, o.saltenv.clone());
+    let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone());
     // `pillar.items` does not pass a saltenv.
     let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None);
     // Without errors of its own, the second compile keeps the first one's `_errors`.
     if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
         second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
     }
+    // The first compile mostly set what the second sets again: only a value of the
+    // configuration's `pillar:` counts as overridden.
+    forget_first_compile(&mut second.origins, base.as_ref());
     second
+}
+
+/// Drops layer 0 (the pillar before the second compile) from what each value overrode, except
+/// where `base` (the configuration's `pillar:`) has a value.
+fn forget_first_compile(o: &mut Origins, base: Option<&Value>) {
+    if base.is_none() {
+        o.origin.overrode.retain(|l| *l != 0);
+    }
+    for (k, child) in &mut o.children {
+        forget_first_compile(child, base.and_then(|b| b.get(k.as_str())));
+    }
 }
 
 /// One `Pillar(...).compile_pillar()` over `pillar_data`, without ext_pillar.
@@ -511,5 +525,140 @@ impl Render<'_> {
         if let Some(name) = alias {
             mods.insert(name, Some((value.clone(), origins.clone())));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::workspace::vfs::MemFs;
+    use crate::workspace::Workspace;
+
+    /// The pillar of the minion `/ws/etc` describes, as JSON, then each value's layer and the
+    /// errors.
+    fn check(fixture: &str, expect: Expect) {
+        let fs = MemFs::from_fixture(fixture);
+        let ws = Workspace::load(&fs, Path::new("/ws"), Some(Path::new("/ws/etc"))).expect("workspace");
+        let minion = crate::workspace::minion::from_config(&ws);
+        let roots = FileRoots::scan(&fs, &ws.opts.pillar_roots);
+        let jinja = {
+            let (fs, roots) = (fs.clone(), roots.clone());
+            JinjaSetup::new(&minion, &ws.opts, move |env, rel| fs.read(&roots.find_file(env, rel)?).ok())
+        };
+        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+        let mut files = FileTable::default();
+        let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja);
+        let mut out = format!("{}\n", p.pillar);
+        for (path, o) in p.origins.leaves() {
+            let l = &p.layers[o.layer];
+            let line = o.at.as_ref().map(|at| format!(":{}", files.human(at.file, at.span.start).0)).unwrap_or_default();
+            let over: Vec<String> = o.overrode.iter().map(|i| p.layers[*i].sls.clone()).collect();
+            out.push_str(&format!("{} <- [{}] {}{line} over {over:?}\n", path.join("."), l.env, l.sls));
+        }
+        for e in &p.errors {
+            let line = e.diag.loc.as_ref().map(|at| format!("{}:{}", files.path(at.file).display(), files.human(at.file, at.span.start).0));
+            out.push_str(&format!("error at {line:?}: {}\n", e.diag.message));
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn two_compiles_as_salt_call_does_and_the_config_pillar_merged_under() {
+        // Salt 3008.4 `salt-call --local -c etc pillar.items unmask=True` printed
+        // {"static": 1, "x": 1, "y": 1, "z": "fromconf", "d": "d dev", "_errors": [...], "late": 1, "c": "first"}:
+        // templates and `I@` targets of the second compile see the first one's result.
+        check(
+            r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p/base], dev: [/ws/p/dev]}
+pillar: {static: 1, x: fromconf}
+grains: {role: web}
+#- p/base/top.sls
+base:
+  '*': [a, b, missing]
+  'I@x:1': [c]
+dev:
+  '*': [d]
+#- p/base/a.sls
+x: 1
+#- p/base/b.sls
+y: {{ pillar.get("x", "none") }}
+z: {{ pillar.get("y", "none") }}
+{% if pillar.get("y") %}late: 1{% endif %}
+#- p/base/c.sls
+c: {{ pillar.get("c", "first") }}
+#- p/dev/d.sls
+d: {{ sls }} {{ saltenv }}
+"#,
+            expect![[r#"
+                {"static":1,"x":1,"y":1,"z":"fromconf","d":"d dev","_errors":["Specified SLS 'missing' in environment 'base' is not available on the salt master"],"late":1,"c":"first"}
+                static <- []  over []
+                x <- [base] a:1 over [""]
+                y <- [base] b over []
+                z <- [base] b over []
+                d <- [dev] d over []
+                _errors <- []  over []
+                late <- [base] b over []
+                c <- [base] c over []
+                error at Some("/ws/p/base/top.sls:2"): Specified SLS 'missing' in environment 'base' is not available on the salt master: the pillar top assigns it without `ignore_missing`, and no pillar root of `base` has it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn includes_with_defaults_and_key_order_ignore_missing_and_merge_lists() {
+        // Salt 3008.4 printed {"users": ["alice", "bob", "carol"], "app": {"port": 443,
+        // "tls": true, "lib": {"color": "blue"}, "name": "app"}}.
+        check(
+            r#"
+#- etc/minion
+id: web01
+pillar_roots: {base: [/ws/p/base], dev: [/ws/p/dev]}
+grains: {role: web}
+pillar_merge_lists: true
+#- p/base/top.sls
+base:
+  'web*':
+    - order: 2
+    - app
+  'G@role:web':
+    - order: 1
+    - common
+    - ignore_missing: true
+    - gone
+dev:
+  '*': [extra]
+#- p/base/common.sls
+users: [alice]
+app: {port: 80}
+#- p/base/app/init.sls
+include:
+  - .tls
+  - lib:
+      defaults: {color: blue}
+      key: 'app:lib'
+users: [bob]
+app: {name: {{ sls }}}
+#- p/base/app/tls.sls
+app: {tls: true, port: 443}
+#- p/base/lib.sls
+color: {{ color }}
+#- p/dev/extra.sls
+users: [carol]
+"#,
+            expect![[r#"
+                {"users":["alice","bob","carol"],"app":{"port":443,"tls":true,"lib":{"color":"blue"},"name":"app"}}
+                users <- [dev] extra:1 over ["common", "app"]
+                app.port <- [base] app.tls:1 over ["common"]
+                app.tls <- [base] app.tls:1 over []
+                app.lib.color <- [base] lib over []
+                app.name <- [base] app over []
+            "#]],
+        );
     }
 }
