@@ -358,7 +358,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
         let place = match (&l.path, &o.at) {
             (Some(p), Some(at)) => format!("{}:{}", rel(p), files.human(at.file, at.span.start).0),
             (Some(p), None) => rel(p),
-            (None, _) if o.layer == 0 => "the pillar before this compile (the configuration's `pillar:`)".to_string(),
+            (None, _) if o.layer == 0 => "the configuration's `pillar:` (or Salt's first compile of the pillar)".to_string(),
             (None, _) => format!("missing SLS `{}`", l.sls),
         };
         let sls = if o.layer == 0 { String::new() } else { format!("[{}] {} ", l.env, l.sls) };
