@@ -435,6 +435,32 @@ x: test.nop
     }
 
     #[test]
+    fn the_pillar_comes_from_pillar_roots_and_its_files_are_reads() {
+        let tree = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\npillar_roots: {base: [pillar]}\nminions: {web01: {grains: {role: web}}}\n\
+                    #- base/top.sls\nbase: {'*': [web]}\n#- base/web.sls\nsite: {test.nop: [{name: p{{ pillar['port'] }}}]}\n\
+                    #- pillar/top.sls\nbase: {'G@role:web': [app]}\n#- pillar/app.sls\nport: 80\n#- pillar/other.sls\nport: 1\n";
+        let mut fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let mut cache = MinionCache::default();
+        let req = Request::new(Some("web01"), Scope::Highstate);
+        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
+        let name = |c: &Compiled| c.low.as_ref().and_then(|l| l.chunks.as_ref()).map(|ch| ch[0].get_str("name").to_string());
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p80"));
+        // A pillar file the top never assigns: cached.
+        fs.files.insert("/ws/pillar/other.sls".into(), "port: 2\n".into());
+        cache.get(&arc(&fs), &ws, &roots, &req);
+        assert_eq!(cache.compiles, 1);
+        // The assigned one changed: recompiled, and the state sees the new value.
+        fs.files.insert("/ws/pillar/app.sls".into(), "port: 8080\n".into());
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p8080"));
+        assert_eq!(cache.compiles, 2);
+        // A created pillar file counts (the pillar roots' listing is a read).
+        fs.files.insert("/ws/pillar/new.sls".into(), "x: 1\n".into());
+        cache.get(&arc(&fs), &ws, &roots, &req);
+        assert_eq!(cache.compiles, 3);
+    }
+
+    #[test]
     fn a_profile_that_cannot_be_read_is_an_answer_that_depends_on_its_file() {
         let mut fs = MemFs::from_fixture("#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json}}\n#- top.sls\nbase: {'*': [a]}\n");
         let (ws, roots) = setup(&fs);
