@@ -174,11 +174,7 @@ pub fn merge_tops(tops: &IndexMap<String, Vec<TopDoc>>) -> Result<PillarTop, Opt
                                 ignore_missing = true;
                             }
                         }
-                        V::Str(s) => {
-                            if !states.iter().any(|x| x.as_str() == Some(s)) {
-                                states.push(comp.clone());
-                            }
-                        }
+                        V::Str(s) if !states.iter().any(|x| x.as_str() == Some(s)) => states.push(comp.clone()),
                         _ => {}
                     }
                 }
@@ -207,7 +203,7 @@ pub fn merge_tops(tops: &IndexMap<String, Vec<TopDoc>>) -> Result<PillarTop, Opt
 /// `int(order)` for a value that is not an int, `0` when Python's `int()` raises `ValueError`.
 fn int_or_zero(v: &Val) -> i64 {
     match &v.v {
-        V::Int(i) => i64::try_from(*i).unwrap_or(0),
+        V::Int(i) => *i,
         V::Bool(b) => i64::from(*b),
         V::Float(f) if f.is_finite() => f.trunc() as i64,
         V::Str(s) => s.trim().replace('_', "").parse().unwrap_or(0),
