@@ -192,6 +192,11 @@ fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope)
     Ok(compiled)
 }
 
+/// The workspace of the current directory, then [`compile`] of `scope` in it.
+fn load_and_compile(common: &Common, saltenv: Option<&str>, scope: Scope) -> Result<Compiled, ExitCode> {
+    compile(&load_workspace(common)?, common, saltenv, scope)
+}
+
 fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
     let ws = match load_workspace(common) {
         Ok(ws) => ws,
@@ -237,11 +242,7 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
 }
 
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = match compile(&ws, common, saltenv, Scope::Top) {
+    let compiled = match load_and_compile(common, saltenv, Scope::Top) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -319,11 +320,7 @@ fn render(file: &Path, common: &Common) -> ExitCode {
 }
 
 fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = match compile(&ws, common, None, Scope::MapData { tpldir: tpldir.to_string() }) {
+    let compiled = match load_and_compile(common, None, Scope::MapData { tpldir: tpldir.to_string() }) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -340,11 +337,7 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
 }
 
 fn pillar(explain: bool, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = match compile(&ws, common, None, Scope::Pillar) {
+    let compiled = match load_and_compile(common, None, Scope::Pillar) {
         Ok(c) => c,
         Err(code) => return code,
     };
