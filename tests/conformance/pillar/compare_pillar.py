@@ -13,8 +13,6 @@ Prints `FAIL CASE: diff` per mismatch and ends with `N passed, N failed`; exit 1
 case failed.
 """
 
-import argparse
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -22,7 +20,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from cases import find_cases  # noqa: E402
+from cases import compare_main  # noqa: E402
 
 
 def normalise(p):
@@ -60,25 +58,5 @@ def compare(binary, case):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("dirs", nargs="+")
-    a = ap.parse_args()
-    a.bin = os.path.abspath(a.bin)
-    cases = find_cases(a.dirs)
-    passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for case, why in zip(cases, pool.map(lambda c: compare(a.bin, c), cases)):
-            if why is None:
-                passed += 1
-            else:
-                failed += 1
-                print(f"FAIL {case}: {why}")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed or not cases else 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(compare_main(compare, __doc__))
