@@ -96,26 +96,15 @@ class Tree:
         used = set()
         for _ in range(r.randint(1, 4)):
             kind = r.random()
+            key = r.choice(SCALAR_KEYS if 0.45 <= kind < 0.75 else DICT_KEYS)
+            if key in used:
+                continue
+            used.add(key)
             if kind < 0.45:
-                key = r.choice(DICT_KEYS)
-                if key in used:
-                    continue
-                used.add(key)
                 lines.append(f"{key}: {flow(value(r))}")
             elif kind < 0.75:
-                key = r.choice(SCALAR_KEYS)
-                if key in used:
-                    continue
-                used.add(key)
-                if r.random() < 0.5:
-                    lines.append(f"{key}: {flow(scalar(r))}")
-                else:
-                    lines.append(f"{key}: {jinja_scalar(r, True)}")
+                lines.append(f"{key}: {flow(scalar(r)) if r.random() < 0.5 else jinja_scalar(r, True)}")
             elif kind < 0.9:
-                key = r.choice(DICT_KEYS)
-                if key in used:
-                    continue
-                used.add(key)
                 cond = r.choice(["grains['role'] == 'web'", "grains['os_family'] == 'Debian'", "pillar.get('s1')", "grains.get('tier', 0) > 1"])
                 lines.append("{%% if %s %%}" % cond)
                 lines.append(f"{key}: {flow(value(r))}")
@@ -123,10 +112,6 @@ class Tree:
                 lines.append(f"{key}: {{sub: {jinja_scalar(r, False)}}}")
                 lines.append("{% endif %}")
             else:
-                key = r.choice(DICT_KEYS)
-                if key in used:
-                    continue
-                used.add(key)
                 lines.append(f"{key}:")
                 lines.append("{%% for i in range(%d) %%}" % r.randint(0, 3))
                 lines.append("  k{{ i }}: {{ i * 2 }}")
