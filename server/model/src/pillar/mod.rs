@@ -135,6 +135,13 @@ pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Op
     // The first compile mostly set what the second sets again: only a value of the
     // configuration's `pillar:` counts as overridden.
     forget_first_compile(&mut second.origins, base.as_ref());
+    // ext_pillar modules are not evaluated yet: said once, never guessed.
+    if let Some(Value::Array(runs)) = opts.raw.get("ext_pillar") {
+        for name in runs.iter().filter_map(|r| r.as_object()).flat_map(|r| r.keys()) {
+            let msg = format!("not analysed: the ext_pillar `{name}` is not evaluated, so the values it would add are missing from this pillar");
+            second.errors.push(PillarError { salt: None, diag: SaltError::new(Code::NotAnalysed, msg) });
+        }
+    }
     second
 }
 
