@@ -213,7 +213,9 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         Err(code) => return code,
     };
     let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
-    let errors = low.errors();
+    // Salt refuses to compile states over a pillar with `_errors`.
+    let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
+    let errors = if pillar_errors.is_empty() { low.errors() } else { pillar_errors };
     if common.format == Format::Json {
         let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}) };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());

@@ -60,5 +60,10 @@ fn a_missing_pillar_sls_is_in_errors_and_a_diagnostic_at_the_top_entry() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("error[missing-sls]: In the highstate of minion `db01`: Specified SLS 'nosuch'"), "{out}");
     assert!(out.contains("--> pillar/top.sls:5:7"), "{out}");
+    // Salt's state functions refuse to run over a pillar with `_errors` ("Pillar failed to
+    // render"): so does lowstate.
+    let (code, out, _) = run(&dir, &["lowstate", "--minion", "db01"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[missing-sls]: Specified SLS 'nosuch'"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -112,6 +112,12 @@ pub struct Pillar {
 }
 
 impl Pillar {
+    /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
+    /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
+    pub fn salt_errors(&self) -> Vec<&SaltError> {
+        self.errors.iter().filter(|e| e.salt.is_some()).map(|e| &e.diag).collect()
+    }
+
     /// The pillar without anything computed: `base` as it is.
     pub fn literal(base: Value) -> Pillar {
         let origins = Origins::of(&base, 0, None, None);
