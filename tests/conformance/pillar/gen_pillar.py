@@ -58,6 +58,10 @@ def jinja_scalar(r, in_include):
         "{{ sls }}",
         "{{ saltenv }}",
         "{{ salt['grains.get']('os_family') }}",
+        "{{ salt['pillar.get']('static:a', 0) }}",
+        "{{ pillar['%s'] }}" % r.choice(SCALAR_KEYS),
+        "{{ 'in' if 'app' in pillar else 'out' }}",
+        "{{ pillar.get('app', {}) | length }}",
     ]
     if in_include:
         opts += ["{{ defvar | default('nodef') }}"] * 3
