@@ -237,6 +237,15 @@ fn compile_once(
 /// A rendered pillar SLS (Python's `None` is `None`), and who set each of its values.
 type Rendered = Option<(Value, Origins)>;
 
+/// A state that is the very object `mods` holds for an SLS, as that object is now: an
+/// `overwrite` merge in a nested include may have assigned into it since.
+fn current(mods: &IndexMap<String, Rendered>, entry: (Value, Origins, Option<String>)) -> (Value, Origins, Option<String>) {
+    match entry.2.as_ref().and_then(|name| mods.get(name)) {
+        Some(Some((v, o))) => (v.clone(), o.clone(), entry.2),
+        _ => entry,
+    }
+}
+
 struct Render<'a> {
     fs: &'a dyn Vfs,
     roots: &'a FileRoots,
@@ -299,7 +308,7 @@ impl Render<'_> {
             let mut mods = IndexMap::new();
             for sls in files {
                 let at = self.named_at(env, &sls);
-                let (pstate, err) = self.render_pstate(&sls, env, &mut mods, &Map::new(), at, None);
+                let (pstate, err, _) = self.render_pstate(&sls, env, &mut mods, &Map::new(), at, None);
                 self.errors.extend(err);
                 let Some((p, o)) = pstate else { continue };
                 if !p.is_object() {
@@ -349,12 +358,12 @@ impl Render<'_> {
         defaults: &Map<String, Value>,
         named_at: Option<Loc>,
         included_by: Option<&str>,
-    ) -> (Rendered, Vec<PillarError>) {
+    ) -> (Rendered, Vec<PillarError>, bool) {
         let mut errors = Vec::new();
         let layer = self.layers.len();
         let Some(f) = reads::state(self.fs, self.roots, env, sls) else {
             if self.top.ignored.get(env).is_some_and(|l| l.iter().any(|x| x == sls)) {
-                return (None, errors);
+                return (None, errors, false);
             }
             if self.roots.envs.get(env).is_some_and(|e| !e.roots.is_empty()) {
                 let msg = format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master");
@@ -370,9 +379,9 @@ impl Render<'_> {
                 let empty = Value::Object(Map::new());
                 let r = Some((empty.clone(), Origins::of(&empty, layer, None, None)));
                 mods.insert(sls.to_string(), r.clone());
-                return (r, errors);
+                return (r, errors, true);
             }
-            return (None, errors);
+            return (None, errors, false);
         };
         self.layers.push(Layer { env: env.into(), sls: sls.into(), path: Some(f.path.clone()), included_by: included_by.map(str::to_string) });
         let rendered = match self.render_file(&f, sls, env, defaults) {
@@ -395,7 +404,7 @@ impl Render<'_> {
         };
         let Some((val, templated)) = rendered else {
             mods.insert(sls.to_string(), None);
-            return (None, errors);
+            return (None, errors, false);
         };
         let mut state = val.to_json();
         let own = |state: &Value| Origins::of(state, layer, (!templated).then_some(&val), None);
@@ -403,7 +412,7 @@ impl Render<'_> {
         if !truthy {
             let r = Some((state.clone(), own(&state)));
             mods.insert(sls.to_string(), r.clone());
-            return (r, errors);
+            return (r, errors, true);
         }
         let file_at = val.at.clone();
         let Value::Object(map) = &mut state else {
@@ -411,7 +420,7 @@ impl Render<'_> {
             errors.push(PillarError::new(msg.clone(), SaltError::new(Code::RenderError, msg).at(file_at)));
             let r = Some((state.clone(), own(&state)));
             mods.insert(sls.to_string(), r.clone());
-            return (r, errors);
+            return (r, errors, true);
         };
         let include = match map.get("include") {
             None => None,
@@ -425,7 +434,7 @@ impl Render<'_> {
         let own_origins = own(&state);
         mods.insert(sls.to_string(), Some((state.clone(), own_origins.clone())));
         let Some(Value::Array(items)) = include else {
-            return (Some((state, own_origins)), errors);
+            return (Some((state, own_origins)), errors, true);
         };
         let include_at = val.as_dict().and_then(|d| d.get("include")).and_then(|v| v.at.clone()).or(file_at);
         // `defaults` and `err` are Python locals that keep their values from item to item.
@@ -470,16 +479,18 @@ impl Render<'_> {
                 matched.push(sub_sls.clone());
             }
             for m in matched {
-                let nstate = match mods.get(&m) {
-                    Some(r) => r.clone(),
+                // Whether `nstate` is the very object `mods` holds (a fresh render's result is
+                // when the SLS had no includes to merge).
+                let (nstate, same) = match mods.get(&m) {
+                    Some(r) => (r.clone(), true),
                     None => {
-                        let (n, e) = self.render_pstate(&m, env, mods, &defaults, include_at.clone(), Some(sls));
+                        let (n, e, own) = self.render_pstate(&m, env, mods, &defaults, include_at.clone(), Some(sls));
                         err = e;
-                        n
+                        (n, own)
                     }
                 };
                 if let Some((mut n, mut o)) = nstate.filter(|(n, _)| Val::from_json(n, None).truthy()) {
-                    let mut alias = Some(m.clone());
+                    let mut alias = same.then(|| m.clone());
                     if let Some(key) = &key {
                         for fragment in key.split(':').rev() {
                             n = Value::Object(Map::from_iter([(fragment.to_string(), n)]));
@@ -494,9 +505,9 @@ impl Render<'_> {
                         errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()) });
                     } else if !self.o.includes_override_sls {
                         include_states.push((n, o, alias));
-                    } else if let Some((mut s, so, s_alias)) = state_now.take() {
+                    } else if let Some((mut s, so, s_alias)) = state_now.take().map(|e| current(mods, e)) {
                         if let Some(merged) = self.merge(&mut s, &n) {
-                            self.write_back(mods, s_alias, &s, &so);
+                            self.write_back(mods, s_alias, &s, &so, &o);
                             let mo = Origins::overlay(Some(&so), &merged, Some(&n), &o);
                             state_now = Some((merged, mo, None));
                         } else {
@@ -508,17 +519,19 @@ impl Render<'_> {
             }
         }
         if self.o.includes_override_sls {
-            return (state_now.map(|(s, o, _)| (s, o)), errors);
+            let own = state_now.as_ref().is_some_and(|e| e.2.as_deref() == Some(sls));
+            return (state_now.map(|(s, o, _)| (s, o)), errors, own);
         }
         // Included states first, the SLS itself last, so its own values win.
         include_states.extend(state_now);
         let mut acc: Option<(Value, Origins, Option<String>)> = None;
-        for (s, o, alias) in include_states {
+        for entry in include_states {
+            let (s, o, alias) = current(mods, entry);
             acc = Some(match acc {
                 None => (s, o, alias),
                 Some((mut a, ao, a_alias)) => match self.merge(&mut a, &s) {
                     Some(merged) => {
-                        self.write_back(mods, a_alias, &a, &ao);
+                        self.write_back(mods, a_alias, &a, &ao, &o);
                         let mo = Origins::overlay(Some(&ao), &merged, Some(&s), &o);
                         (merged, mo, None)
                     }
@@ -526,17 +539,26 @@ impl Render<'_> {
                 },
             });
         }
-        (acc.map(|(s, o, _)| (s, o)), errors)
+        let own = acc.as_ref().is_some_and(|e| e.2.as_deref() == Some(sls));
+        (acc.map(|(s, o, _)| (s, o)), errors, own)
     }
 
     /// `overwrite` assigns into the merge's first argument; when that is the very object a
     /// `mods` entry holds, later includes of that SLS see the change.
-    fn write_back(&self, mods: &mut IndexMap<String, Rendered>, alias: Option<String>, value: &Value, origins: &Origins) {
+    /// `value` is that object after the merge assigned into it, `origins` its origins before,
+    /// `assigned` the origins of the merged-in value, whose keys now hold its values.
+    fn write_back(&self, mods: &mut IndexMap<String, Rendered>, alias: Option<String>, value: &Value, origins: &Origins, assigned: &Origins) {
         if self.o.strategy != "overwrite" {
             return;
         }
         if let Some(name) = alias {
-            mods.insert(name, Some((value.clone(), origins.clone())));
+            let mut origins = origins.clone();
+            for (k, o) in &assigned.children {
+                if origins.child(k).is_some() {
+                    origins.set_child(k, o.clone());
+                }
+            }
+            mods.insert(name, Some((value.clone(), origins)));
         }
     }
 }
@@ -619,6 +641,38 @@ d: {{ sls }} {{ saltenv }}
                 late <- [base] b over []
                 c <- [base] c over []
                 error at Some("/ws/p/base/top.sls:2"): Specified SLS 'missing' in environment 'base' is not available on the salt master: the pillar top assigns it without `ignore_missing`, and no pillar root of `base` has it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_overwrite_merge_assigns_into_the_including_sls_own_state() {
+        // Salt 3008.4 printed {"conf": {"from": "web"}, "keep": 1, "web": 1}: merging
+        // `roles.web` over the `defs` object its `.defs` include found in `mods` assigned
+        // `conf` into the very dict `defs` merges last.
+        check(
+            r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p]}
+pillar_source_merging_strategy: overwrite
+#- p/top.sls
+base:
+  '*': [defs]
+#- p/defs.sls
+include: [roles.web]
+conf: own
+keep: 1
+#- p/roles/web.sls
+include: [.defs]
+conf: {from: web}
+web: 1
+"#,
+            expect![[r#"
+                {"conf":{"from":"web"},"keep":1,"web":1}
+                conf.from <- [base] roles.web:2 over []
+                keep <- [base] defs:3 over []
+                web <- [base] roles.web:3 over []
             "#]],
         );
     }
