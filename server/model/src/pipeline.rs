@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::{formula_map_data, map_data, MapData};
+use crate::pillar::{self, Pillar, PillarMinion};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::probe::Probe;
@@ -50,6 +51,8 @@ pub enum Scope {
     },
     /// A formula's layered configuration, `salt["map.data"](tpldir)`.
     MapData { tpldir: String },
+    /// Only the minion's pillar (`pillar.items`), which every scope computes first.
+    Pillar,
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -105,6 +108,9 @@ pub struct Compiled {
     pub rendered: Option<FileRender>,
     /// The formula configuration ([`Scope::MapData`]).
     pub mapdata: Option<MapData>,
+    /// The minion's pillar computed from `pillar_roots` (every scope), before the profile's
+    /// own `pillar`/`pillar_file` went over it; `minion.pillar` is the result.
+    pub pillar: Option<Pillar>,
     /// The files the compile read, which errors point into.
     pub files: FileTable,
     /// Everything the result depends on.
@@ -115,17 +121,26 @@ pub struct Compiled {
 pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Compiled {
     let recorder = Arc::new(Recorder::new(fs));
     let mut files = FileTable::default();
-    let minion = match &req.minion {
+    let mut minion = match &req.minion {
         Who::Profile(id) => minion::select(&*recorder, ws, Some(id)),
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
     };
-    let (mut top, mut low, mut rendered, mut mapdata) = (None, None, None, None);
-    if let Ok(minion) = &minion {
+    let (mut top, mut low, mut rendered, mut mapdata, mut pillar) = (None, None, None, None, None);
+    if let Ok(minion) = &mut minion {
         let mut opts = ws.opts.clone();
         if req.saltenv.is_some() {
             opts.saltenv = req.saltenv.clone();
         }
+        // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
+        // profile's own pillar over it.
+        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion);
+        minion.pillar = computed.pillar.clone();
+        if let Some(literal) = &minion.literal_pillar {
+            minion::merge_json(&mut minion.pillar, literal);
+        }
+        pillar = Some(computed);
+        let minion = &*minion;
         let jinja = {
             let (fs, roots) = (recorder.clone(), roots.clone());
             JinjaSetup::new(minion, &opts, move |env, rel| {
@@ -148,11 +163,34 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
             Scope::MapData { tpldir } => mapdata = Some(formula_map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
+            Scope::Pillar => {}
         }
     }
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
-    Compiled { minion, top, low, rendered, mapdata, files, reads }
+    Compiled { minion, top, low, rendered, mapdata, pillar, files, reads }
+}
+
+/// The minion's pillar as Salt's master computes it from `pillar_roots` (with the
+/// configuration's `pillar:` as the pillar it starts from), read through the recorder: the
+/// roots are walked through it and their files read through it, so any change there counts.
+fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mut FileTable, minion: &Minion) -> Pillar {
+    let base = opts.raw.get("pillar").cloned();
+    if opts.pillar_roots.is_empty() {
+        return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
+    }
+    let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(recorder.clone()));
+    let roots = Arc::new(FileRoots::scan(&*fs, &opts.pillar_roots));
+    let jinja = {
+        let (fs, roots) = (fs.clone(), roots.clone());
+        JinjaSetup::new(minion, opts, move |env, rel| {
+            let path = roots.find_file(env, rel)?;
+            fs.read(&path).ok()
+        })
+        .with_matcher(template_matcher(minion))
+    };
+    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+    pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja)
 }
 
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
@@ -417,6 +455,32 @@ x: test.nop
         let fs2: Arc<dyn Vfs> = Arc::new(fs.clone());
         cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate));
         assert_eq!(cache.compiles, 4);
+    }
+
+    #[test]
+    fn the_pillar_comes_from_pillar_roots_and_its_files_are_reads() {
+        let tree = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\npillar_roots: {base: [pillar]}\nminions: {web01: {grains: {role: web}}}\n\
+                    #- base/top.sls\nbase: {'*': [web]}\n#- base/web.sls\nsite: {test.nop: [{name: p{{ pillar['port'] }}}]}\n\
+                    #- pillar/top.sls\nbase: {'G@role:web': [app]}\n#- pillar/app.sls\nport: 80\n#- pillar/other.sls\nport: 1\n";
+        let mut fs = MemFs::from_fixture(tree);
+        let (ws, roots) = setup(&fs);
+        let mut cache = MinionCache::default();
+        let req = Request::new(Some("web01"), Scope::Highstate);
+        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
+        let name = |c: &Compiled| c.low.as_ref().and_then(|l| l.chunks.as_ref()).map(|ch| ch[0].get_str("name").to_string());
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p80"));
+        // A pillar file the top never assigns: cached.
+        fs.files.insert("/ws/pillar/other.sls".into(), "port: 2\n".into());
+        cache.get(&arc(&fs), &ws, &roots, &req);
+        assert_eq!(cache.compiles, 1);
+        // The assigned one changed: recompiled, and the state sees the new value.
+        fs.files.insert("/ws/pillar/app.sls".into(), "port: 8080\n".into());
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p8080"));
+        assert_eq!(cache.compiles, 2);
+        // A created pillar file counts (the pillar roots' listing is a read).
+        fs.files.insert("/ws/pillar/new.sls".into(), "x: 1\n".into());
+        cache.get(&arc(&fs), &ws, &roots, &req);
+        assert_eq!(cache.compiles, 3);
     }
 
     #[test]

@@ -1,15 +1,13 @@
 #!/usr/bin/env python3
 """Compare `salt-analyzer mapdata TPLDIR -c CASE/etc --format json` with Salt's salt.json.
 
-Usage: python3 compare_mapstack.py --bin BIN [--jobs N] [--verbose] DIR...
+Usage: python3 compare_mapstack.py --bin BIN [--jobs N] DIR...
 
 A case passes when both give the same `values` (the same JSON, key order included), or when
 Salt raised and salt-analyzer reports errors (exit 1, an `errors` list). A case without
 salt.json (the Salt side could not run it) fails. The last line is `N passed, N failed`.
 """
 
-import argparse
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -17,7 +15,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from cases import find_cases  # noqa: E402
+from cases import compare_main  # noqa: E402
 
 
 def compare(binary, case_dir):
@@ -52,26 +50,5 @@ def compare(binary, case_dir):
     return None
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--verbose", action="store_true")
-    ap.add_argument("dirs", nargs="+")
-    a = ap.parse_args()
-    a.bin = os.path.abspath(a.bin)
-    cases = find_cases(a.dirs)
-    passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for case_dir, problem in zip(cases, pool.map(lambda c: compare(a.bin, c), cases)):
-            if problem is None:
-                passed += 1
-            else:
-                failed += 1
-                print(f"FAIL {os.path.basename(case_dir)}: {problem}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(compare_main(compare, __doc__))

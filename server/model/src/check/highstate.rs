@@ -32,7 +32,11 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
     // A top file that fails to render for this minion makes its top empty: Salt compiles
     // nothing and says so only in its log, so the render error is reported too.
     let mut errors: Vec<&SaltError> = Vec::new();
-    for e in top.render_errors.iter().chain(low.errors()).chain(&low.highstate.hints) {
+    // The minion's pillar: what Salt puts under `_errors` (a pillar SLS that fails to render, a
+    // pillar top naming a missing SLS), each at its file and line.
+    // Those without a place (an ext_pillar not evaluated) are for `salt-analyzer pillar` only.
+    let pillar = compiled.pillar.iter().flat_map(|p| p.errors.iter().map(|e| &e.diag)).filter(|e| e.loc.is_some());
+    for e in pillar.chain(&top.render_errors).chain(low.errors()).chain(&low.highstate.hints) {
         if !errors.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
             errors.push(e);
         }

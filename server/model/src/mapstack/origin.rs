@@ -61,6 +61,36 @@ impl Origins {
         Origins { origin, children }
     }
 
+    /// The origins of `merged`, the result of merging `written` (whose own origins are
+    /// `written_origins`, several layers possibly) over a value whose origins were `prev`: what
+    /// `written` holds at a path is from `written_origins`, with the earlier layer as overridden.
+    pub fn overlay(prev: Option<&Origins>, merged: &Value, written: Option<&Value>, written_origins: &Origins) -> Origins {
+        let Some(written) = written else {
+            return prev.cloned().unwrap_or_else(|| Origins::of(merged, written_origins.origin.layer, None, None));
+        };
+        let mut origin = written_origins.origin.clone();
+        if let Some(p) = prev {
+            let mut overrode = p.origin.overrode.clone();
+            if p.origin.layer != origin.layer {
+                overrode.push(p.origin.layer);
+            }
+            overrode.extend(origin.overrode.iter().filter(|l| !p.origin.overrode.contains(l) && **l != p.origin.layer));
+            origin.overrode = overrode;
+        }
+        let children = match (merged, written) {
+            (Value::Object(m), Value::Object(w)) => m
+                .iter()
+                .map(|(k, v)| {
+                    let sub = written_origins.child(k).cloned().unwrap_or_else(|| Origins { origin: written_origins.origin.clone(), children: Vec::new() });
+                    (k.clone(), Origins::overlay(prev.and_then(|p| p.child(k)), v, w.get(k), &sub))
+                })
+                .collect(),
+            (Value::Object(m), _) => m.iter().map(|(k, v)| (k.clone(), Origins::of(v, origin.layer, None, None))).collect(),
+            _ => Vec::new(),
+        };
+        Origins { origin, children }
+    }
+
     /// The origins of key `k`.
     pub fn child(&self, k: &str) -> Option<&Origins> {
         self.children.iter().find(|(c, _)| c == k).map(|(_, o)| o)

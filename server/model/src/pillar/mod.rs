@@ -1,5 +1,734 @@
-//! The minion's pillar as Salt's master computes it: the configured ext_pillar entries
-//! (`ext`) and the SQL ext_pillar processing (`sql_base`).
+//! The minion's pillar from `pillar_roots` and the SQL ext_pillar entries (`ext`, the rows
+//! folded by `sql_base`), as Salt's master computes it
+//! (`salt/pillar/__init__.py` `Pillar.compile_pillar`, `render_pillar`, `render_pstate`): the
+//! pillar top files (`top.rs`), each matched SLS rendered with Jinja (includes with `defaults`
+//! and `key`), merged with `pillar_source_merging_strategy` and `pillar_merge_lists` through
+//! `py::dictupdate`. Errors are what Salt puts under `_errors`, each with the place it comes
+//! from; provenance (which SLS set each key, what it overrode) is kept for `pillar --explain`.
+//!
+//! `salt-call pillar.items` compiles twice: the minion's start compiles with the configuration's
+//! `pillar:` as the pillar templates and `I@` targets see, then `pillar.items` compiles again
+//! with that result, and updates it (a shallow `dict.update`). [`compile`] does both.
 
 pub mod ext;
 pub mod sql_base;
+pub mod top;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use crate::diagnostic::{Code, SaltError};
+use crate::mapstack::origin::Origins;
+use crate::py::{dictupdate, fnmatch};
+use crate::render::jinja::JinjaSetup;
+use crate::targeting::matchers::MatchContext;
+use crate::targeting::Matches;
+use crate::value::{Loc, Val};
+use crate::workspace::config::Opts;
+use crate::workspace::reads;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::{FileTable, Vfs};
+
+pub use top::{PillarTargetDecision, PillarTop};
+
+/// A pillar error: the text Salt puts under `_errors` (none for what Salt does not report,
+/// such as a renderer salt-analyzer never runs), and the diagnostic with its place.
+#[derive(Debug, Clone)]
+pub struct PillarError {
+    pub salt: Option<String>,
+    pub diag: SaltError,
+}
+
+impl PillarError {
+    pub fn new(salt: impl Into<String>, diag: SaltError) -> PillarError {
+        PillarError { salt: Some(salt.into()), diag }
+    }
+}
+
+/// One source of pillar values: layer 0 is the pillar before this compile (the
+/// configuration's `pillar:`, then the first compile's result), the others rendered SLS files.
+#[derive(Debug, Clone)]
+pub struct Layer {
+    pub env: String,
+    pub sls: String,
+    pub path: Option<PathBuf>,
+    /// The SLS whose `include:` rendered it.
+    pub included_by: Option<String>,
+}
+
+/// The pillar options Salt reads (`salt/config/__init__.py` defaults).
+#[derive(Debug, Clone)]
+pub struct PillarOptions {
+    pub strategy: String,
+    pub merge_lists: bool,
+    pub renderer: String,
+    pub pillarenv: Option<String>,
+    pub includes_override_sls: bool,
+    pub safe_render_error: bool,
+    pub env_order: Vec<String>,
+    pub state_top: String,
+    pub saltenv: Option<String>,
+    pub ssh_merge_pillar: bool,
+}
+
+impl PillarOptions {
+    pub fn from_opts(opts: &Opts) -> PillarOptions {
+        let raw = &opts.raw;
+        let truthy = |k: &str, default: bool| raw.get(k).map_or(default, |v| Val::from_json(v, None).truthy());
+        let string = |k: &str| raw.get(k).filter(|v| Val::from_json(v, None).truthy()).map(|v| Val::from_json(v, None).py_str());
+        PillarOptions {
+            strategy: string("pillar_source_merging_strategy").unwrap_or_else(|| "smart".into()),
+            merge_lists: truthy("pillar_merge_lists", false),
+            renderer: opts.renderer.clone(),
+            pillarenv: string("pillarenv"),
+            includes_override_sls: truthy("pillar_includes_override_sls", false),
+            safe_render_error: truthy("pillar_safe_render_error", true),
+            env_order: opts.env_order.clone(),
+            state_top: opts.state_top.clone(),
+            saltenv: opts.saltenv.clone(),
+            ssh_merge_pillar: truthy("ssh_merge_pillar", true),
+        }
+    }
+}
+
+/// Who the pillar is for.
+pub struct PillarMinion<'a> {
+    pub id: &'a str,
+    pub grains: &'a Value,
+    pub nodegroups: &'a Value,
+}
+
+/// A computed pillar.
+#[derive(Debug, Clone)]
+pub struct Pillar {
+    /// What `pillar.items` returns, `_errors` included.
+    pub pillar: Value,
+    pub errors: Vec<PillarError>,
+    pub layers: Vec<Layer>,
+    /// Who set each value of [`Pillar::pillar`] (layers index [`Pillar::layers`]).
+    pub origins: Origins,
+    pub matches: Matches,
+    pub targets: Vec<PillarTargetDecision>,
+}
+
+impl Pillar {
+    /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
+    /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
+    pub fn salt_errors(&self) -> Vec<&SaltError> {
+        self.errors.iter().filter(|e| e.salt.is_some()).map(|e| &e.diag).collect()
+    }
+
+    /// The pillar without anything computed: `base` as it is.
+    pub fn literal(base: Value) -> Pillar {
+        let origins = Origins::of(&base, 0, None, None);
+        let layer = Layer { env: String::new(), sls: String::new(), path: None, included_by: None };
+        Pillar { pillar: base, errors: Vec::new(), layers: vec![layer], origins, matches: Matches::new(), targets: Vec::new() }
+    }
+}
+
+/// The minion's pillar from `roots` (its `pillar_roots`, scanned through the recorder so that
+/// created and deleted files count as reads), starting from `base` (the configuration's
+/// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
+pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Opts, who: &PillarMinion, base: Option<Value>, jinja: &JinjaSetup) -> Pillar {
+    let o = PillarOptions::from_opts(opts);
+    let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone());
+    // `pillar.items` does not pass a saltenv.
+    let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None);
+    // Without errors of its own, the second compile keeps the first one's `_errors`.
+    if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
+        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
+    }
+    // The first compile mostly set what the second sets again: only a value of the
+    // configuration's `pillar:` counts as overridden.
+    forget_first_compile(&mut second.origins, base.as_ref());
+    // ext_pillar modules are not evaluated yet: said once, never guessed.
+    if let Some(Value::Array(runs)) = opts.raw.get("ext_pillar") {
+        for name in runs.iter().filter_map(|r| r.as_object()).flat_map(|r| r.keys()) {
+            let msg = format!("not analysed: the ext_pillar `{name}` is not evaluated, so the values it would add are missing from this pillar");
+            second.errors.push(PillarError { salt: None, diag: SaltError::new(Code::NotAnalysed, msg) });
+        }
+    }
+    second
+}
+
+/// Drops layer 0 (the pillar before the second compile) from what each value overrode, except
+/// where `base` (the configuration's `pillar:`) has a value.
+fn forget_first_compile(o: &mut Origins, base: Option<&Value>) {
+    if base.is_none() {
+        o.origin.overrode.retain(|l| *l != 0);
+    }
+    for (k, child) in &mut o.children {
+        forget_first_compile(child, base.and_then(|b| b.get(k.as_str())));
+    }
+}
+
+/// One `Pillar(...).compile_pillar()` over `pillar_data`, without ext_pillar.
+#[allow(clippy::too_many_arguments)]
+fn compile_once(
+    fs: &dyn Vfs,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    o: &PillarOptions,
+    who: &PillarMinion,
+    opts_pillar: Option<Value>,
+    jinja: &JinjaSetup,
+    saltenv: Option<String>,
+) -> Pillar {
+    let pillar_data = match &opts_pillar {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    let mut jinja = jinja.clone();
+    jinja.pillar = Value::Object(pillar_data.clone());
+    let mut top_errors = Vec::new();
+    let none_env = (o.strategy == "none").then(|| saltenv.clone().unwrap_or_else(|| "base".into()));
+    let topts = top::TopOptions { state_top: &o.state_top, pillarenv: o.pillarenv.as_deref(), none_strategy_env: none_env.as_deref() };
+    let tops = top::get_tops(fs, roots, files, &jinja, &topts, &mut top_errors);
+    let merged = top::merge_tops(&tops).unwrap_or_else(|at| {
+        let msg = "Error encountered while rendering pillar top file.";
+        top_errors.push(PillarError::new(msg, SaltError::new(Code::MalformedTop, format!("{msg} (a section or target Salt cannot iterate)")).at(at)));
+        PillarTop::default()
+    });
+    let data = Value::Object(pillar_data.clone());
+    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups);
+    let (matches, targets) = top::top_matches(&merged, &ctx, o.pillarenv.as_deref());
+    let avail = top::get_envs(roots).into_iter().map(|e| (e.clone(), roots.list_states_shared(&e))).collect();
+    let mut r = Render { fs, roots, files, o, jinja, avail, top: &merged, layers: Vec::new(), errors: Vec::new() };
+    r.layers.push(Layer { env: String::new(), sls: String::new(), path: None, included_by: None });
+    let (rendered, rendered_origins) = r.render_pillar(&matches);
+    let Render { layers, mut errors, .. } = r;
+    // `self.pillar_data.update(pillar)`.
+    let mut out = pillar_data;
+    let mut origins = Origins::of(&Value::Object(out.clone()), 0, None, None);
+    for (k, v) in rendered {
+        let mut o = rendered_origins.child(&k).cloned().unwrap_or_else(|| Origins::of(&v, 0, None, None));
+        if out.contains_key(&k) && o.origin.layer != 0 && !o.origin.overrode.contains(&0) {
+            o.origin.overrode.insert(0, 0);
+        }
+        origins.set_child(&k, o);
+        out.insert(k, v);
+    }
+    errors.extend(top_errors);
+    // `ssh_merge_pillar` (on by default): `opts["pillar"]` merged under the result, so a value
+    // of the earlier pillar that this compile replaced shallowly is merged back in.
+    let mut out = match opts_pillar {
+        Some(mut before) if before.is_object() && o.ssh_merge_pillar => {
+            let mut prev = Origins::of(&before, 0, None, None);
+            prev.origin.layer = 0;
+            let after = Value::Object(out);
+            match dictupdate::merge(&mut before, &after, &o.strategy, &o.renderer, o.merge_lists) {
+                Ok(Value::Object(merged)) => {
+                    origins = Origins::overlay(Some(&prev), &Value::Object(merged.clone()), Some(&after), &origins);
+                    merged
+                }
+                _ => after.as_object().cloned().unwrap_or_default(),
+            }
+        }
+        _ => out,
+    };
+    let salt: Vec<Value> = errors.iter().filter_map(|e| e.salt.clone().map(Value::String)).collect();
+    if !salt.is_empty() {
+        out.insert("_errors".into(), Value::Array(salt.clone()));
+        origins.set_child("_errors", Origins::of(&Value::Array(salt), 0, None, None));
+    }
+    Pillar { pillar: Value::Object(out), errors, layers, origins, matches, targets }
+}
+
+/// A rendered pillar SLS (Python's `None` is `None`), and who set each of its values.
+type Rendered = Option<(Value, Origins)>;
+
+/// A state that is the very object `mods` holds for an SLS, as that object is now: an
+/// `overwrite` merge in a nested include may have assigned into it since.
+fn current(mods: &IndexMap<String, Rendered>, entry: (Value, Origins, Option<String>)) -> (Value, Origins, Option<String>) {
+    match entry.2.as_ref().and_then(|name| mods.get(name)) {
+        Some(Some((v, o))) => (v.clone(), o.clone(), entry.2),
+        _ => entry,
+    }
+}
+
+struct Render<'a> {
+    fs: &'a dyn Vfs,
+    roots: &'a FileRoots,
+    files: &'a mut FileTable,
+    o: &'a PillarOptions,
+    jinja: JinjaSetup,
+    /// `Pillar.avail`: the SLS names of `base` and every `pillar_roots` environment.
+    avail: IndexMap<String, Arc<Vec<String>>>,
+    top: &'a PillarTop,
+    layers: Vec<Layer>,
+    errors: Vec<PillarError>,
+}
+
+fn no_env(env: &str, at: Option<Loc>) -> PillarError {
+    let msg = format!("No matching pillar environment for environment '{env}' found");
+    PillarError::new(msg.clone(), SaltError::new(Code::UnknownEnvironment, format!("{msg}: `pillar_roots` has no environment `{env}`")).at(at))
+}
+
+impl Render<'_> {
+    fn merge(&self, a: &mut Value, b: &Value) -> Option<Value> {
+        dictupdate::merge(a, b, &self.o.strategy, &self.o.renderer, self.o.merge_lists).ok()
+    }
+
+    /// Where the top names `sls` in section `env` (the first matching entry).
+    fn named_at(&self, env: &str, sls: &str) -> Option<Loc> {
+        let targets = self.top.sections.get(env)?;
+        let names = |t: &top::PillarTarget| t.body.iter().filter(|b| b.as_str().is_some()).cloned().collect::<Vec<_>>();
+        let all: Vec<Val> = targets.iter().flat_map(names).collect();
+        let exact = all.iter().find(|b| b.as_str() == Some(sls));
+        let glob = || all.iter().find(|b| b.as_str().is_some_and(|p| fnmatch::filter([sls], p).len() == 1));
+        exact.or_else(glob).and_then(|b| b.at.clone())
+    }
+
+    /// `Pillar.render_pillar`: every matched SLS of every environment (in `env_order` when
+    /// set), merged in order.
+    fn render_pillar(&mut self, matches: &Matches) -> (Map<String, Value>, Origins) {
+        let mut pillar = Value::Object(Map::new());
+        let mut origins = Origins::of(&pillar, 0, None, None);
+        let mut envs: Vec<&String> = self.o.env_order.iter().filter(|e| matches.contains_key(*e)).collect();
+        envs.extend(matches.keys().filter(|e| !self.o.env_order.contains(e)));
+        for env in envs {
+            let mut files = Vec::new();
+            for sls_match in &matches[env] {
+                match self.avail.get(env) {
+                    Some(avail) => {
+                        reads::names(self.fs, self.roots, env, sls_match);
+                        let found = fnmatch::filter(avail.iter().map(String::as_str), sls_match);
+                        if found.is_empty() {
+                            files.push(sls_match.clone());
+                        }
+                        files.extend(found.into_iter().map(str::to_string));
+                    }
+                    None => {
+                        let at = self.named_at(env, sls_match);
+                        self.errors.push(no_env(env, at));
+                        files.push(sls_match.clone());
+                    }
+                }
+            }
+            let mut mods = IndexMap::new();
+            for sls in files {
+                let at = self.named_at(env, &sls);
+                let (pstate, err, _) = self.render_pstate(&sls, env, &mut mods, &Map::new(), at, None);
+                self.errors.extend(err);
+                let Some((p, o)) = pstate else { continue };
+                if !p.is_object() {
+                    continue;
+                }
+                if let Some(merged) = self.merge(&mut pillar, &p) {
+                    origins = Origins::overlay(Some(&origins), &merged, Some(&p), &o);
+                    pillar = merged;
+                }
+            }
+        }
+        match pillar {
+            Value::Object(m) => (m, origins),
+            _ => (Map::new(), origins),
+        }
+    }
+
+    /// Reads and renders one pillar SLS file with the pillar SLS context (its `sls`, `saltenv`,
+    /// ... and the include's `defaults`).
+    fn render_file(&mut self, f: &crate::workspace::roots::StateFile, sls: &str, env: &str, defaults: &Map<String, Value>) -> Result<(Val, bool), SaltError> {
+        let text = self.fs.read(&f.path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("cannot read {}: {e}", f.path.display())))?;
+        let id = self.files.add(f.path.clone(), Arc::from(text.as_str()));
+        let at = Some(Loc { file: id, span: 0..0 });
+        let rel = f.source.trim_start_matches("salt://");
+        let mut ctx = self.jinja.context(env, sls, rel, &f.path);
+        ctx.extra = defaults.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let templated = crate::render::is_templated(&text);
+        match crate::render::render_with(&text, id, Some(&ctx)) {
+            Ok(v) => Ok((v, templated)),
+            Err(mut e) => {
+                crate::render::place_in_template(&mut e, self.fs, self.roots, env, self.files);
+                if e.loc.is_none() {
+                    e.loc = at;
+                }
+                Err(e)
+            }
+        }
+    }
+
+    /// `Pillar.render_pstate(sls, saltenv, mods, defaults)`: the SLS rendered, its includes
+    /// rendered and merged under it, and the errors Salt collects on the way.
+    fn render_pstate(
+        &mut self,
+        sls: &str,
+        env: &str,
+        mods: &mut IndexMap<String, Rendered>,
+        defaults: &Map<String, Value>,
+        named_at: Option<Loc>,
+        included_by: Option<&str>,
+    ) -> (Rendered, Vec<PillarError>, bool) {
+        let mut errors = Vec::new();
+        let layer = self.layers.len();
+        let Some(f) = reads::state(self.fs, self.roots, env, sls) else {
+            if self.top.ignored.get(env).is_some_and(|l| l.iter().any(|x| x == sls)) {
+                return (None, errors, false);
+            }
+            if self.roots.envs.get(env).is_some_and(|e| !e.roots.is_empty()) {
+                let msg = format!("Specified SLS '{sls}' in environment '{env}' is not available on the salt master");
+                let why = match included_by {
+                    Some(by) => {
+                        format!("{msg}: pillar SLS `{by}` includes it, and no `{}.sls` or `{}/init.sls` exists", sls.replace('.', "/"), sls.replace('.', "/"))
+                    }
+                    None => format!("{msg}: the pillar top assigns it without `ignore_missing`, and no pillar root of `{env}` has it"),
+                };
+                errors.push(PillarError::new(msg, SaltError::new(Code::MissingSls, why).at(named_at)));
+                // `compile_template(False)` is `{}`.
+                self.layers.push(Layer { env: env.into(), sls: sls.into(), path: None, included_by: included_by.map(str::to_string) });
+                let empty = Value::Object(Map::new());
+                let r = Some((empty.clone(), Origins::of(&empty, layer, None, None)));
+                mods.insert(sls.to_string(), r.clone());
+                return (r, errors, true);
+            }
+            return (None, errors, false);
+        };
+        self.layers.push(Layer { env: env.into(), sls: sls.into(), path: Some(f.path.clone()), included_by: included_by.map(str::to_string) });
+        let rendered = match self.render_file(&f, sls, env, defaults) {
+            Ok(v) => Some(v),
+            Err(e) if e.code == Code::NotAnalysed => {
+                errors.push(PillarError { salt: None, diag: e });
+                None
+            }
+            Err(e) => {
+                let salt = if self.o.safe_render_error {
+                    format!("Rendering SLS '{sls}' failed. Please see master log for details.")
+                } else {
+                    format!("Rendering SLS '{sls}' failed, render error:\n{}", e.message)
+                };
+                let mut diag = e;
+                diag.message = format!("Rendering pillar SLS '{sls}' failed: {}", diag.message);
+                errors.push(PillarError::new(salt, diag));
+                None
+            }
+        };
+        let Some((val, templated)) = rendered else {
+            mods.insert(sls.to_string(), None);
+            return (None, errors, false);
+        };
+        let mut state = val.to_json();
+        let own = |state: &Value| Origins::of(state, layer, (!templated).then_some(&val), None);
+        let truthy = Val::from_json(&state, None).truthy();
+        if !truthy {
+            let r = Some((state.clone(), own(&state)));
+            mods.insert(sls.to_string(), r.clone());
+            return (r, errors, true);
+        }
+        let file_at = val.at.clone();
+        let Value::Object(map) = &mut state else {
+            let msg = format!("SLS '{sls}' does not render to a dictionary");
+            errors.push(PillarError::new(msg.clone(), SaltError::new(Code::RenderError, msg).at(file_at)));
+            let r = Some((state.clone(), own(&state)));
+            mods.insert(sls.to_string(), r.clone());
+            return (r, errors, true);
+        };
+        let include = match map.get("include") {
+            None => None,
+            Some(Value::Array(_)) => map.shift_remove("include"),
+            Some(_) => {
+                let msg = format!("Include Declaration in SLS '{sls}' is not formed as a list");
+                errors.push(PillarError::new(msg.clone(), SaltError::new(Code::MalformedState, msg).at(file_at.clone())));
+                None
+            }
+        };
+        let own_origins = own(&state);
+        mods.insert(sls.to_string(), Some((state.clone(), own_origins.clone())));
+        let Some(Value::Array(items)) = include else {
+            return (Some((state, own_origins)), errors, true);
+        };
+        let include_at = val.as_dict().and_then(|d| d.get("include")).and_then(|v| v.at.clone()).or(file_at);
+        // `defaults` and `err` are Python locals that keep their values from item to item.
+        let mut defaults = defaults.clone();
+        let mut err: Vec<PillarError> = Vec::new();
+        // Each entry: the value, its origins, and the `mods` entry it is the very object of.
+        let mut include_states: Vec<(Value, Origins, Option<String>)> = Vec::new();
+        let mut state_now = Some((state.clone(), own_origins.clone(), Some(sls.to_string())));
+        for item in items {
+            let (mut sub_sls, key) = match &item {
+                Value::Object(d) => {
+                    let Some((name, v)) = d.iter().next() else { continue };
+                    defaults = v.get("defaults").and_then(Value::as_object).cloned().unwrap_or_default();
+                    (name.clone(), v.get("key").and_then(Value::as_str).map(str::to_string))
+                }
+                Value::String(s) => (s.clone(), None),
+                other => (Val::from_json(other, None).py_str(), None),
+            };
+            let mut matched: Vec<String> = match self.avail.get(env).cloned() {
+                Some(avail) => {
+                    let pattern = sub_sls.trim_start_matches('.').replace('/', ".");
+                    reads::names(self.fs, self.roots, env, &pattern);
+                    let mut m: Vec<String> = fnmatch::filter(avail.iter().map(String::as_str), &pattern).into_iter().map(str::to_string).collect();
+                    if let Some(rest) = sub_sls.strip_prefix('.') {
+                        let mut parts: Vec<&str> = sls.split('.').collect();
+                        if !f.is_init() {
+                            parts.pop();
+                        }
+                        parts.push(rest);
+                        sub_sls = parts.join(".");
+                    }
+                    reads::names(self.fs, self.roots, env, &sub_sls);
+                    m.extend(fnmatch::filter(avail.iter().map(String::as_str), &sub_sls).into_iter().map(str::to_string));
+                    m
+                }
+                None => {
+                    errors.push(no_env(env, include_at.clone()));
+                    vec![sub_sls.clone()]
+                }
+            };
+            if matched.is_empty() {
+                matched.push(sub_sls.clone());
+            }
+            for m in matched {
+                // Whether `nstate` is the very object `mods` holds (a fresh render's result is
+                // when the SLS had no includes to merge).
+                let (nstate, same) = match mods.get(&m) {
+                    Some(r) => (r.clone(), true),
+                    None => {
+                        let (n, e, own) = self.render_pstate(&m, env, mods, &defaults, include_at.clone(), Some(sls));
+                        err = e;
+                        (n, own)
+                    }
+                };
+                if let Some((mut n, mut o)) = nstate.filter(|(n, _)| Val::from_json(n, None).truthy()) {
+                    let mut alias = same.then(|| m.clone());
+                    if let Some(key) = &key {
+                        for fragment in key.split(':').rev() {
+                            n = Value::Object(Map::from_iter([(fragment.to_string(), n)]));
+                            o = Origins { origin: o.origin.clone(), children: vec![(fragment.to_string(), o)] };
+                        }
+                        alias = None;
+                    }
+                    if !n.is_object() {
+                        let msg = format!(
+                            "pillar SLS `{m}` does not render to a mapping, and `{sls}` includes it: Salt raises merging it (TypeError: Cannot update using non-dict types in dictupdate.update()), so `pillar.items` fails"
+                        );
+                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()) });
+                    } else if !self.o.includes_override_sls {
+                        include_states.push((n, o, alias));
+                    } else if let Some((mut s, so, s_alias)) = state_now.take().map(|e| current(mods, e)) {
+                        if let Some(merged) = self.merge(&mut s, &n) {
+                            self.write_back(mods, s_alias, &s, &so, &o);
+                            let mo = Origins::overlay(Some(&so), &merged, Some(&n), &o);
+                            state_now = Some((merged, mo, None));
+                        } else {
+                            state_now = Some((s, so, s_alias));
+                        }
+                    }
+                }
+                errors.extend(err.iter().cloned());
+            }
+        }
+        if self.o.includes_override_sls {
+            let own = state_now.as_ref().is_some_and(|e| e.2.as_deref() == Some(sls));
+            return (state_now.map(|(s, o, _)| (s, o)), errors, own);
+        }
+        // Included states first, the SLS itself last, so its own values win.
+        include_states.extend(state_now);
+        let mut acc: Option<(Value, Origins, Option<String>)> = None;
+        for entry in include_states {
+            let (s, o, alias) = current(mods, entry);
+            acc = Some(match acc {
+                None => (s, o, alias),
+                Some((mut a, ao, a_alias)) => match self.merge(&mut a, &s) {
+                    Some(merged) => {
+                        self.write_back(mods, a_alias, &a, &ao, &o);
+                        let mo = Origins::overlay(Some(&ao), &merged, Some(&s), &o);
+                        (merged, mo, None)
+                    }
+                    None => (a, ao, a_alias),
+                },
+            });
+        }
+        let own = acc.as_ref().is_some_and(|e| e.2.as_deref() == Some(sls));
+        (acc.map(|(s, o, _)| (s, o)), errors, own)
+    }
+
+    /// `overwrite` assigns into the merge's first argument; when that is the very object a
+    /// `mods` entry holds, later includes of that SLS see the change.
+    /// `value` is that object after the merge assigned into it, `origins` its origins before,
+    /// `assigned` the origins of the merged-in value, whose keys now hold its values.
+    fn write_back(&self, mods: &mut IndexMap<String, Rendered>, alias: Option<String>, value: &Value, origins: &Origins, assigned: &Origins) {
+        if self.o.strategy != "overwrite" {
+            return;
+        }
+        if let Some(name) = alias {
+            let mut origins = origins.clone();
+            for (k, o) in &assigned.children {
+                if origins.child(k).is_some() {
+                    origins.set_child(k, o.clone());
+                }
+            }
+            mods.insert(name, Some((value.clone(), origins)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::workspace::vfs::MemFs;
+    use crate::workspace::Workspace;
+
+    /// The pillar of the minion `/ws/etc` describes, as JSON, then each value's layer and the
+    /// errors.
+    fn check(fixture: &str, expect: Expect) {
+        let fs = MemFs::from_fixture(fixture);
+        let ws = Workspace::load(&fs, Path::new("/ws"), Some(Path::new("/ws/etc"))).expect("workspace");
+        let minion = crate::workspace::minion::from_config(&ws);
+        let roots = FileRoots::scan(&fs, &ws.opts.pillar_roots);
+        let jinja = {
+            let (fs, roots) = (fs.clone(), roots.clone());
+            JinjaSetup::new(&minion, &ws.opts, move |env, rel| fs.read(&roots.find_file(env, rel)?).ok())
+        };
+        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+        let mut files = FileTable::default();
+        let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja);
+        let mut out = format!("{}\n", p.pillar);
+        for (path, o) in p.origins.leaves() {
+            let l = &p.layers[o.layer];
+            let line = o.at.as_ref().map(|at| format!(":{}", files.human(at.file, at.span.start).0)).unwrap_or_default();
+            let over: Vec<String> = o.overrode.iter().map(|i| p.layers[*i].sls.clone()).collect();
+            out.push_str(&format!("{} <- [{}] {}{line} over {over:?}\n", path.join("."), l.env, l.sls));
+        }
+        for e in &p.errors {
+            let line = e.diag.loc.as_ref().map(|at| format!("{}:{}", files.path(at.file).display(), files.human(at.file, at.span.start).0));
+            out.push_str(&format!("error at {line:?}: {}\n", e.diag.message));
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn two_compiles_as_salt_call_does_and_the_config_pillar_merged_under() {
+        // Salt 3008.4 `salt-call --local -c etc pillar.items unmask=True` printed
+        // {"static": 1, "x": 1, "y": 1, "z": "fromconf", "d": "d dev", "_errors": [...], "late": 1, "c": "first"}:
+        // templates and `I@` targets of the second compile see the first one's result.
+        check(
+            r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p/base], dev: [/ws/p/dev]}
+pillar: {static: 1, x: fromconf}
+grains: {role: web}
+#- p/base/top.sls
+base:
+  '*': [a, b, missing]
+  'I@x:1': [c]
+dev:
+  '*': [d]
+#- p/base/a.sls
+x: 1
+#- p/base/b.sls
+y: {{ pillar.get("x", "none") }}
+z: {{ pillar.get("y", "none") }}
+{% if pillar.get("y") %}late: 1{% endif %}
+#- p/base/c.sls
+c: {{ pillar.get("c", "first") }}
+#- p/dev/d.sls
+d: {{ sls }} {{ saltenv }}
+"#,
+            expect![[r#"
+                {"static":1,"x":1,"y":1,"z":"fromconf","d":"d dev","_errors":["Specified SLS 'missing' in environment 'base' is not available on the salt master"],"late":1,"c":"first"}
+                static <- []  over []
+                x <- [base] a:1 over [""]
+                y <- [base] b over []
+                z <- [base] b over []
+                d <- [dev] d over []
+                _errors <- []  over []
+                late <- [base] b over []
+                c <- [base] c over []
+                error at Some("/ws/p/base/top.sls:2"): Specified SLS 'missing' in environment 'base' is not available on the salt master: the pillar top assigns it without `ignore_missing`, and no pillar root of `base` has it
+            "#]],
+        );
+    }
+
+    #[test]
+    fn an_overwrite_merge_assigns_into_the_including_sls_own_state() {
+        // Salt 3008.4 printed {"conf": {"from": "web"}, "keep": 1, "web": 1}: merging
+        // `roles.web` over the `defs` object its `.defs` include found in `mods` assigned
+        // `conf` into the very dict `defs` merges last.
+        check(
+            r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p]}
+pillar_source_merging_strategy: overwrite
+#- p/top.sls
+base:
+  '*': [defs]
+#- p/defs.sls
+include: [roles.web]
+conf: own
+keep: 1
+#- p/roles/web.sls
+include: [.defs]
+conf: {from: web}
+web: 1
+"#,
+            expect![[r#"
+                {"conf":{"from":"web"},"keep":1,"web":1}
+                conf.from <- [base] roles.web:2 over []
+                keep <- [base] defs:3 over []
+                web <- [base] roles.web:3 over []
+            "#]],
+        );
+    }
+
+    #[test]
+    fn includes_with_defaults_and_key_order_ignore_missing_and_merge_lists() {
+        // Salt 3008.4 printed {"users": ["alice", "bob", "carol"], "app": {"port": 443,
+        // "tls": true, "lib": {"color": "blue"}, "name": "app"}}.
+        check(
+            r#"
+#- etc/minion
+id: web01
+pillar_roots: {base: [/ws/p/base], dev: [/ws/p/dev]}
+grains: {role: web}
+pillar_merge_lists: true
+#- p/base/top.sls
+base:
+  'web*':
+    - order: 2
+    - app
+  'G@role:web':
+    - order: 1
+    - common
+    - ignore_missing: true
+    - gone
+dev:
+  '*': [extra]
+#- p/base/common.sls
+users: [alice]
+app: {port: 80}
+#- p/base/app/init.sls
+include:
+  - .tls
+  - lib:
+      defaults: {color: blue}
+      key: 'app:lib'
+users: [bob]
+app: {name: {{ sls }}}
+#- p/base/app/tls.sls
+app: {tls: true, port: 443}
+#- p/base/lib.sls
+color: {{ color }}
+#- p/dev/extra.sls
+users: [carol]
+"#,
+            expect![[r#"
+                {"users":["alice","bob","carol"],"app":{"port":443,"tls":true,"lib":{"color":"blue"},"name":"app"}}
+                users <- [dev] extra:1 over ["common", "app"]
+                app.port <- [base] app.tls:1 over ["common"]
+                app.tls <- [base] app.tls:1 over []
+                app.lib.color <- [base] lib over []
+                app.name <- [base] app over []
+            "#]],
+        );
+    }
+}

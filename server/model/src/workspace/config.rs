@@ -23,6 +23,8 @@ pub enum SaltVersion {
 pub struct Opts {
     /// Environment name to its roots, in configuration order.
     pub file_roots: IndexMap<String, Vec<PathBuf>>,
+    /// Pillar environment name to its roots, in configuration order (`pillar_roots`).
+    pub pillar_roots: IndexMap<String, Vec<PathBuf>>,
     pub state_top: String,
     pub state_top_saltenv: Option<String>,
     pub top_file_merging_strategy: String,
@@ -78,8 +80,10 @@ impl Default for Opts {
     fn default() -> Opts {
         let mut file_roots = IndexMap::new();
         file_roots.insert("base".to_string(), vec![PathBuf::from("/srv/salt"), PathBuf::from("/srv/spm/salt")]);
+        let pillar_roots = IndexMap::from([("base".to_string(), vec![PathBuf::from("/srv/pillar"), PathBuf::from("/srv/spm/pillar")])]);
         Opts {
             file_roots,
+            pillar_roots,
             state_top: "top.sls".into(),
             state_top_saltenv: None,
             top_file_merging_strategy: "merge".into(),
@@ -177,22 +181,34 @@ fn merge_into(dest: &mut Dict, upd: Dict) {
     }
 }
 
-/// Typed options from a merged configuration dict, defaults where absent.
-pub fn opts_from_dict(d: &Dict) -> Opts {
-    let mut opts = Opts::default();
-    if let Some(V::Dict(roots)) = d.get("file_roots").map(|v| &v.v) {
-        opts.file_roots = roots
+/// `file_roots` or `pillar_roots` as written (environment to a directory or a list of them),
+/// each directory through `path`; `None` when the value is not a mapping.
+pub fn roots_of(v: &Val, path: impl Fn(&str) -> PathBuf) -> Option<IndexMap<String, Vec<PathBuf>>> {
+    let V::Dict(roots) = &v.v else { return None };
+    Some(
+        roots
             .0
             .iter()
             .map(|(env, dirs)| {
                 let dirs = match &dirs.v {
-                    V::List(l) => l.iter().filter_map(|x| x.as_str().map(PathBuf::from)).collect(),
-                    V::Str(s) => vec![PathBuf::from(s)],
+                    V::List(l) => l.iter().filter_map(|x| x.as_str().map(&path)).collect(),
+                    V::Str(s) => vec![path(s)],
                     _ => Vec::new(),
                 };
                 (env.py_str(), dirs)
             })
-            .collect();
+            .collect(),
+    )
+}
+
+/// Typed options from a merged configuration dict, defaults where absent.
+pub fn opts_from_dict(d: &Dict) -> Opts {
+    let mut opts = Opts::default();
+    if let Some(roots) = d.get("file_roots").and_then(|v| roots_of(v, |p: &str| PathBuf::from(p))) {
+        opts.file_roots = roots;
+    }
+    if let Some(roots) = d.get("pillar_roots").and_then(|v| roots_of(v, |p: &str| PathBuf::from(p))) {
+        opts.pillar_roots = roots;
     }
     let s = |key: &str| d.get(key).filter(|v| !v.is_none()).map(Val::py_str);
     if let Some(v) = s("state_top") {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use crate::value::{Val, V};
-use crate::workspace::config::{opts_from_dict, read_config_dir, ConfigError, Opts};
+use crate::workspace::config::{opts_from_dict, read_config_dir, roots_of, ConfigError, Opts};
 use crate::workspace::vfs::Vfs;
 
 pub const WORKSPACE_FILE: &str = "salt-analyzer.yaml";
@@ -66,21 +66,16 @@ impl Workspace {
         } else {
             ws.opts = opts_from_dict(&d);
             ws.opts.file_roots = IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]);
+            // Without a Salt configuration there is no pillar unless the workspace file names
+            // its roots (Salt's `/srv/pillar` default belongs to a real minion's machine).
+            ws.opts.pillar_roots = IndexMap::new();
         }
         if config_dir.is_none() {
-            if let Some(V::Dict(roots)) = d.get("file_roots").map(|v| &v.v) {
-                ws.opts.file_roots = roots
-                    .0
-                    .iter()
-                    .map(|(env, dirs)| {
-                        let dirs = match &dirs.v {
-                            V::List(l) => l.iter().filter_map(Val::as_str).map(rel).collect(),
-                            V::Str(s) => vec![rel(s)],
-                            _ => Vec::new(),
-                        };
-                        (env.py_str(), dirs)
-                    })
-                    .collect();
+            if let Some(roots) = d.get("file_roots").and_then(|v| roots_of(v, |p| rel(p))) {
+                ws.opts.file_roots = roots;
+            }
+            if let Some(roots) = d.get("pillar_roots").and_then(|v| roots_of(v, |p| rel(p))) {
+                ws.opts.pillar_roots = roots;
             }
         }
         if let Some(V::Dict(minions)) = d.get("minions").map(|v| &v.v) {

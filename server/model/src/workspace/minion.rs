@@ -12,6 +12,9 @@ pub struct Minion {
     pub grains: serde_json::Value,
     pub pillar: serde_json::Value,
     pub nodegroups: serde_json::Value,
+    /// A profile's own pillar (`pillar_file` under `pillar:`), which overrides the pillar
+    /// computed from `pillar_roots`; `None` for the minion the Salt configuration describes.
+    pub literal_pillar: Option<serde_json::Value>,
     /// Where the profile came from, for explanations.
     pub source: String,
 }
@@ -56,8 +59,9 @@ fn is_masked(pillar: &serde_json::Value) -> bool {
     masked > 0 && plain == 0
 }
 
-/// Merge `over` into `base` recursively (profile grains over file grains).
-fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
+/// Merge `over` into `base` recursively (profile grains over file grains, a profile's pillar
+/// over the computed one).
+pub fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
     match (base, over) {
         (serde_json::Value::Object(b), serde_json::Value::Object(o)) => {
             for (k, v) in o {
@@ -108,7 +112,8 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
             None => serde_json::Value::Object(Default::default()),
         };
         merge_json(&mut pillar, &p.pillar);
-        return Ok(Minion { id: p.id.clone(), grains, pillar, nodegroups: nodegroups(ws), source: format!("profile `{}`", p.id) });
+        let literal_pillar = Some(pillar.clone());
+        return Ok(Minion { id: p.id.clone(), grains, pillar, nodegroups: nodegroups(ws), literal_pillar, source: format!("profile `{}`", p.id) });
     }
     Ok(from_config(ws))
 }
@@ -121,7 +126,7 @@ pub fn from_config(ws: &Workspace) -> Minion {
     if let serde_json::Value::Object(m) = &mut grains {
         m.entry("id").or_insert(ws.opts.id.clone().into());
     }
-    Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups: nodegroups(ws), source: "the Salt configuration".into() }
+    Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups: nodegroups(ws), literal_pillar: None, source: "the Salt configuration".into() }
 }
 
 fn nodegroups(ws: &Workspace) -> serde_json::Value {

@@ -171,6 +171,24 @@ impl<F: Vfs> Vfs for Recorder<F> {
     }
 }
 
+/// Reads through `F` (whose recorder logs every file read and directory walk) without logging
+/// questions to roots: for roots other than the file roots, such as `pillar_roots`, which
+/// [`Reads::unchanged`] could not ask again. Scanning those roots through it records their
+/// walks, so a created or deleted file there still counts as a change.
+pub struct OtherRoots<F: Vfs>(pub F);
+
+impl<F: Vfs> Vfs for OtherRoots<F> {
+    fn read(&self, path: &Path) -> io::Result<String> {
+        self.0.read(path)
+    }
+    fn is_file(&self, path: &Path) -> bool {
+        self.0.is_file(path)
+    }
+    fn walk(&self, root: &Path) -> Vec<String> {
+        self.0.walk(root)
+    }
+}
+
 /// `roots.get_state(env, sls)`, recorded in `fs`'s log when it has one.
 pub fn state(fs: &dyn Vfs, roots: &FileRoots, env: &str, sls: &str) -> Option<StateFile> {
     if let Some(log) = fs.log() {

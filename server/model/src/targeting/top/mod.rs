@@ -16,6 +16,7 @@ use indexmap::IndexMap;
 pub use matching::{top_matches, top_matches_checked, TopMatches};
 pub use merge::merge_tops;
 pub use read::get_tops;
+pub(crate) use read::render_top;
 pub use verify::verify_tops;
 use verify::verify_tops_keyed;
 

@@ -117,8 +117,11 @@ pub fn get_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTa
     Ok(tops)
 }
 
+/// Reads and renders one top file (with Jinja when `jinja` is given) into a [`TopDoc`]: a
+/// render failure goes to `tops.errors`, a document that is not a mapping to `tops.raised`.
+/// The pillar's top files are read the same way.
 #[allow(clippy::too_many_arguments)]
-fn render_top(
+pub(crate) fn render_top(
     fs: &dyn Vfs,
     path: &std::path::Path,
     env: &str,

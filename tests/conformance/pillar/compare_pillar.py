@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Compare `salt-analyzer pillar -c CASE/etc --format json` with real Salt's pillar.items.
+
+Usage: compare_pillar.py --bin BIN [--jobs N] DIR [DIR...]
+
+Per case (salt.json from salt_pillar.py): our stdout must be the same JSON object as Salt's
+(keys in the same order at every level, the same values and types). `_errors` entries are
+compared by their first line: Salt appends its renderer's exception text to a failed top
+file's message, which is not ours to copy. Where Salt raised instead of answering, the case
+fails (the generator is meant not to produce such trees).
+
+Prints `FAIL CASE: diff` per mismatch and ends with `N passed, N failed`; exit 1 when any
+case failed.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from cases import compare_main  # noqa: E402
+
+
+def normalise(p):
+    if isinstance(p, dict) and isinstance(p.get("_errors"), list):
+        p = dict(p)
+        p["_errors"] = [e.split("\n")[0] if isinstance(e, str) else e for e in p["_errors"]]
+    return p
+
+
+def ordered(v):
+    """The value with dict key order made visible (Python's == ignores it)."""
+    if isinstance(v, dict):
+        return [[k, ordered(x)] for k, x in v.items()]
+    if isinstance(v, list):
+        return [ordered(x) for x in v]
+    return [type(v).__name__, v]
+
+
+def compare(binary, case):
+    with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
+        salt = json.load(fh)
+    if "exception" in salt:
+        return f"Salt raised: {salt['exception']}"
+    proc = subprocess.run([binary, "pillar", "-c", os.path.join(case, "etc"), "--format", "json"], capture_output=True, text=True, cwd=case)
+    try:
+        ours = json.loads(proc.stdout)
+    except json.JSONDecodeError:
+        return f"not JSON (exit {proc.returncode}): {proc.stdout[:300]} {proc.stderr[:300]}"
+    want, got = normalise(salt["pillar"]), normalise(ours)
+    if ordered(want) != ordered(got):
+        return f"\n  salt: {json.dumps(want)}\n  ours: {json.dumps(got)}"
+    expect_rc = 1 if want.get("_errors") else 0
+    if proc.returncode != expect_rc:
+        return f"exit {proc.returncode}, expected {expect_rc}: {proc.stderr[:300]}"
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(compare_main(compare, __doc__))
