@@ -179,7 +179,23 @@ fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mu
     if opts.pillar_roots.is_empty() {
         return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
     }
-    let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(recorder.clone()));
+    // Everything the pillar depends on besides the files it reads.
+    let key = serde_json::json!([
+        opts.raw,
+        format!("{:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv),
+        minion.id,
+        minion.grains,
+        minion.pillar,
+        minion.nodegroups
+    ])
+    .to_string();
+    if files.is_empty() {
+        if let Some(hit) = PillarMemo::get(&key, &**recorder, files) {
+            return hit;
+        }
+    }
+    let inner: Arc<Recorder<Arc<dyn Vfs>>> = Arc::new(Recorder::new(recorder.clone() as Arc<dyn Vfs>));
+    let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(inner.clone()));
     let roots = Arc::new(FileRoots::scan(&*fs, &opts.pillar_roots));
     let jinja = {
         let (fs, roots) = (fs.clone(), roots.clone());
@@ -190,7 +206,58 @@ fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mu
         .with_matcher(template_matcher(minion))
     };
     let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
-    pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja)
+    let was_empty = files.is_empty();
+    let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja);
+    if was_empty {
+        PillarMemo::put(key, inner.reads(), &computed, files);
+    }
+    computed
+}
+
+/// Pillars computed recently, reused while every file they read (and every pillar root's
+/// listing) is unchanged: `check` compiles each minion's highstate and every templated file
+/// outside it for that minion, and each compile needs the same pillar. The pillar is computed
+/// first, into an empty [`FileTable`], so its files get the same ids again when a hit adds
+/// them in the same order. Validating a hit reads through the compile's recorder, so the
+/// compile depends on those files as if it had computed the pillar.
+struct PillarMemo {
+    key: String,
+    reads: Reads,
+    pillar: Pillar,
+    files: Vec<(PathBuf, Arc<str>)>,
+}
+
+static PILLARS: std::sync::Mutex<Vec<PillarMemo>> = std::sync::Mutex::new(Vec::new());
+
+/// How many pillars the memo keeps (a few minions of a workspace).
+const KEEP_PILLARS: usize = 8;
+
+impl PillarMemo {
+    fn get(key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
+        let (reads, pillar, texts) = {
+            let memo = PILLARS.lock().ok()?;
+            let m = memo.iter().find(|m| m.key == key)?;
+            (m.reads.clone(), m.pillar.clone(), m.files.clone())
+        };
+        if !reads.files_unchanged(fs) {
+            return None;
+        }
+        for (i, (path, text)) in texts.into_iter().enumerate() {
+            if files.add(path, text) as usize != i {
+                return None;
+            }
+        }
+        Some(pillar)
+    }
+
+    fn put(key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
+        let texts = (0..files.len()).map(|i| (files.path(i as crate::value::FileId).to_path_buf(), Arc::from(files.text(i as crate::value::FileId)))).collect();
+        if let Ok(mut memo) = PILLARS.lock() {
+            memo.retain(|m| m.key != key);
+            memo.insert(0, PillarMemo { key, reads, pillar: pillar.clone(), files: texts });
+            memo.truncate(KEEP_PILLARS);
+        }
+    }
 }
 
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
