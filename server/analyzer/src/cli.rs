@@ -148,10 +148,13 @@ fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
 
 fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
     let root = find_root(start);
-    Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
+    let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
-    })
+    })?;
+    // SQL ext_pillar entries read their databases, read-only.
+    ws.sql = Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases)));
+    Ok(ws)
 }
 
 /// An error as JSON entries: one, or for a cycle one per member (each at its own place). `line`

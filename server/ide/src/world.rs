@@ -33,10 +33,11 @@ impl World {
     pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>) -> World {
         let config_dir = salt_config.map(|p| if p.is_absolute() { p.to_path_buf() } else { root.join(p) });
         let (ws, config_error) = match Workspace::load(fs, root, config_dir.as_deref()) {
-            Ok(ws) => (ws, None),
+            // SQL ext_pillar entries read their databases, read-only.
+            Ok(ws) => (Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws }, None),
             Err(e) => {
                 let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
-                let ws = Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None };
+                let ws = Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
                 (ws, Some(e))
             }
         };

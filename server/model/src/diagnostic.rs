@@ -43,6 +43,9 @@ pub enum Code {
     /// no data source selects, a key the Jinja flavour ignores, an unknown `strategy` (a
     /// warning).
     ParametersLayer,
+    /// An SQL ext_pillar whose database could not be opened or queried (a warning: the rest of
+    /// the pillar is still computed).
+    ExtPillar,
 }
 
 impl Code {
@@ -67,13 +70,14 @@ impl Code {
             Code::NotAnalysed => "not-analysed",
             Code::MapData => "mapdata-error",
             Code::ParametersLayer => "parameters-layer",
+            Code::ExtPillar => "ext-pillar",
         }
     }
 
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer => Severity::Warning,
+            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer | Code::ExtPillar => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

@@ -134,7 +134,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
         }
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
         // profile's own pillar over it.
-        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion);
+        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0));
         minion.pillar = computed.pillar.clone();
         if let Some(literal) = &minion.literal_pillar {
             minion::merge_json(&mut minion.pillar, literal);
@@ -174,9 +174,15 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
 /// The minion's pillar as Salt's master computes it from `pillar_roots` (with the
 /// configuration's `pillar:` as the pillar it starts from), read through the recorder: the
 /// roots are walked through it and their files read through it, so any change there counts.
-fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mut FileTable, minion: &Minion) -> Pillar {
+fn minion_pillar(
+    recorder: &Arc<Recorder<Arc<dyn Vfs>>>,
+    opts: &Opts,
+    files: &mut FileTable,
+    minion: &Minion,
+    sql: Option<&dyn crate::workspace::sql::SqlConnector>,
+) -> Pillar {
     let base = opts.raw.get("pillar").cloned();
-    if opts.pillar_roots.is_empty() {
+    if opts.pillar_roots.is_empty() && opts.raw.get("ext_pillar").is_none_or(serde_json::Value::is_null) {
         return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
     }
     // Everything the pillar depends on besides the files it reads.
@@ -207,7 +213,7 @@ fn minion_pillar(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, opts: &Opts, files: &mu
     };
     let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
     let was_empty = files.is_empty();
-    let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja);
+    let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
     if was_empty {
         PillarMemo::put(key, inner.reads(), &computed, files);
     }
@@ -228,6 +234,15 @@ struct PillarMemo {
 }
 
 static PILLARS: std::sync::Mutex<Vec<PillarMemo>> = std::sync::Mutex::new(Vec::new());
+
+/// Forgets every computed pillar: the next compile reads the pillar files and queries the
+/// ext_pillar databases again (the editor's refresh command; a database is not a read the
+/// memo can check).
+pub fn forget_pillars() {
+    if let Ok(mut memo) = PILLARS.lock() {
+        memo.clear();
+    }
+}
 
 /// How many pillars the memo keeps (a few minions of a workspace).
 const KEEP_PILLARS: usize = 8;

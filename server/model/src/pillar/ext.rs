@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::pillar::sql_base::{self, SqlCursor};
+use crate::pillar::sql_base;
 use crate::value::{Dict, Val};
 
 /// The SQL ext_pillar modules salt-analyzer evaluates: `sqlite3` (Salt up to 3007),
@@ -41,11 +41,7 @@ pub fn calls(opts: &Value) -> Vec<ExtCall> {
     out
 }
 
-/// Opens a database for an SQL ext_pillar module, from the master options it reads
-/// (`opts["postgres"]`, `opts["mysql"]`, `opts["sqlite3"]`), read-only.
-pub trait SqlConnector {
-    fn open(&self, module: &str, opts: &Value) -> Result<Box<dyn SqlCursor>, String>;
-}
+pub use crate::workspace::sql::SqlConnector;
 
 /// What one ext_pillar entry gave: its data (`{}` when it failed), and what to tell the user
 /// (a database that could not be opened or queried, a module not evaluated), never with a
@@ -70,11 +66,14 @@ pub enum ExtProblem {
 }
 
 /// Runs one SQL ext_pillar entry for `minion_id`.
-pub fn evaluate(call: &ExtCall, opts: &Value, minion_id: &str, connector: &dyn SqlConnector) -> ExtResult {
+pub fn evaluate(call: &ExtCall, opts: &Value, minion_id: &str, connector: Option<&dyn SqlConnector>) -> ExtResult {
     let empty = || Val::dict(Dict::new());
     if !SQL_MODULES.contains(&call.module.as_str()) {
         return ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::NotEvaluated) };
     }
+    let Some(connector) = connector else {
+        return ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::NotEvaluated) };
+    };
     let mut cursor = match connector.open(&call.module, opts) {
         Ok(c) => c,
         Err(e) => return ExtResult { module: call.module.clone(), data: empty(), problem: Some(ExtProblem::Unavailable(e)) },
@@ -88,10 +87,77 @@ pub fn evaluate(call: &ExtCall, opts: &Value, minion_id: &str, connector: &dyn S
     }
 }
 
+/// What [`ext_pillar`] tells beside the data: Salt's `_errors` entry (when Salt reports the
+/// entry as failed) and the finding for the user.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtIssue {
+    pub salt: Option<String>,
+    pub module: String,
+    pub problem: ExtProblem,
+}
+
+/// `Pillar.ext_pillar(pillar, errors)`: every entry of `opts["ext_pillar"]` run for the minion
+/// and merged into `pillar` in order with the pillar merge options (`merge`); an entry with no
+/// data (or that raised) merges nothing.
+pub fn ext_pillar(
+    mut pillar: Value,
+    opts: &Value,
+    minion_id: &str,
+    connector: Option<&dyn SqlConnector>,
+    merge: &dyn Fn(&mut Value, &Value) -> Result<Value, crate::py::dictupdate::MergeError>,
+) -> (Value, Vec<ExtIssue>) {
+    let mut issues = Vec::new();
+    match opts.get("ext_pillar") {
+        None | Some(Value::Null) => return (pillar, issues),
+        Some(Value::Array(_)) => {}
+        Some(_) => {
+            let msg = "The \"ext_pillar\" option is malformed".to_string();
+            issues.push(ExtIssue { salt: Some(msg.clone()), module: String::new(), problem: ExtProblem::Raised(msg) });
+            return (pillar, issues);
+        }
+    }
+    let excluded: Vec<&str> = opts.get("exclude_ext_pillar").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    let mut ext: Option<Value> = None;
+    for entry in opts["ext_pillar"].as_array().into_iter().flatten() {
+        let Some(map) = entry.as_object() else {
+            let msg = "The \"ext_pillar\" option is malformed".to_string();
+            issues.push(ExtIssue { salt: Some(msg.clone()), module: String::new(), problem: ExtProblem::Raised(msg) });
+            return (Value::Object(Map::new()), issues);
+        };
+        if map.keys().next().is_some_and(|k| excluded.contains(&k.as_str())) {
+            continue;
+        }
+        for call in calls(&serde_json::json!({"ext_pillar": [entry]})) {
+            let r = evaluate(&call, opts, minion_id, connector);
+            match r.problem {
+                None => ext = Some(r.data.to_json()),
+                Some(ExtProblem::QueryFailed(e)) => {
+                    ext = Some(r.data.to_json());
+                    issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::QueryFailed(e) });
+                }
+                Some(ExtProblem::NotEvaluated) => issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::NotEvaluated }),
+                Some(p @ (ExtProblem::Unavailable(_) | ExtProblem::Raised(_))) => {
+                    let text = match &p {
+                        ExtProblem::Unavailable(e) | ExtProblem::Raised(e) => e.clone(),
+                        _ => String::new(),
+                    };
+                    issues.push(ExtIssue { salt: Some(format!("Failed to load ext_pillar {}: {text}", call.module)), module: call.module.clone(), problem: p });
+                }
+            }
+        }
+        if let Some(data) = ext.take().filter(|d| d.as_object().is_some_and(|m| !m.is_empty())) {
+            if let Ok(merged) = merge(&mut pillar, &data) {
+                pillar = merged;
+            }
+        }
+    }
+    (pillar, issues)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pillar::sql_base::QueryResult;
+    use crate::pillar::sql_base::{QueryResult, SqlCursor};
     use serde_json::json;
 
     struct Db {
@@ -134,7 +200,7 @@ mod tests {
         let shown: Vec<String> = calls
             .iter()
             .map(|c| {
-                let r = evaluate(c, &opts, "web01", &Db { fail_open: false });
+                let r = evaluate(c, &opts, "web01", Some(&Db { fail_open: false }));
                 format!("{} args={} kwargs={} -> {} {:?}", c.module, json!(c.args), json!(c.kwargs), r.data.to_json(), r.problem)
             })
             .collect();
@@ -147,7 +213,7 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&shown);
-        let down = evaluate(&calls[0], &opts, "web01", &Db { fail_open: true });
+        let down = evaluate(&calls[0], &opts, "web01", Some(&Db { fail_open: true }));
         assert_eq!(down.data.to_json(), json!({}));
         assert!(matches!(down.problem, Some(ExtProblem::Unavailable(_))));
     }

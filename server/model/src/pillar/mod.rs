@@ -132,11 +132,22 @@ impl Pillar {
 /// The minion's pillar from `roots` (its `pillar_roots`, scanned through the recorder so that
 /// created and deleted files count as reads), starting from `base` (the configuration's
 /// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
-pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Opts, who: &PillarMinion, base: Option<Value>, jinja: &JinjaSetup) -> Pillar {
+#[allow(clippy::too_many_arguments)]
+pub fn compile(
+    fs: &dyn Vfs,
+    roots: &FileRoots,
+    files: &mut FileTable,
+    opts: &Opts,
+    who: &PillarMinion,
+    base: Option<Value>,
+    jinja: &JinjaSetup,
+    sql: Option<&dyn ext::SqlConnector>,
+) -> Pillar {
     let o = PillarOptions::from_opts(opts);
-    let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone());
+    let ext = Ext { opts: &opts.raw, sql };
+    let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone(), &ext);
     // `pillar.items` does not pass a saltenv.
-    let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None);
+    let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None, &ext);
     // Without errors of its own, the second compile keeps the first one's `_errors`.
     if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
         second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
@@ -144,14 +155,48 @@ pub fn compile(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, opts: &Op
     // The first compile mostly set what the second sets again: only a value of the
     // configuration's `pillar:` counts as overridden.
     forget_first_compile(&mut second.origins, base.as_ref());
-    // ext_pillar modules are not evaluated yet: said once, never guessed.
-    if let Some(Value::Array(runs)) = opts.raw.get("ext_pillar") {
-        for name in runs.iter().filter_map(|r| r.as_object()).flat_map(|r| r.keys()) {
-            let msg = format!("not analysed: the ext_pillar `{name}` is not evaluated, so the values it would add are missing from this pillar");
-            second.errors.push(PillarError { salt: None, diag: SaltError::new(Code::NotAnalysed, msg) });
-        }
-    }
+    // What the ext_pillar entries said, once (both compiles ran them).
+    let mut seen = std::collections::HashSet::new();
+    second.errors.retain(|e| e.diag.code != Code::ExtPillar && e.diag.code != Code::NotAnalysed || seen.insert(e.diag.message.clone()));
     second
+}
+
+/// What ext_pillar needs: the options (the `ext_pillar` list, the modules' connection options,
+/// `ext_pillar_first`) and the databases.
+struct Ext<'a> {
+    opts: &'a Value,
+    sql: Option<&'a dyn ext::SqlConnector>,
+}
+
+impl Ext<'_> {
+    fn configured(&self) -> bool {
+        self.opts.get("ext_pillar").is_some_and(|e| !e.is_null())
+    }
+
+    /// `Pillar.ext_pillar(pillar)` with the pillar merge options; what it says as pillar errors
+    /// (Salt's `_errors` entry when Salt reports the entry as failed, a warning otherwise).
+    fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>) -> Value {
+        let merge = |a: &mut Value, b: &Value| dictupdate::merge(a, b, &o.strategy, &o.renderer, o.merge_lists);
+        let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge);
+        for issue in issues {
+            let (code, text) = match &issue.problem {
+                ext::ExtProblem::NotEvaluated => (
+                    Code::NotAnalysed,
+                    format!("not analysed: the ext_pillar `{}` is not evaluated, so the values it would add are missing from this pillar", issue.module),
+                ),
+                ext::ExtProblem::Unavailable(e) => {
+                    (Code::ExtPillar, format!("the ext_pillar `{}` could not open its database: {e}; its values are missing from this pillar", issue.module))
+                }
+                ext::ExtProblem::QueryFailed(e) => (
+                    Code::ExtPillar,
+                    format!("a query of the ext_pillar `{}` failed: {e}; Salt logs it and keeps the rows of the queries before it", issue.module),
+                ),
+                ext::ExtProblem::Raised(e) => (Code::ExtPillar, format!("the ext_pillar `{}` failed: {e}", issue.module)),
+            };
+            errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text) });
+        }
+        out
+    }
 }
 
 /// Drops layer 0 (the pillar before the second compile) from what each value overrode, except
@@ -176,11 +221,21 @@ fn compile_once(
     opts_pillar: Option<Value>,
     jinja: &JinjaSetup,
     saltenv: Option<String>,
+    ext: &Ext,
 ) -> Pillar {
-    let pillar_data = match &opts_pillar {
+    let mut pillar_data = match &opts_pillar {
         Some(Value::Object(m)) => m.clone(),
         _ => Map::new(),
     };
+    let mut ext_errors = Vec::new();
+    // `ext_pillar_first`: the ext_pillar data (over the pillar override, `{}`) first, which the
+    // pillar SLS files and targets then see.
+    let first = ext.configured() && Val::from_json(ext.opts.get("ext_pillar_first").unwrap_or(&Value::Null), None).truthy();
+    if first {
+        if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors) {
+            pillar_data.extend(data);
+        }
+    }
     let mut jinja = jinja.clone();
     jinja.pillar = Value::Object(pillar_data.clone());
     let mut top_errors = Vec::new();
@@ -199,7 +254,18 @@ fn compile_once(
     let mut r = Render { fs, roots, files, o, jinja, avail, top: &merged, layers: Vec::new(), errors: Vec::new() };
     r.layers.push(Layer { env: String::new(), sls: String::new(), path: None, included_by: None });
     let (rendered, rendered_origins) = r.render_pillar(&matches);
-    let Render { layers, mut errors, .. } = r;
+    let Render { mut layers, mut errors, .. } = r;
+    // With `ext_pillar_first`, what the files rendered is merged over the ext_pillar data.
+    let rendered = match first {
+        true => {
+            let mut before = Value::Object(pillar_data.clone());
+            match dictupdate::merge(&mut before, &Value::Object(rendered.clone()), &o.strategy, &o.renderer, o.merge_lists) {
+                Ok(Value::Object(m)) => m,
+                _ => rendered,
+            }
+        }
+        false => rendered,
+    };
     // `self.pillar_data.update(pillar)`.
     let mut out = pillar_data;
     let mut origins = Origins::of(&Value::Object(out.clone()), 0, None, None);
@@ -211,6 +277,18 @@ fn compile_once(
         origins.set_child(&k, o);
         out.insert(k, v);
     }
+    // Without `ext_pillar_first`, the ext_pillar entries are merged over what the files gave.
+    if ext.configured() && !first {
+        let before = Value::Object(out.clone());
+        if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors) {
+            let layer = layers.len();
+            layers.push(Layer { env: String::new(), sls: "ext_pillar".into(), path: None, included_by: None });
+            let written = Value::Object(after.clone());
+            origins = Origins::overlay(Some(&origins), &written, Some(&written), &Origins::of(&written, layer, None, None));
+            out = after;
+        }
+    }
+    errors.extend(ext_errors);
     errors.extend(top_errors);
     // `ssh_merge_pillar` (on by default): `opts["pillar"]` merged under the result, so a value
     // of the earlier pillar that this compile replaced shallowly is merged back in.
@@ -589,7 +667,7 @@ mod tests {
         };
         let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
         let mut files = FileTable::default();
-        let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja);
+        let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja, None);
         let mut out = format!("{}\n", p.pillar);
         for (path, o) in p.origins.leaves() {
             let l = &p.layers[o.layer];

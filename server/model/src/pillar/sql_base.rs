@@ -10,19 +10,7 @@ use serde_json::{Map, Value};
 use crate::py::builtins::truthy;
 use crate::value::{Dict, Val, V};
 
-/// What one query returned: the column names and the rows, as Python's DB-API gives them
-/// (`None`, int, float, str).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct QueryResult {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<Val>>,
-}
-
-/// Runs a query with the minion id as its one bound parameter (`cursor.execute(q,
-/// (minion_id,))`). An error is the database's message.
-pub trait SqlCursor {
-    fn query(&mut self, sql: &str, minion_id: &str) -> Result<QueryResult, String>;
-}
+pub use crate::workspace::sql::{QueryResult, SqlCursor};
 
 /// One normalised query (`extract_queries`): its root (the keyword it was given under, if
 /// any) and its options as configured (Python truthiness decides the flags).

@@ -30,6 +30,9 @@ pub struct Workspace {
     pub default_minion: Option<String>,
     /// The workspace file, when there is one.
     pub file: Option<PathBuf>,
+    /// The databases SQL ext_pillar entries read (set by the binary; none in tests that do
+    /// not give one: the entries are then reported as not evaluated).
+    pub sql: Option<crate::workspace::sql::Databases>,
 }
 
 impl Workspace {
@@ -38,7 +41,7 @@ impl Workspace {
     /// overrides `salt_config`.
     pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
         let file = root.join(WORKSPACE_FILE);
-        let mut ws = Workspace { root: root.to_path_buf(), opts: Opts::default(), profiles: IndexMap::new(), default_minion: None, file: None };
+        let mut ws = Workspace { root: root.to_path_buf(), opts: Opts::default(), profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
         let mut doc = None;
         if fs.is_file(&file) {
             let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;

@@ -7,6 +7,7 @@ pub mod file;
 pub mod minion;
 pub mod reads;
 pub mod roots;
+pub mod sql;
 pub mod vfs;
 
 pub use file::{Profile, Workspace, WORKSPACE_FILE};
