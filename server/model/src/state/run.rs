@@ -17,6 +17,8 @@ pub struct Planned {
     pub state: String,
     pub fun: String,
     pub name: String,
+    /// Its `order` after ordering normalised it (`str()` of Salt's value).
+    pub order: String,
     /// Its `__run_num__` when every call runs once: each test run of a `prereq`'d state
     /// takes a number too, as in Salt. (A `watch` that fires calls `mod_watch` after the state,
     /// which takes another number at run time; the order does not change.)
@@ -39,6 +41,10 @@ pub struct Plan {
     pub states: Vec<Planned>,
     /// The requisite graph as Salt's `DependencyGraph.to_dot` draws it.
     pub dot: String,
+    /// Why Salt raises after running every state, if it does: `call_listen` takes each
+    /// `listen_in` entry for a one-key dict, so a bare ID (or a `listen_in` that is not a list)
+    /// raises before the results come back.
+    pub listen_crash: Option<String>,
 }
 
 impl Plan {
@@ -51,11 +57,17 @@ impl Plan {
 /// The run `state.apply` would make of what `low` compiled, or the errors it stops on
 /// before running anything.
 pub fn plan(low: &LowState) -> Result<Plan, Vec<SaltError>> {
-    let errors = low.errors();
-    if !errors.is_empty() {
-        return Err(errors.into_iter().cloned().collect());
+    // Rendering errors stop both pipelines (so does a top Salt raises on, which leaves nothing
+    // rendered). Past them only `state.apply`'s own steps count: `show_low_sls` finds
+    // problems in states that `_in`, `extend` or `exclude` change before a run.
+    let highstate = &low.highstate;
+    if !highstate.errors.is_empty() || (highstate.rendered.is_empty() && !low.show_errors.is_empty()) {
+        return Err(low.errors().into_iter().cloned().collect());
     }
-    plan_high(&low.highstate.high)
+    if !low.apply_errors.is_empty() {
+        return Err(low.apply_errors.clone());
+    }
+    plan_high(&highstate.high)
 }
 
 /// [`plan`] of rendered high data.
@@ -111,6 +123,7 @@ fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
                 state: c.get_str("state"),
                 fun: c.get_str("fun"),
                 name: c.get_str("name"),
+                order: c.get_str("order"),
                 run_num: pos,
                 test_run_num: test_of.get(tags[pos].as_str()).copied(),
                 after,
@@ -131,7 +144,24 @@ fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
             }
         }
     }
-    Plan { states, dot: to_dot(chunks, steps) }
+    Plan { states, dot: to_dot(chunks, steps), listen_crash: listen_crash(chunks) }
+}
+
+/// [`Plan::listen_crash`]: the first chunk whose `listen_in` `call_listen` cannot read.
+fn listen_crash(chunks: &[Chunk]) -> Option<String> {
+    chunks.iter().find_map(|c| {
+        let entries = c.get("listen_in")?;
+        let bad = match entries.as_list() {
+            Some(list) => list.iter().any(|e| e.as_dict().is_none()),
+            None => !entries.as_str().is_some_and(str::is_empty) && entries.as_dict().is_none_or(|d| !d.is_empty()),
+        };
+        bad.then(|| {
+            format!(
+                "Salt raises in `call_listen` after running every state: `listen_in` of `{}` names a state without its module (write `- MODULE: ID`)",
+                c.get_str("__id__")
+            )
+        })
+    })
 }
 
 /// `DependencyGraph.to_dot`: a node per graph node (a test run of a `prereq`'d state is its
