@@ -12,8 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use model::diagnostic::Diagnostic;
+use model::diagnostic::{Diagnostic, SaltError};
 use model::pipeline::{Compiled, MinionCache, Request, Scope, Who};
+use model::state::run::Plan;
 use model::workspace::vfs::Vfs;
 
 use crate::files::Files;
@@ -52,6 +53,9 @@ impl Choice {
     }
 }
 
+/// The order `state.apply` runs a highstate in, or the errors it stops on.
+pub(crate) type RunOrder = Arc<Result<Plan, Vec<SaltError>>>;
+
 /// The cached highstate diagnostics of one minion.
 #[derive(Default)]
 pub(crate) struct Highstate {
@@ -67,6 +71,8 @@ pub(crate) struct Highstate {
     pub(crate) cache: MinionCache,
     /// The diagnostics, by file.
     by_file: BTreeMap<PathBuf, Vec<Diagnostic>>,
+    /// The run order of `compiled`, once a query asked for it.
+    plan: Option<(Arc<Compiled>, RunOrder)>,
 }
 
 impl Highstate {
@@ -143,6 +149,23 @@ impl Highstate {
 }
 
 impl Highstate {
+    /// The minion the current result is for and the order `state.apply` runs its highstate
+    /// in (computed once per compile).
+    pub(crate) fn plan(&mut self) -> Option<(String, RunOrder)> {
+        let compiled = self.compiled.clone()?;
+        let minion = compiled.minion.as_ref().ok()?.id.clone();
+        if let Some((of, plan)) = &self.plan {
+            if Arc::ptr_eq(of, &compiled) {
+                return Some((minion, plan.clone()));
+            }
+        }
+        let low = compiled.low.as_ref()?;
+        let run = std::panic::AssertUnwindSafe(|| model::state::run::plan(low));
+        let plan = Arc::new(std::panic::catch_unwind(run).ok()?);
+        self.plan = Some((compiled, plan.clone()));
+        Some((minion, plan))
+    }
+
     /// The diagnostics of `path` compiled alone for the selected minion (`state.apply NAME`),
     /// when it is a templated SLS file the highstate does not render: a Jinja error or an
     /// undefined variable there is found too, not only in files the top assigns. The compile
