@@ -5,7 +5,8 @@
 //!
 //! The cache lives in the cross-file [`Index`](crate::semantic::Index), which replays the
 //! change log into it ([`Highstate::note`]); it is brought up to a snapshot's minion only by
-//! the queries that need diagnostics ([`Highstate::refresh`]), so navigation and hovers never
+//! the queries that need it ([`Highstate::refresh`]): diagnostics, and the hover on a state ID,
+//! which says where the state runs ([`Highstate::plan`]). Navigation and other hovers never
 //! wait for a highstate compile.
 
 use std::collections::{BTreeMap, BTreeSet};
