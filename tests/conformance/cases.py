@@ -1,6 +1,12 @@
-"""Finding conformance cases: the one helper every driver and comparer of tests/conformance uses."""
+"""Finding conformance cases: the one helper every driver and comparer of tests/conformance uses,
+and the loop the comparers of one binary against salt.json share."""
 
+import argparse
+import concurrent.futures
+import json
 import os
+import subprocess
+import sys
 
 
 def find_cases(paths, only=None):
@@ -46,3 +52,69 @@ def compare_main(compare, doc=None):
                 print(f"FAIL {os.path.basename(case_dir)}: {problem}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
+
+
+def comparer_args(doc, keep=False):
+    """The options of a comparer of the binary against salt.json (`--keep` when it can keep
+    its output): parsed, with `binary` absolute and `cases` from judged_cases (None: exit 2)."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+", help="case directories or directories of cases")
+    ap.add_argument("--bin", required=True, help="the salt-analyzer binary")
+    ap.add_argument("--only", action="append", help="run only this case (name or path; repeatable)")
+    if keep:
+        ap.add_argument("--keep", action="store_true", help="keep CASE/ours.json and CASE/ours.stderr")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--timeout", type=float, default=60)
+    a = ap.parse_args()
+    a.binary = os.path.abspath(a.bin) if os.path.sep in a.bin else a.bin
+    a.cases = judged_cases(a.dirs, a.only)
+    return a
+
+
+def judged_cases(dirs, only):
+    """The cases among `dirs` (see find_cases), or None after saying why there are none to
+    judge: no case, or a case without the salt.json of salt_driver.py."""
+    cases = find_cases(dirs, only)
+    missing = [c for c in cases if not os.path.isfile(os.path.join(c, "salt.json"))]
+    if missing:
+        print(f"no salt.json (run salt_driver.py first): {missing[0]} and {len(missing) - 1} more", file=sys.stderr)
+        return None
+    if not cases:
+        print("no cases found", file=sys.stderr)
+        return None
+    return cases
+
+
+def judge(cases, jobs, check):
+    """Run `check(case) -> (case, problem or None, ...)` over `cases` on `jobs` threads and
+    print a FAIL line per problem. Returns (passed, failed, the results of the passing cases)."""
+    passed, failed, ok = 0, 0, []
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
+        for result in ex.map(check, cases):
+            case, problem = result[0], result[1]
+            if problem is None:
+                passed += 1
+                ok.append(result)
+            else:
+                failed += 1
+                print(f"FAIL {case}: {problem}", flush=True)
+    return passed, failed, ok
+
+
+def run_on_case(binary, command, case, timeout):
+    """`BIN COMMAND -c CASE/etc --sls A,B --saltenv ENV --format json` for a case: its
+    case.json, its salt.json, the command line, and (exit code, stdout, stderr) or, when the
+    binary did not run to its end, why not (a string)."""
+    with open(os.path.join(case, "case.json"), encoding="utf-8") as fh:
+        meta = json.load(fh)
+    with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
+        salt = json.load(fh)
+    cmd = [binary, command, "-c", os.path.join(case, "etc"), "--sls", ",".join(meta["sls"]),
+           "--saltenv", meta.get("saltenv", "base"), "--format", "json"]
+    try:
+        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return meta, salt, cmd, f"timed out after {timeout}s"
+    except OSError as exc:
+        return meta, salt, cmd, f"cannot run {binary}: {exc}"
+    return meta, salt, cmd, (p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace"))

@@ -25,16 +25,13 @@ Prints one line per mismatching case and ends with `N passed, N failed`.
 Exit status 1 when any case failed.
 """
 
-import argparse
 import ast
 import collections
-import concurrent.futures
 import json
 import os
 import re
-import subprocess
 import sys
-from cases import find_cases  # noqa: E402 (tests/conformance/cases.py)
+from cases import comparer_args, judge, run_on_case  # noqa: E402 (tests/conformance/cases.py)
 
 CODES = {
     "duplicate-id",
@@ -255,25 +252,11 @@ def compare_errors(salt_msgs, aliases, got):
     return None
 
 
-def load_json(path):
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
 def run_one(binary, case, keep, timeout):
-    meta = load_json(os.path.join(case, "case.json"))
-    salt = load_json(os.path.join(case, "salt.json"))
-    cmd = [binary, "lowstate", "-c", os.path.join(case, "etc"), "--sls", ",".join(meta["sls"]),
-           "--saltenv", meta.get("saltenv", "base"), "--format", "json"]
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout)
-        stdout = p.stdout.decode("utf-8", "replace")
-        stderr = p.stderr.decode("utf-8", "replace")
-        rc = p.returncode
-    except subprocess.TimeoutExpired:
-        return case, f"timed out after {timeout}s"
-    except OSError as exc:
-        return case, f"cannot run {binary}: {exc}"
+    _, salt, cmd, ran = run_on_case(binary, "lowstate", case, timeout)
+    if isinstance(ran, str):
+        return case, ran
+    rc, stdout, stderr = ran
     if keep:
         with open(os.path.join(case, "ours.json"), "w", encoding="utf-8") as fh:
             fh.write(stdout)
@@ -301,31 +284,11 @@ def run_one(binary, case, keep, timeout):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dirs", nargs="+", help="case directories or directories of cases")
-    ap.add_argument("--bin", required=True, help="the salt-analyzer binary")
-    ap.add_argument("--only", action="append", help="run only this case (name or path; repeatable)")
-    ap.add_argument("--keep", action="store_true", help="keep CASE/ours.json and CASE/ours.stderr")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--timeout", type=float, default=60)
-    a = ap.parse_args()
-    binary = os.path.abspath(a.bin) if os.path.sep in a.bin else a.bin
-    cases = find_cases(a.dirs, a.only)
-    missing = [c for c in cases if not os.path.isfile(os.path.join(c, "salt.json"))]
-    if missing:
-        print(f"no salt.json (run salt_driver.py first): {missing[0]} and {len(missing) - 1} more", file=sys.stderr)
+    a = comparer_args(__doc__, keep=True)
+    binary, cases = a.binary, a.cases
+    if cases is None:
         return 2
-    if not cases:
-        print("no cases found", file=sys.stderr)
-        return 2
-    passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        for case, problem in ex.map(lambda c: run_one(binary, c, a.keep, a.timeout), cases):
-            if problem is None:
-                passed += 1
-            else:
-                failed += 1
-                print(f"FAIL {case}: {problem}", flush=True)
+    passed, failed, _ = judge(cases, a.jobs, lambda c: run_one(binary, c, a.keep, a.timeout))
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Conformance suite: `salt-analyzer lowstate` must equal real Salt's
-# state.show_low_sls (and refuse what state.sls test=True refuses).
+# state.show_low_sls (and refuse what state.sls test=True refuses), and
+# `salt-analyzer plan` must run the states in state.sls test=True's __run_num__ order.
 #
 # Usage: tests/conformance/run.sh PYTHON BIN
 #   PYTHON  a Python with Salt 3008 installed (e.g. /tmp/saltvenv/bin/python)
@@ -60,5 +61,7 @@ fi
 
 status=0
 "$PY" "$HERE/compare_lowstate.py" --bin "$BIN" --jobs "$JOBS" "$WORK/generated" "$WORK/cases" || status=$?
+# The same runs' __run_num__ order against `salt-analyzer plan`.
+"$PY" "$HERE/compare_plan.py" --bin "$BIN" --jobs "$JOBS" "$WORK/generated" "$WORK/cases" || status=$?
 echo "conformance: $(( $(date +%s) - start ))s total" >&2
 exit $status

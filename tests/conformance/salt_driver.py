@@ -15,6 +15,7 @@ would print under `local`, and writes CASE/salt.json:
     {"errors": ["salt error", ...]}     show_low_sls returned an error list;
     plus "run_errors": [...]            state.sls test=True compile errors ([] if it ran),
     "run_order": [tag, ...]             the tags of that run in __run_num__ order,
+    "run_unnumbered": [tag, ...]        those without a __run_num__ (only when there are),
     "aliases": {name: [id, ...]}        chunk name -> IDs (only when an error names a state
                                         by its `name`, e.g. "in state [x]"),
     "exception": "..."                  when Salt raised instead of returning.
@@ -221,6 +222,10 @@ def run_case(case_dir):
             result["run_errors"] = []
             tags = sorted(run, key=lambda t: run[t].get("__run_num__", 0) if isinstance(run[t], dict) else 0)
             result["run_order"] = tags
+            # A state whose mod_watch raised has no number (it sorts first, as 0).
+            unnumbered = [t for t in tags if not isinstance(run[t], dict) or "__run_num__" not in run[t]]
+            if unnumbered:
+                result["run_unnumbered"] = unnumbered
         else:
             result["run_errors"] = [f"unexpected state.sls return: {run!r}"]
     except Exception as exc:  # noqa: BLE001

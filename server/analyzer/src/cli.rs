@@ -103,6 +103,32 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// Print the order `state.apply` would run the states in (Salt's `__run_num__` order), each
+    /// with what it waits for; with --format dot the requisite graph for Graphviz.
+    Plan {
+        /// Comma-separated SLS names, as `state.apply A,B` (default: the highstate).
+        #[arg(long, value_delimiter = ',')]
+        sls: Vec<String>,
+        /// The environment (default base).
+        #[arg(long)]
+        saltenv: Option<String>,
+        /// A Salt configuration directory, read as `salt-call -c DIR` reads it.
+        #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
+        config_dir: Option<PathBuf>,
+        /// A minion profile from `salt-analyzer.yaml`.
+        #[arg(long)]
+        minion: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
+        format: PlanFormat,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum PlanFormat {
+    Text,
+    Json,
+    Dot,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -114,6 +140,10 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Render { file, common }) => render(&file, &common),
         Some(Command::Mapdata { tpldir, common }) => mapdata(&tpldir, &common),
         Some(Command::Pillar { explain, common }) => pillar(explain, &common),
+        Some(Command::Plan { sls, saltenv, config_dir, minion, format }) => {
+            let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text } };
+            plan(&sls, saltenv.as_deref(), &common, format)
+        }
     }
 }
 
@@ -200,18 +230,20 @@ fn load_and_compile(common: &Common, saltenv: Option<&str>, scope: Scope) -> Res
     compile(&load_workspace(common)?, common, saltenv, scope)
 }
 
-fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let compiled = if sls.is_empty() {
+/// The minion's highstate, or with `sls` those SLS in `saltenv` (default: the options', else
+/// base).
+fn compile_low(sls: &[String], saltenv: Option<&str>, common: &Common) -> Result<Compiled, ExitCode> {
+    let ws = load_workspace(common)?;
+    if sls.is_empty() {
         compile(&ws, common, saltenv, Scope::Highstate)
     } else {
         let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
         compile(&ws, common, None, Scope::Sls { saltenv: env, names: sls.to_vec() })
-    };
-    let compiled = match compiled {
+    }
+}
+
+fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
+    let compiled = match compile_low(sls, saltenv, common) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -244,6 +276,90 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     } else {
         ExitCode::from(1)
     }
+}
+
+fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanFormat) -> ExitCode {
+    let compiled = match compile_low(sls, saltenv, common) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
+    let plan = match model::state::run::plan(low) {
+        Ok(plan) => plan,
+        Err(errors) => {
+            if format == PlanFormat::Json {
+                let out = json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()});
+                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            } else {
+                for e in &errors {
+                    print_error_text(e, files);
+                }
+            }
+            return ExitCode::from(1);
+        }
+    };
+    match format {
+        PlanFormat::Json => {
+            let out: Vec<_> = plan
+                .states
+                .iter()
+                .map(|s| {
+                    let after: Vec<String> = s.after.iter().map(|(t, k)| if *k == "prereq" { format!("{t}_|-__prereq_test__") } else { t.clone() }).collect();
+                    let mut entry = json!({"tag": s.tag, "id": s.id, "sls": s.sls, "run_num": s.run_num, "after": after});
+                    if let Some(n) = s.test_run_num {
+                        entry["test_run_num"] = json!(n);
+                    }
+                    entry
+                })
+                .collect();
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        }
+        PlanFormat::Dot => println!("{}", plan.dot),
+        PlanFormat::Text => print!("{}", plan_text(&plan)),
+    }
+    if let Some(crash) = &plan.listen_crash {
+        eprintln!("salt-analyzer: warning: {crash}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// The run as a numbered list, each state with why it runs there.
+fn plan_text(plan: &model::state::run::Plan) -> String {
+    let by_tag: std::collections::HashMap<&str, &model::state::run::Planned> = plan.states.iter().map(|s| (s.tag.as_str(), s)).collect();
+    let width = plan.states.len().to_string().len();
+    let mut out = String::new();
+    for (i, s) in plan.states.iter().enumerate() {
+        let name = if s.name == s.id { String::new() } else { format!(" ({})", s.name) };
+        out.push_str(&format!("{:>width$}. {}.{} {}{name}  [{}]\n", i + 1, s.state, s.fun, s.id, s.sls));
+        let pad = " ".repeat(width + 2);
+        if let Some(n) = s.test_run_num {
+            let by: Vec<String> = s
+                .before
+                .iter()
+                .filter(|(_, k)| *k == "prereq")
+                .map(|(t, _)| format!("`{}`", by_tag.get(t.as_str()).map_or(t.as_str(), |p| p.id.as_str())))
+                .collect();
+            out.push_str(&format!("{pad}tested first (run {n}) for the prereq of {}\n", by.join(", ")));
+        }
+        if s.after.is_empty() {
+            out.push_str(&format!("{pad}by order {}\n", s.order));
+        } else {
+            let after: Vec<String> = s
+                .after
+                .iter()
+                .map(|(t, k)| {
+                    let id = by_tag.get(t.as_str()).map_or(t.as_str(), |p| p.id.as_str());
+                    if *k == "prereq" {
+                        format!("the test run of `{id}` (prereq)")
+                    } else {
+                        format!("`{id}` ({k})")
+                    }
+                })
+                .collect();
+            out.push_str(&format!("{pad}after {}\n", after.join(", ")));
+        }
+    }
+    out
 }
 
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {

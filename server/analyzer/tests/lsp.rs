@@ -134,6 +134,8 @@ fn initial_diagnostics_navigation_symbols_and_hover() {
         - top file in `salt/top.sls`:3
 
         In the highstate of minion `web01.example.com` through `base:web`
+
+        Runs 1st of 2 in the highstate of `web01.example.com`, before `web_conf` (require)
     "#]]
     .assert_eq(hover["contents"]["value"].as_str().unwrap_or(""));
     lsp.finish();

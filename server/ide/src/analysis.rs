@@ -189,7 +189,8 @@ impl Analysis {
     }
 
     /// [`Analysis::with_index`], with the highstate diagnostics brought up to this snapshot's
-    /// minion too (only diagnostics need them: other queries never wait for a compile).
+    /// minion too (only diagnostics and the run order of a state-ID hover need them: other
+    /// queries never wait for a compile).
     pub(crate) fn with_highstate<T>(&self, f: impl FnOnce(&mut Index) -> T) -> Cancellable<T> {
         self.with_index_mut(true, f)
     }

@@ -5,15 +5,17 @@
 //!
 //! The cache lives in the cross-file [`Index`](crate::semantic::Index), which replays the
 //! change log into it ([`Highstate::note`]); it is brought up to a snapshot's minion only by
-//! the queries that need diagnostics ([`Highstate::refresh`]), so navigation and hovers never
+//! the queries that need it ([`Highstate::refresh`]): diagnostics, and the hover on a state ID,
+//! which says where the state runs ([`Highstate::plan`]). Navigation and other hovers never
 //! wait for a highstate compile.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use model::diagnostic::Diagnostic;
+use model::diagnostic::{Diagnostic, SaltError};
 use model::pipeline::{Compiled, MinionCache, Request, Scope, Who};
+use model::state::run::Plan;
 use model::workspace::vfs::Vfs;
 
 use crate::files::Files;
@@ -52,6 +54,9 @@ impl Choice {
     }
 }
 
+/// The order `state.apply` runs a highstate in, or the errors it stops on.
+pub(crate) type RunOrder = Arc<Result<Plan, Vec<SaltError>>>;
+
 /// The cached highstate diagnostics of one minion.
 #[derive(Default)]
 pub(crate) struct Highstate {
@@ -67,6 +72,8 @@ pub(crate) struct Highstate {
     pub(crate) cache: MinionCache,
     /// The diagnostics, by file.
     by_file: BTreeMap<PathBuf, Vec<Diagnostic>>,
+    /// The run order of `compiled`, once a query asked for it.
+    plan: Option<(Arc<Compiled>, RunOrder)>,
 }
 
 impl Highstate {
@@ -143,6 +150,23 @@ impl Highstate {
 }
 
 impl Highstate {
+    /// The minion the current result is for and the order `state.apply` runs its highstate
+    /// in (computed once per compile).
+    pub(crate) fn plan(&mut self) -> Option<(String, RunOrder)> {
+        let compiled = self.compiled.clone()?;
+        let minion = compiled.minion.as_ref().ok()?.id.clone();
+        if let Some((of, plan)) = &self.plan {
+            if Arc::ptr_eq(of, &compiled) {
+                return Some((minion, plan.clone()));
+            }
+        }
+        let low = compiled.low.as_ref()?;
+        let run = std::panic::AssertUnwindSafe(|| model::state::run::plan(low));
+        let plan = Arc::new(std::panic::catch_unwind(run).ok()?);
+        self.plan = Some((compiled, plan.clone()));
+        Some((minion, plan))
+    }
+
     /// The diagnostics of `path` compiled alone for the selected minion (`state.apply NAME`),
     /// when it is a templated SLS file the highstate does not render: a Jinja error or an
     /// undefined variable there is found too, not only in files the top assigns. The compile

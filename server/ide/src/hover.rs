@@ -55,6 +55,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
                     }
                 }
                 out.push_str(&highstate_line(analysis, path)?);
+                out.push_str(&run_line(analysis, &name, &d.id)?);
             }
             out
         }
@@ -159,4 +160,53 @@ fn highstate_line(analysis: &Analysis, path: &Path) -> Cancellable<String> {
     } else {
         format!("\nIn the highstate of minion `{}` through {}\n", minion.id, via.join(", "))
     })
+}
+
+/// Where the states of ID `id` (declared in SLS `sls`) run in the selected minion's
+/// highstate: "runs 3rd of 12, after `a` (require), before `b` (watch)".
+fn run_line(analysis: &Analysis, sls: &str, id: &str) -> Cancellable<String> {
+    let Some((minion, plan)) = analysis.with_highstate(|idx| idx.highstate.plan())? else { return Ok(String::new()) };
+    let plan = match &*plan {
+        Ok(plan) => plan,
+        Err(_) => return Ok(format!("\nThe highstate of minion `{minion}` does not compile, so no state of it runs.\n")),
+    };
+    let total = plan.states.len();
+    let id_of = |tag: &str| plan.states.iter().find(|s| s.tag == tag).map_or_else(|| tag.to_string(), |s| s.id.clone());
+    let list = |deps: &[(String, &str)]| {
+        let mut parts: Vec<String> = Vec::new();
+        for (tag, kind) in deps {
+            let part = format!("`{}` ({kind})", id_of(tag));
+            if !parts.contains(&part) {
+                parts.push(part);
+            }
+        }
+        parts.join(", ")
+    };
+    let mut out = String::new();
+    let ours: Vec<_> = plan.of_id(id).filter(|(_, s)| s.sls == sls).collect();
+    for (at, s) in &ours {
+        let what = if ours.len() > 1 { format!("`{}.{}` (`{}`) runs", s.state, s.fun, s.name) } else { "Runs".to_string() };
+        let mut line = format!("\n{what} {} of {total} in the highstate of `{minion}`", ordinal(at + 1));
+        if !s.after.is_empty() {
+            line.push_str(&format!(", after {}", list(&s.after)));
+        }
+        if !s.before.is_empty() {
+            line.push_str(&format!(", before {}", list(&s.before)));
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// `1st`, `2nd`, `3rd`, `4th`, ..., `11th`, `12th`, `13th`, `21st`.
+fn ordinal(n: usize) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }

@@ -75,17 +75,19 @@ fn hover_on_a_state_id() {
         'D',
         None,
         expect![[r#"
-        **state ID** `web_id`
+            **state ID** `web_id`
 
-        State functions: `pkg.installed`
+            State functions: `pkg.installed`
 
-        Declared in SLS `web` (environment `base`), `base/web/init.sls`
+            Declared in SLS `web` (environment `base`), `base/web/init.sls`
 
-        Pulled in by:
-        - top file in `base/top.sls`:3
+            Pulled in by:
+            - top file in `base/top.sls`:3
 
-        In the highstate of minion `web01` through `base:web`
-    "#]],
+            In the highstate of minion `web01` through `base:web`
+
+            Runs 1st of 2 in the highstate of `web01`, before `tls_id` (require)
+        "#]],
     );
     hover(
         'F',
@@ -242,6 +244,61 @@ fn hover_on_a_jinja_expression_and_an_import() {
             **Jinja** `'ß' ~ pkg`
 
             For minion `web01` this is not evaluated (a branch or loop it does not take).
+        "#]],
+    );
+}
+
+/// A state ID's hover says where `state.apply` runs it in the selected minion's highstate.
+#[test]
+fn hover_on_a_state_id_says_where_it_runs() {
+    let src = r#"
+#- salt-analyzer.yaml
+minions:
+  web01: {}
+default_minion: web01
+#- top.sls
+base:
+  '*':
+    - web
+#- web/init.sls
+include:
+  - web.conf
+nginx:
+  test.nop: []
+con$0f:
+  test.nop:
+    - require:
+      - nginx
+    - names:
+      - a
+      - b
+reload:
+  test.nop:
+    - watch:
+      - test: a
+#- web/conf.sls
+early:
+  test.nop:
+    - order: first
+"#;
+    jinja_hover(
+        src,
+        "web01",
+        expect![[r#"
+            **state ID** `conf`
+
+            State functions: `test.nop`
+
+            Declared in SLS `web` (environment `base`), `web/init.sls`
+
+            Pulled in by:
+            - top file in `top.sls`:3
+
+            In the highstate of minion `web01` through `base:web`
+
+            `test.nop` (`a`) runs 3rd of 5 in the highstate of `web01`, after `nginx` (require), before `reload` (watch)
+
+            `test.nop` (`b`) runs 4th of 5 in the highstate of `web01`, after `nginx` (require)
         "#]],
     );
 }

@@ -104,27 +104,37 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (V
 /// With `keep_going`, only extend/`_in` problems are looked for and returned (the checker
 /// gets shape and ordering problems from the show pipeline).
 fn apply_pipeline(high: &crate::value::Dict, keep_going: bool) -> Vec<SaltError> {
-    if keep_going && !has_extend_or_requisite_in(high) {
+    if !keep_going {
+        return match apply_chunks(high) {
+            Ok(chunks) => order_chunks(chunks).errors,
+            Err(errors) => errors,
+        };
+    }
+    if !has_extend_or_requisite_in(high) {
         // Without `extend` and `_in` requisites, extending and `requisite_in` find nothing.
         return Vec::new();
     }
     let mut high = high.clone();
     let mut errors = reconcile_extend(&mut high, false);
-    if !keep_going {
-        errors.extend(verify_high(&high));
-        if !errors.is_empty() {
-            return errors;
-        }
+    errors.extend(requisite_in(&mut high));
+    errors
+}
+
+/// The unordered chunks `State.call_high` would order before running them (after extend,
+/// `verify_high`, `_in` and `use`, exclude), or the errors it stops on first.
+pub(crate) fn apply_chunks(high: &crate::value::Dict) -> Result<Vec<Chunk>, Vec<SaltError>> {
+    let mut high = high.clone();
+    let mut errors = reconcile_extend(&mut high, false);
+    errors.extend(verify_high(&high));
+    if !errors.is_empty() {
+        return Err(errors);
     }
     errors.extend(requisite_in(&mut high));
-    if keep_going {
-        return errors;
-    }
     apply_exclude(&mut high);
     if !errors.is_empty() {
-        return errors;
+        return Err(errors);
     }
-    order_chunks(compile_high_data(&high)).errors
+    Ok(compile_high_data(&high))
 }
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).

@@ -332,7 +332,31 @@ impl Ord for Key {
 }
 
 /// `State.order_chunks(chunks)` on freshly compiled chunks (`compile_high_data`'s tail).
-pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
+pub fn order_chunks(chunks: Vec<Chunk>) -> Ordered {
+    sort(chunks, false).0
+}
+
+/// One node of the sorted requisite graph, at the same position as its chunk in
+/// [`Ordered::chunks`].
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The node's tag: the chunk's, or with `_|-__prereq_test__` appended for the test run
+    /// of a state another state `prereq`s.
+    pub tag: String,
+    /// Whether this is that test run (its chunk is the prereq'd state's).
+    pub prereq_test: bool,
+    /// The nodes it waits for (positions in the sorted order) and the requisite kind of each
+    /// edge, in the graph's insertion order (`DependencyGraph.get_dependencies`).
+    pub after: Vec<(usize, &'static str)>,
+}
+
+/// [`order_chunks`], and the graph it sorted: one [`Step`] per ordered chunk (empty when
+/// there were errors).
+pub fn order_chunks_traced(chunks: Vec<Chunk>) -> (Ordered, Vec<Step>) {
+    sort(chunks, true)
+}
+
+fn sort(mut chunks: Vec<Chunk>, trace: bool) -> (Ordered, Vec<Step>) {
     let (g, failed) = build_graph(&mut chunks);
     let cap = order_cap(&chunks, &failed);
     let mut errors: Vec<SaltError> = failed.into_iter().map(|(_, e)| e).collect();
@@ -361,7 +385,7 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
     }
     if topo.len() != count {
         errors.push(cycle_error(&s.g, s.chunks));
-        return Ordered { chunks: Vec::new(), errors };
+        return (Ordered { chunks: Vec::new(), errors }, Vec::new());
     }
     let out = topo
         .iter()
@@ -370,7 +394,23 @@ pub fn order_chunks(mut chunks: Vec<Chunk>) -> Ordered {
             None => Chunk { d: Dict::new(), id_loc: None },
         })
         .collect();
-    Ordered { chunks: out, errors }
+    let steps = if trace && errors.is_empty() { steps_of(&s.g, &topo) } else { Vec::new() };
+    (Ordered { chunks: out, errors }, steps)
+}
+
+/// The [`Step`] of each node of `topo`.
+fn steps_of(g: &Graph, topo: &[usize]) -> Vec<Step> {
+    let mut at = vec![0; topo.len()];
+    for (pos, &n) in topo.iter().enumerate() {
+        at[n] = pos;
+    }
+    topo.iter()
+        .map(|&n| {
+            let tag = g.tag(n).to_string();
+            let prereq_test = g.chunk(n).is_some_and(|ci| g.chunk_node.get(ci) != Some(&n));
+            Step { tag, prereq_test, after: g.in_edges(n).into_iter().map(|(src, kind)| (at[src], kind)).collect() }
+        })
+        .collect()
 }
 
 /// The errors [`order_chunks`] would report on `compile_high_data(high)` (missing targets,

@@ -1,0 +1,3 @@
+early:
+  test.nop:
+    - order: first

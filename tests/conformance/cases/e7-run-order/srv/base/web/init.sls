@@ -1,0 +1,15 @@
+include:
+  - web.conf
+nginx:
+  test.nop: []
+conf:
+  test.nop:
+    - require:
+      - nginx
+    - names:
+      - a
+      - b
+reload:
+  test.nop:
+    - watch:
+      - test: a

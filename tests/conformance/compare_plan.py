@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Compare `salt-analyzer plan` with the order real Salt ran the states in.
+
+Usage: compare_plan.py --bin target/debug/salt-analyzer [--jobs N] [--only CASE] DIR [DIR...]
+
+DIR is a case (holds case.json and salt.json from salt_driver.py) or a directory of cases.
+Per case this runs
+
+    BIN plan -c CASE/etc --sls a,b.c --saltenv ENV --format json
+
+and compares it with CASE/salt.json, where salt_driver.py recorded what
+`state.sls ... test=True` returned:
+
+* it ran ("run_order": the tags sorted by `__run_num__`): we must exit 0, and our tags, in
+  our order, must be that list. The `mod_watch` runs `call_listen` adds after every state
+  (`listener_ID` tags, and `Listen_Error` results) are left out of Salt's list: whether one
+  runs depends on whether its target reported changes, which a plan does not know.
+  Our `run_num`s must increase, and `after` must name tags of the plan that run earlier (or
+  `TAG_|-__prereq_test__`, the test run of a state this one `prereq`s). A state whose
+  `mod_watch` raised has no `__run_num__` in Salt's answer ("run_unnumbered"): it is left out
+  of both lists. A `prereq`'d state whose own requisites fail in its test run is reported at
+  that test run (our "test_run_num") instead of its run: either place is accepted for it.
+* it ran every state, then raised in `call_listen` (a `listen_in` entry without a module):
+  we must exit 0 with the plan and warn about it on stderr.
+* it returned compile errors, or raised otherwise: we must exit 1 with {"errors": [...]}.
+
+Prints one line per mismatching case and ends with `N passed, N failed`; exit 1 when any
+case failed, 2 when a case has no salt.json or there are no cases.
+"""
+
+import json
+import sys
+
+from cases import comparer_args, judge, run_on_case  # noqa: E402 (tests/conformance/cases.py)
+
+
+PREREQ_TEST = "_|-__prereq_test__"
+
+
+def is_listener(tag):
+    parts = tag.split("_|-")
+    return tag.startswith("Listen_Error_|-") or (len(parts) == 4 and parts[1].startswith("listener_") and parts[3] == "mod_watch")
+
+
+def reported_at_test_runs(got, want):
+    """Whether Salt's order `want` is ours once some `prereq`'d states are taken at their
+    test run: a prereq'd state whose own requisites fail during its test run gets its result
+    there (`_assign_not_run_result_dict` writes `running[tag]`), and its real run is skipped.
+    Each state's numbers are distinct positions, so taking the smallest that keeps Salt's
+    order increasing decides."""
+    numbers = {s["tag"]: sorted({s["run_num"], s.get("test_run_num", s["run_num"])}) for s in got}
+    last = -1
+    for tag in want:
+        fits = [n for n in numbers[tag] if n > last]
+        if not fits:
+            return False
+        last = fits[0]
+    return True
+
+
+def check_plan(got, want, unnumbered):
+    """None when `got` (our JSON list) runs the states in Salt's order `want`, else why not."""
+    if not isinstance(got, list) or not all(isinstance(s, dict) for s in got):
+        return f"expected a list of states, got {str(got)[:200]}"
+    ours = [s.get("tag") for s in got if s.get("tag") not in unnumbered]
+    want = [t for t in want if not is_listener(t) and t not in unnumbered]
+    if ours != want and sorted(ours) == sorted(want) and reported_at_test_runs(got, want):
+        return None
+    if ours != want:
+        for i, (a, b) in enumerate(zip(ours, want)):
+            if a != b:
+                return f"order differs at {i}: ours {a!r}, Salt {b!r} (ours {len(ours)}, Salt {len(want)} states)"
+        return f"ours has {len(ours)} states, Salt ran {len(want)}: {(ours[len(want):] or want[len(ours):])[:3]}"
+    seen = set()
+    tags = {s.get("tag") for s in got}
+    last = -1
+    for s in got:
+        if not isinstance(s.get("run_num"), int) or s["run_num"] <= last:
+            return f"run_num does not increase at {s.get('tag')!r}"
+        last = s["run_num"]
+        for dep in s.get("after", []):
+            if dep.endswith(PREREQ_TEST):
+                # The test run of a state this one prereqs: the state itself runs later.
+                dep = dep[: -len(PREREQ_TEST)]
+                if dep not in tags:
+                    return f"{s['tag']!r} is after the test run of {dep!r}, which is not in the plan"
+            elif dep not in seen:
+                return f"{s['tag']!r} is after {dep!r}, which does not run earlier"
+        if not isinstance(s.get("id"), str) or not isinstance(s.get("sls"), str):
+            return f"{s.get('tag')!r} lacks a string id or sls"
+        seen.add(s["tag"])
+    return None
+
+
+def run_one(binary, case, timeout):
+    _, salt, _, ran = run_on_case(binary, "plan", case, timeout)
+    if isinstance(ran, str):
+        return case, ran, 0
+    rc, stdout, stderr = ran
+    try:
+        got = json.loads(stdout)
+    except ValueError:
+        return case, f"stdout is not JSON (exit {rc}): {stdout[:100]!r} {stderr[-200:]!r}", 0
+    if "call_listen" in salt.get("run_exception", ""):
+        # Salt ran every state, then raised reading a listen_in: we plan the run and warn.
+        if rc != 0 or "call_listen" not in stderr:
+            return case, f"exit {rc}; Salt raises in call_listen after the run, and we must warn so", 0
+        return case, None, 0
+    ran = "run_order" in salt and not salt.get("run_errors") and "run_exception" not in salt
+    if ran:
+        if rc != 0:
+            return case, f"exit {rc}, Salt ran this case: {stdout[:300]}", 0
+        return case, check_plan(got, salt["run_order"], set(salt.get("run_unnumbered", []))), len(got)
+    if rc != 1 or not (isinstance(got, dict) and got.get("errors")):
+        return case, f"exit {rc}, Salt stopped on {str(salt.get('run_errors') or salt.get('run_exception'))[:200]}", 0
+    return case, None, 0
+
+
+def main():
+    a = comparer_args(__doc__)
+    binary, cases = a.binary, a.cases
+    if cases is None:
+        return 2
+    passed, failed, ok = judge(cases, a.jobs, lambda c: run_one(binary, c, a.timeout))
+    ran = sum(1 for _, _, n in ok if n > 0)
+    states = sum(n for _, _, n in ok)
+    print(f"plan: {passed} passed ({ran} runs, {states} states in Salt's order), {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
