@@ -39,6 +39,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import compare_lowstate  # noqa: E402
 from compare_lowstate import diff_chunks, same, short  # noqa: E402
+from cases import find_cases  # noqa: E402 (tests/conformance/cases.py)
 
 # verify_tops messages (`salt/state.py` `BaseHighState.verify_tops`) and the top-file render errors, ahead of the
 # lowstate suite's table.
@@ -174,7 +175,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=60)
     a = ap.parse_args()
     binary = os.path.abspath(a.bin) if os.path.sep in a.bin else a.bin
-    cases = compare_lowstate.find_cases(a.dirs, a.only)
+    cases = find_cases(a.dirs, a.only)
     if not cases:
         print("no cases found", file=sys.stderr)
         return 2
