@@ -4,6 +4,7 @@
 pub mod document;
 pub mod jinja;
 pub mod line_index;
+pub mod python;
 pub mod text_diff;
 pub mod yaml;
 pub mod yaml_reuse;

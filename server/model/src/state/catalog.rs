@@ -4,12 +4,19 @@
 //! (`catalog.json`) is generated from the pinned Salt by `tests/conformance/gen_state_catalog.py`
 //! and committed; [`Catalog::builtin`] parses it once. [`Catalog::with_custom`] lays a
 //! workspace's custom `_states/*.py` modules over it (a custom module replaces a built-in one
-//! of the same name, as Salt's loader prefers the extension modules).
+//! of the same name, as Salt's loader prefers the extension modules); [`workspace_catalog`] is
+//! the catalog of a workspace (built-in plus its file roots' `_states/*.py`, read through the
+//! [`Vfs`] and parsed by `syntax::python`, never imported).
 
+use std::borrow::Cow;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use serde_json::Value;
+use syntax::python::parse_module;
+
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::Vfs;
 
 /// State modules and their functions, sorted by name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -128,6 +135,58 @@ impl Catalog {
         }
         out
     }
+}
+
+/// The built-in catalog with the workspace's custom state modules laid over it: what a
+/// minion of this workspace calls after `saltutil.sync_states`. Reads go through `fs`, so a
+/// recorder sees every `_states` listing and file this depends on.
+pub fn workspace_catalog(fs: &dyn Vfs, roots: &FileRoots) -> Cow<'static, Catalog> {
+    let custom = custom_modules(fs, roots);
+    if custom.is_empty() {
+        return Cow::Borrowed(Catalog::builtin());
+    }
+    Cow::Owned(Catalog::builtin().with_custom(custom))
+}
+
+/// The `_states/*.py` modules of every environment's file roots, parsed (never imported): as
+/// `saltutil.sync_states` copies them (`salt/utils/extmods.py` `sync`: the first root of an
+/// environment that has a file serves it, a later environment's file of the same name
+/// overwrites an earlier one's), then named as the loader names them (`__virtualname__` or the
+/// file name; public top-level functions renamed by `__func_alias__`). Sorted by file name.
+pub fn custom_modules(fs: &dyn Vfs, roots: &FileRoots) -> Vec<Module> {
+    let mut files: std::collections::BTreeMap<String, PathBuf> = std::collections::BTreeMap::new();
+    for env in roots.envs.values() {
+        let mut this_env: std::collections::BTreeMap<String, PathBuf> = std::collections::BTreeMap::new();
+        for root in &env.roots {
+            let dir = root.join("_states");
+            for rel in fs.walk(&dir) {
+                if rel.contains('/') || !rel.ends_with(".py") || rel == "__init__.py" {
+                    continue;
+                }
+                this_env.entry(rel.clone()).or_insert_with(|| dir.join(&rel));
+            }
+        }
+        files.extend(this_env);
+    }
+    let mut out = Vec::new();
+    for (rel, path) in files {
+        let Ok(text) = fs.read(&path) else { continue };
+        let py = parse_module(&text);
+        let name = py.virtualname.clone().unwrap_or_else(|| rel.trim_end_matches(".py").to_string());
+        let functions = py
+            .functions
+            .iter()
+            .filter(|f| !f.name.starts_with('_'))
+            .map(|f| Function {
+                name: py.func_alias.iter().find(|(k, _)| *k == f.name).map_or_else(|| f.name.clone(), |(_, v)| v.clone()),
+                args: f.params.iter().map(|(n, d)| Arg { name: n.clone(), default: d.clone() }).collect(),
+                kwargs: f.kwargs,
+                deprecated: None,
+            })
+            .collect();
+        out.push(Module { name, functions, custom: Some(path) });
+    }
+    out
 }
 
 impl Module {
