@@ -12,6 +12,10 @@ use crate::analysis::Analysis;
 use crate::types::*;
 
 pub(crate) fn syntax(analysis: &Analysis, path: &Path) -> Vec<Diagnostic> {
+    // A custom module (`_states/*.py`) is read for its signatures, never as YAML.
+    if path.extension().is_some_and(|e| e == "py") {
+        return Vec::new();
+    }
     let Some(doc) = analysis.snap.docs.get(path) else { return Vec::new() };
     doc.syntax
         .iter()

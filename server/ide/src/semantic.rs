@@ -77,6 +77,15 @@ pub(crate) struct RootEntry {
     session: Option<Box<Session>>,
 }
 
+impl RootEntry {
+    /// The files this root's diagnostics can be in (its closure and whatever they point
+    /// into): what to republish when the entry comes or goes. The other files it read (a
+    /// `_states` listing, a custom module) only make it recompute.
+    fn reported_files(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        std::iter::once(&self.path).chain(&self.closure).chain(self.diagnostics.iter().map(|d| &d.file)).cloned()
+    }
+}
+
 /// Roots whose high data has at least this many states keep a [`Session`] between checks.
 /// Every root does in unit tests, so that they exercise the recheck path.
 const KEEP_FROM: usize = if cfg!(test) { 0 } else { 200 };
@@ -261,15 +270,15 @@ impl Index {
                     self.by_file.remove(f);
                 }
             }
-            self.unreported.insert(f.clone());
         }
+        self.unreported.extend(old.reported_files());
     }
 
     fn insert(&mut self, key: RootKey, entry: RootEntry) {
         for f in &entry.deps {
             self.by_file.entry(f.clone()).or_default().insert(key.clone());
-            self.unreported.insert(f.clone());
         }
+        self.unreported.extend(entry.reported_files());
         self.roots.insert(key, entry);
     }
 

@@ -46,6 +46,15 @@ pub enum Code {
     /// An SQL ext_pillar whose database could not be opened or queried (a warning: the rest of
     /// the pillar is still computed).
     ExtPillar,
+    /// A state module or function no module of the catalog (Salt's plus the workspace's
+    /// `_states`) has (a warning: the minion may have an extension that provides it).
+    UnknownFunction,
+    /// A required argument of the state function that the state does not give.
+    MissingParameter,
+    /// An argument a state function without `**kwargs` does not take (Salt aborts the run).
+    UnknownArgument,
+    /// A state function Salt says is deprecated (a warning).
+    DeprecatedFunction,
 }
 
 impl Code {
@@ -71,13 +80,19 @@ impl Code {
             Code::MapData => "mapdata-error",
             Code::ParametersLayer => "parameters-layer",
             Code::ExtPillar => "ext-pillar",
+            Code::UnknownFunction => "unknown-function",
+            Code::MissingParameter => "missing-parameter",
+            Code::UnknownArgument => "unknown-argument",
+            Code::DeprecatedFunction => "deprecated-function",
         }
     }
 
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer | Code::ExtPillar => Severity::Warning,
+            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer | Code::ExtPillar | Code::UnknownFunction | Code::DeprecatedFunction => {
+                Severity::Warning
+            }
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

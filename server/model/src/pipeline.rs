@@ -373,7 +373,7 @@ fn compile_highstate(
     if let Some(raised) = top.raised.clone() {
         // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
         let highstate = HighState::default();
-        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), highstate }, top);
+        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), calls: Vec::new(), highstate }, top);
     }
     let mut builder = Builder::new(fs, roots, opts, files);
     builder.jinja = jinja.cloned();
@@ -399,7 +399,11 @@ fn compile_highstate(
             errors.extend(ordered.errors);
         }
     }
-    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), highstate }, top)
+    let calls = match &chunks {
+        Some(chunks) => crate::state::calls::call_errors(&high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
+        None => Vec::new(),
+    };
+    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate }, top)
 }
 
 /// Compiled minions kept until something they read changes. A hit costs re-reading (and

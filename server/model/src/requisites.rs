@@ -53,3 +53,62 @@ pub fn has_mod_watch(module: &str) -> bool {
 pub fn is_requisite_key(key: &str) -> bool {
     STATE_REQUISITE_KEYWORDS.contains(&key) || REQUISITE_IN.contains(&key) || key == "listen_in"
 }
+
+/// `STATE_REQUISITE_IN_KEYWORDS`.
+pub const STATE_REQUISITE_IN_KEYWORDS: &[&str] = &["onchanges_in", "onfail_in", "prereq_in", "watch_in", "require_in", "listen_in"];
+
+/// `STATE_RUNTIME_KEYWORDS`: what `State.call` hands to no state function.
+pub const STATE_RUNTIME_KEYWORDS: &[&str] = &[
+    "fun",
+    "state",
+    "check_cmd",
+    "cmd_opts_exclude",
+    "failhard",
+    "onlyif",
+    "unless",
+    "creates",
+    "retry",
+    "order",
+    "parallel",
+    "prereq",
+    "prereq_in",
+    "reload_modules",
+    "reload_grains",
+    "reload_pillar",
+    "runas",
+    "runas_password",
+    "no_log",
+    "fire_event",
+    "saltenv",
+    "umask",
+    "use",
+    "use_in",
+    "__env__",
+    "__sls__",
+    "__id__",
+    "__sls_included_from__",
+    "__orchestration_jid__",
+    "__pub_user",
+    "__pub_arg",
+    "__pub_jid",
+    "__pub_fun",
+    "__pub_tgt",
+    "__pub_ret",
+    "__pub_pid",
+    "__pub_tgt_type",
+    "__pub_resource_targets",
+    "__pub_minion_is_target",
+    "__pub_resource_target",
+    "__pub_resource_job",
+    "__pub_pure_resource_target",
+    "__prereq__",
+    "__prerequiring__",
+    "__umask__",
+];
+
+/// Whether `key` is in `STATE_INTERNAL_KEYWORDS` (requisites, requisite-ins, runtime
+/// keywords): the `expected_extra_kws` of `State.call`'s `format_call`, never an argument of
+/// the state function.
+pub fn is_internal_keyword(key: &str) -> bool {
+    STATE_REQUISITE_KEYWORDS.contains(&key) || STATE_REQUISITE_IN_KEYWORDS.contains(&key) || STATE_RUNTIME_KEYWORDS.contains(&key)
+}

@@ -292,3 +292,57 @@ d: test.nop
     let all = all_diagnostics(&f.analysis());
     assert!(all.contains("dotted.sls:1:11 \"web_1.0\" dotted-sls-name"), "{all}");
 }
+
+#[test]
+fn state_calls_are_checked_against_the_catalog_and_the_workspace_states() {
+    let mut f = Fixture::new(
+        r#"
+#- _states/webapp.py
+__virtualname__ = "webapp"
+__func_alias__ = {"list_": "list"}
+
+def deployed(name, version, port=8080):
+    pass
+
+def list_(name, items=None):
+    pass
+#- web.sls
+nginx:
+  pkg.instaled: []
+conf:
+  file.replace:
+    - backupp: .bak
+app:
+  webapp.deployed:
+    - port: 80
+listing:
+  webapp.list:
+    - itemz: [ß, ℝ, 💣]
+old:
+  file.shortcut:
+    - target: /x
+"#,
+    );
+    expect![[r#"
+        web.sls:2:3 "pkg.instaled" unknown-function: State 'pkg.instaled' was not found in SLS 'web'
+        web.sls:4:3 "file.replace" missing-parameter: Missing parameter pattern for state file.replace
+        web.sls:4:3 "file.replace" missing-parameter: Missing parameter repl for state file.replace
+        web.sls:5:7 "backupp" unknown-argument: 'backupp' is an invalid keyword argument for 'file.replace'
+        web.sls:7:3 "webapp.deployed" missing-parameter: Missing parameter version for state webapp.deployed
+        web.sls:11:7 "itemz" unknown-argument: 'itemz' is an invalid keyword argument for 'webapp.list'
+        web.sls:13:3 "file.shortcut" deprecated-function: State 'file.shortcut' is deprecated: This function is being deprecated in favor of 'shortcut.present'
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    // The custom module grows the argument: its use is no longer an error.
+    f.open("_states/webapp.py");
+    f.host.change(&ws("_states/webapp.py"), vec![(Some(129..134), "itemz".into())], 2);
+    expect![[r#"
+        web.sls:2:3 "pkg.instaled" unknown-function: State 'pkg.instaled' was not found in SLS 'web'
+        web.sls:4:3 "file.replace" missing-parameter: Missing parameter pattern for state file.replace
+        web.sls:4:3 "file.replace" missing-parameter: Missing parameter repl for state file.replace
+        web.sls:5:7 "backupp" unknown-argument: 'backupp' is an invalid keyword argument for 'file.replace'
+        web.sls:7:3 "webapp.deployed" missing-parameter: Missing parameter version for state webapp.deployed
+        web.sls:13:3 "file.shortcut" deprecated-function: State 'file.shortcut' is deprecated: This function is being deprecated in favor of 'shortcut.present'
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+}

@@ -36,7 +36,7 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
     // pillar top naming a missing SLS), each at its file and line.
     // Those without a place (an ext_pillar not evaluated) are for `salt-analyzer pillar` only.
     let pillar = compiled.pillar.iter().flat_map(|p| p.errors.iter().map(|e| &e.diag)).filter(|e| e.loc.is_some());
-    for e in pillar.chain(&top.render_errors).chain(low.errors()).chain(&low.highstate.hints) {
+    for e in pillar.chain(&top.render_errors).chain(low.errors()).chain(&low.highstate.hints).chain(&low.calls) {
         if !errors.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
             errors.push(e);
         }

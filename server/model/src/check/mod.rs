@@ -11,8 +11,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 
 use crate::diagnostic::{Code, Diagnostic, Related, SaltError, Severity};
+use crate::state::calls::call_errors;
+use crate::state::catalog::workspace_catalog;
 use crate::state::highstate::{Builder, HighState};
-use crate::state::lowstate::{pick_errors, static_errors};
+use crate::state::lowstate::{apply_chunks, pick_errors, static_errors};
 use crate::state::order::ordering_errors;
 use crate::targeting::Matches;
 use crate::value::Loc;
@@ -87,9 +89,18 @@ impl CheckContext {
         builder.static_mode = true;
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
-        let (show, apply) = static_errors(&highstate, &ordering);
-        let check = self.diagnose(&pick_errors(&show, &apply), &highstate, files, path);
+        let check = self.diagnose(&self.root_errors(fs, &highstate, &ordering, files, path), &highstate, files, path);
         Ok((check, highstate, ordering))
+    }
+
+    /// What a root's check reports of its compiled closure: the static pipeline's errors
+    /// ([`static_errors`], as [`pick_errors`] picks them), then the call problems of the
+    /// states the root declares.
+    pub(crate) fn root_errors(&self, fs: &dyn Vfs, highstate: &HighState, ordering: &[SaltError], files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
+        let (show, apply) = static_errors(highstate, ordering);
+        let mut errors: Vec<SaltError> = pick_errors(&show, &apply).into_iter().cloned().collect();
+        errors.extend(root_call_errors(fs, &self.roots, highstate, files, path));
+        errors
     }
 
     /// The SLS name a root file is compiled as, or its whole result when it is not compiled
@@ -117,7 +128,7 @@ impl CheckContext {
 
     /// A compiled root's diagnostics: `errors` (as [`pick_errors`] picks them) placed in
     /// the files of `files`, and the closure `highstate` rendered.
-    pub(crate) fn diagnose(&self, errors: &[&SaltError], highstate: &HighState, files: &FileTable, path: &std::path::Path) -> RootCheck {
+    pub(crate) fn diagnose(&self, errors: &[SaltError], highstate: &HighState, files: &FileTable, path: &std::path::Path) -> RootCheck {
         let mut out = Vec::new();
         let templated = highstate.rendered.iter().any(|r| r.templated);
         let root_loc = files.id(path).map(|file| Loc { file, span: 0..0 });
@@ -139,6 +150,21 @@ impl CheckContext {
         let closure = highstate.rendered.iter().filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
         RootCheck { diagnostics: out, closure }
     }
+}
+
+/// The call problems ([`call_errors`]) of the states `path` itself declares, judged on the
+/// chunks of its whole include closure (another file may `extend` them), when `extend`, `_in`
+/// and `use` go through (a missing include elsewhere does not hide them). A templated root is left to the minion's rendered highstate: statically its data
+/// is only partly known.
+fn root_call_errors(fs: &dyn Vfs, roots: &FileRoots, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
+    let root = files.id(path);
+    let templated = highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == path));
+    if root.is_none() || templated {
+        return Vec::new();
+    }
+    let Ok(chunks) = apply_chunks(&highstate.high) else { return Vec::new() };
+    let catalog = workspace_catalog(fs, roots);
+    call_errors(&highstate.high, &chunks, &catalog, &|loc| loc.is_none_or(|l| Some(l.file) != root))
 }
 
 /// The diagnostics of one error of a fully rendered compilation (a minion's highstate), as

@@ -14,7 +14,6 @@ use crate::py::fnmatch::has_magic;
 use crate::requisites::is_requisite_key;
 use crate::state::compile::low_views;
 use crate::state::highstate::{handle_state_decls, HighState};
-use crate::state::lowstate::{pick_errors, static_errors};
 use crate::state::order::{ordering_errors, LowChunk};
 use crate::value::{Dict, FileId, Loc, Val, V};
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -76,8 +75,8 @@ impl CheckContext {
         if let Some((file, text)) = changed {
             patch(s, ws, file, text)?;
         }
-        let (show, apply) = static_errors(&s.highstate, &s.ordering);
-        Some(self.diagnose(&pick_errors(&show, &apply), &s.highstate, &s.files, &s.path))
+        let errors = self.root_errors(fs, &s.highstate, &s.ordering, &s.files, &s.path);
+        Some(self.diagnose(&errors, &s.highstate, &s.files, &s.path))
     }
 }
 

@@ -3,6 +3,8 @@
 
 use crate::diagnostic::SaltError;
 use crate::render::jinja::JinjaSetup;
+use crate::state::calls::call_errors;
+use crate::state::catalog::workspace_catalog;
 use crate::state::compile::{compile_high_data, Chunk};
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::state::highstate::{Builder, HighState};
@@ -23,6 +25,10 @@ pub struct LowState {
     /// The errors `state.apply` would stop on before running a state (empty when the
     /// show pipeline already failed, since apply stops at the same render errors).
     pub apply_errors: Vec<SaltError>,
+    /// What `State.call` would find wrong with each call once the states run (an unknown
+    /// function, a missing or unknown argument, a deprecated function): never part of
+    /// [`LowState::errors`], since Salt compiles these states fine.
+    pub calls: Vec<SaltError>,
     pub highstate: HighState,
 }
 
@@ -57,11 +63,12 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
 }
 
 fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
+    let (fs, roots) = (builder.fs, builder.roots);
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // Both `show_low_sls` and `state.sls` stop at render errors.
-        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), highstate };
+        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate };
     }
     show_errors.extend(verify_high(&highstate.high));
     let mut chunks = None;
@@ -73,8 +80,18 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
             show_errors.extend(ordered.errors);
         }
     }
-    let apply_errors = apply_pipeline(&highstate.high, false);
-    LowState { chunks, show_errors, apply_errors, highstate }
+    // `State.call_high` up to the point where states would run; the calls are judged on
+    // the chunks it would run, when it would run them.
+    let (apply_errors, calls) = match apply_chunks(&highstate.high) {
+        Ok(applied) => {
+            let calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots), &|_| false);
+            let errors = order_chunks(applied).errors;
+            let calls = if show_errors.is_empty() && errors.is_empty() { calls } else { Vec::new() };
+            (errors, calls)
+        }
+        Err(errors) => (errors, Vec::new()),
+    };
+    LowState { chunks, show_errors, apply_errors, calls, highstate }
 }
 
 /// The static pipeline's show and apply errors for rendered high data whose
@@ -95,21 +112,15 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (V
             })
             .cloned(),
     );
-    let mut apply_errors = apply_pipeline(&highstate.high, true);
+    let mut apply_errors = apply_pipeline(&highstate.high);
     apply_errors.retain(|e| !show_errors.contains(e));
     (show_errors, apply_errors)
 }
 
-/// `State.call_high` up to the point where states would run.
-/// With `keep_going`, only extend/`_in` problems are looked for and returned (the checker
-/// gets shape and ordering problems from the show pipeline).
-fn apply_pipeline(high: &crate::value::Dict, keep_going: bool) -> Vec<SaltError> {
-    if !keep_going {
-        return match apply_chunks(high) {
-            Ok(chunks) => order_chunks(chunks).errors,
-            Err(errors) => errors,
-        };
-    }
+/// The checker's part of `State.call_high` before states run: only extend/`_in` problems
+/// are looked for and returned, and it keeps going past them (it gets shape and ordering
+/// problems from the show pipeline).
+fn apply_pipeline(high: &crate::value::Dict) -> Vec<SaltError> {
     if !has_extend_or_requisite_in(high) {
         // Without `extend` and `_in` requisites, extending and `requisite_in` find nothing.
         return Vec::new();

@@ -3,6 +3,7 @@
 //! `exclude`, the requisite graph and ordering, the run order of `state.apply`, and the `show_low_sls` / `show_lowstate`
 //! pipelines built from them.
 
+pub mod calls;
 pub mod catalog;
 pub mod compile;
 pub mod extend;

@@ -1,0 +1,99 @@
+//! Whether each state's call fits its state function, as `State.call` finds out only at apply
+//! time: an unknown module or function (`verify_data`: "State 'x.y' was not found in SLS"), a
+//! required argument not given ("Missing parameter"), an argument a function without
+//! `**kwargs` does not take (`format_call`: "... is an invalid keyword argument for ...", which
+//! aborts the whole run), and a function Salt says is deprecated. Checked on low chunks (after
+//! `names`, `extend` and `use` gave each state its arguments), against a
+//! [`Catalog`](crate::state::catalog::Catalog).
+
+use crate::diagnostic::{Code, SaltError};
+use crate::requisites::is_internal_keyword;
+use crate::state::catalog::Catalog;
+use crate::state::compile::Chunk;
+use crate::value::{Dict, Loc};
+
+/// Keys a low chunk carries that `State.call` never passes on: `name_order` (popped while
+/// ordering, `salt/utils/requisite.py`).
+const CHUNK_BOOKKEEPING: &[&str] = &["name_order"];
+
+/// The call problems of `chunks` (compiled from `high`), each once. `skip` says which
+/// declarations not to judge (a static check leaves templated files to the rendered
+/// highstate).
+pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn Fn(Option<&Loc>) -> bool) -> Vec<SaltError> {
+    let mut out: Vec<SaltError> = Vec::new();
+    let mut push = |e: SaltError| {
+        if !out.iter().any(|o| o.code == e.code && o.message == e.message && o.loc == e.loc) {
+            out.push(e);
+        }
+    };
+    for chunk in chunks {
+        let state = chunk.get_str("state");
+        let fun = chunk.get_str("fun");
+        let id = chunk.get_str("__id__");
+        let sls = chunk.get_str("__sls__");
+        let full = format!("{state}.{fun}");
+        let decl = declaration(high, &id, &state, &fun).or_else(|| chunk.id_loc.clone());
+        if skip(decl.as_ref()) {
+            continue;
+        }
+        let Some(function) = catalog.function(&state, &fun) else {
+            let mut message = format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available.");
+            if let Some(near) = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name)))) {
+                message.push_str(&format!("\nDid you mean '{near}'?"));
+            }
+            push(SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone()));
+            continue;
+        };
+        for arg in function.args.iter().filter(|a| a.default.is_none()) {
+            if chunk.d.get(&arg.name).is_none() {
+                push(SaltError::new(Code::MissingParameter, format!("Missing parameter {} for state {full}", arg.name)).at(decl.clone()).id(id.clone()));
+            }
+        }
+        if !function.kwargs {
+            for (k, _) in &chunk.d.0 {
+                let Some(key) = k.as_str() else { continue };
+                if is_internal_keyword(key) || CHUNK_BOOKKEEPING.contains(&key) || function.arg(key).is_some() {
+                    continue;
+                }
+                let mut message = format!("'{key}' is an invalid keyword argument for '{full}'");
+                if let Some(near) = did_you_mean(key, function.args.iter().map(|a| a.name.clone())) {
+                    message.push_str(&format!("\nDid you mean '{near}'?"));
+                }
+                push(SaltError::new(Code::UnknownArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+            }
+        }
+        if let Some(words) = &function.deprecated {
+            push(SaltError::new(Code::DeprecatedFunction, format!("State '{full}' is deprecated: {words}")).at(decl.clone()).id(id.clone()));
+        }
+    }
+    out
+}
+
+/// Where the state `id` declares `state` (`pkg.installed:` or `pkg:` with `- installed`): the
+/// dotted key, else the function's list item, else the module key.
+fn declaration(high: &Dict, id: &str, state: &str, fun: &str) -> Option<Loc> {
+    let body = high.0.iter().find(|(k, _)| k.py_cow() == id)?.1.as_dict()?;
+    for (k, run) in &body.0 {
+        let key = k.py_cow();
+        if key == format!("{state}.{fun}") {
+            return k.at.clone();
+        }
+        if key == state {
+            let item = run.as_list().into_iter().flatten().find(|a| a.as_str() == Some(fun));
+            return item.and_then(|a| a.at.clone()).or_else(|| k.at.clone());
+        }
+    }
+    None
+}
+
+/// The candidate closest to `word`, when one is close enough to be a likely typo.
+pub fn did_you_mean(word: &str, candidates: impl Iterator<Item = String>) -> Option<String> {
+    let mut best: Option<(f64, String)> = None;
+    for c in candidates {
+        let score = strsim::jaro_winkler(word, &c);
+        if score >= 0.85 && best.as_ref().is_none_or(|(s, _)| score > *s) {
+            best = Some((score, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
