@@ -16,3 +16,8 @@ nginx_conf:
   test.succeed_with_changes:
     - require_in:
       - test: nginx
+
+deploy_user:
+  user.present:
+    - name: deploy
+    - home_dir: /srv/deploy   # mistake: user.present takes `home`; Salt aborts the whole run on this
