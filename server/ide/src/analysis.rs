@@ -34,6 +34,7 @@ pub(crate) struct Snapshot {
     pub(crate) shared: Arc<Shared>,
     pub(crate) current: Arc<AtomicU64>,
     pub(crate) minion: Option<String>,
+    pub(crate) state_docs: Arc<crate::statedocs::DocsStatus>,
 }
 
 /// A snapshot of the analysis at one revision. Cloning is cheap; it can be sent to another

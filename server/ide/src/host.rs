@@ -44,6 +44,8 @@ pub struct AnalysisHost {
     world: Arc<World>,
     salt_config: Option<PathBuf>,
     minion: Option<String>,
+    /// Salt's documentation of the state functions, or why there is none (yet).
+    state_docs: Arc<crate::statedocs::DocsStatus>,
     shared: Arc<Shared>,
 }
 
@@ -69,6 +71,7 @@ impl AnalysisHost {
             world,
             salt_config: None,
             minion: None,
+            state_docs: Arc::default(),
             shared,
         }
     }
@@ -166,6 +169,12 @@ impl AnalysisHost {
         }
     }
 
+    /// Hands in Salt's documentation of the state functions (or why there is none): hovers
+    /// show it from the next snapshot on. Nothing is recomputed.
+    pub fn set_state_docs(&mut self, docs: crate::statedocs::DocsStatus) {
+        self.state_docs = Arc::new(docs);
+    }
+
     /// The selected minion profile, if one was set.
     pub fn minion(&self) -> Option<&str> {
         self.minion.as_deref()
@@ -191,6 +200,7 @@ impl AnalysisHost {
             shared: self.shared.clone(),
             current: self.current.clone(),
             minion: self.minion.clone(),
+            state_docs: self.state_docs.clone(),
         })
     }
 

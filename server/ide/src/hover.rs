@@ -36,6 +36,11 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
             }
             out
         }
+        Item::Function(_, f) if crate::statedocs::hover_function(analysis, f).is_some() => crate::statedocs::hover_function(analysis, f).unwrap_or_default(),
+        Item::Argument(f, name, _) => match crate::statedocs::hover_argument(analysis, f, name) {
+            Some(h) => h,
+            None => return Ok(None),
+        },
         Item::Id(d) | Item::Function(d, _) => {
             let mut out = format!("**state ID** `{}`\n", d.id);
             if !d.functions.is_empty() {

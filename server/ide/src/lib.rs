@@ -17,6 +17,7 @@ mod memory;
 mod navigation;
 mod resolve;
 mod semantic;
+mod statedocs;
 mod summaries;
 mod symbols;
 #[cfg(test)]
@@ -30,4 +31,5 @@ pub use diagnostics::shift_diagnostics;
 pub use host::AnalysisHost;
 pub use memory::MemoryDisk;
 pub use semantic::IndexStats;
+pub use statedocs::{DocsStatus, StateDocs};
 pub use types::*;

@@ -26,7 +26,7 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
             url_target(analysis, path, &u).map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() }).into_iter().collect()
         }
         Item::TopSls(section, sls) => files(resolve_sls(analysis, &section.env, &sls.name, &section.env)),
-        Item::Id(_) | Item::Function(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
+        Item::Id(_) | Item::Function(..) | Item::Argument(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
     };
     out.sort();
     out.dedup();

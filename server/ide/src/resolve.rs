@@ -25,6 +25,8 @@ pub(crate) enum Item {
     Url(SaltUrl),
     Id(StateDecl),
     Function(StateDecl, StateFunction),
+    /// An argument key under a state function (`- source: ...`), with its span.
+    Argument(StateFunction, String, Range<usize>),
     TopEnv(TopEnv),
     TopTarget(TopEnv, TopTarget),
     TopSls(TopEnv, TopSls),
@@ -40,6 +42,7 @@ impl Item {
             Item::Url(u) => u.span.clone(),
             Item::Id(d) => d.span.clone(),
             Item::Function(_, f) => f.span.clone(),
+            Item::Argument(_, _, span) => span.clone(),
             Item::TopEnv(e) => e.span.clone(),
             Item::TopTarget(_, t) => t.span.clone(),
             Item::TopSls(_, s) => s.span.clone(),
@@ -98,8 +101,13 @@ fn sls_item_at(s: &SlsSummary, offset: usize) -> Option<Item> {
         if on(&d.span, offset) {
             return Some(Item::Id(d.clone()));
         }
-        if let Some(f) = d.functions.iter().find(|f| on(&f.span, offset)) {
+        if let Some(f) = d.functions.iter().find(|f| on(&f.span, offset) || f.function_span.as_ref().is_some_and(|s| on(s, offset))) {
             return Some(Item::Function(d.clone(), f.clone()));
+        }
+        for f in &d.functions {
+            if let Some((name, span)) = f.args.iter().find(|(_, span)| on(span, offset)) {
+                return Some(Item::Argument(f.clone(), name.clone(), span.clone()));
+            }
         }
     }
     None

@@ -29,6 +29,8 @@ pub struct PyFunction {
     pub kwargs: bool,
     /// The function's name in the source.
     pub span: Range<usize>,
+    /// Its docstring (a plain string literal opening the body), dedented as `inspect.cleandoc`.
+    pub doc: Option<String>,
 }
 
 /// Parse `text`. A file with syntax errors still yields what its intact parts declare.
@@ -81,7 +83,13 @@ pub fn parse_module(text: &str) -> PyModule {
 fn function(node: Node<'_>, text: &str) -> Option<PyFunction> {
     let name = node.child_by_field_name("name")?;
     let params = node.child_by_field_name("parameters")?;
-    let mut f = PyFunction { name: text[name.byte_range()].to_string(), params: Vec::new(), varargs: false, kwargs: false, span: name.byte_range() };
+    let doc = node
+        .child_by_field_name("body")
+        .and_then(|b| b.named_child(0))
+        .filter(|s| s.kind() == "expression_statement")
+        .and_then(|s| s.named_child(0))
+        .and_then(|s| docstring(s, text));
+    let mut f = PyFunction { name: text[name.byte_range()].to_string(), params: Vec::new(), varargs: false, kwargs: false, span: name.byte_range(), doc };
     let mut c = params.walk();
     for p in params.named_children(&mut c) {
         match p.kind() {
@@ -106,6 +114,29 @@ fn function(node: Node<'_>, text: &str) -> Option<PyFunction> {
         }
     }
     Some(f)
+}
+
+/// A docstring's text: a string literal (triple-quoted or not, `r` prefix allowed) without
+/// its quotes, cleaned as `inspect.cleandoc` does (first line stripped, the common
+/// indentation of the others removed, blank lines at either end dropped).
+fn docstring(node: Node<'_>, text: &str) -> Option<String> {
+    if node.kind() != "string" {
+        return None;
+    }
+    let raw = text[node.byte_range()].trim_start_matches(['r', 'R', 'u', 'U']);
+    let inner = ["\"\"\"", "'''", "\"", "'"].iter().find_map(|q| raw.strip_prefix(q).and_then(|r| r.strip_suffix(q)))?;
+    let mut lines = inner.lines();
+    let first = lines.next().unwrap_or("").trim().to_string();
+    let rest: Vec<&str> = lines.collect();
+    let indent = rest.iter().filter(|l| !l.trim().is_empty()).map(|l| l.len() - l.trim_start().len()).min().unwrap_or(0);
+    let mut out: Vec<String> = std::iter::once(first).chain(rest.iter().map(|l| l.get(indent..).unwrap_or("").trim_end().to_string())).collect();
+    while out.first().is_some_and(|l| l.is_empty()) {
+        out.remove(0);
+    }
+    while out.last().is_some_and(|l| l.is_empty()) {
+        out.pop();
+    }
+    (!out.is_empty()).then(|| out.join("\n"))
 }
 
 /// A plain string literal's value (no prefix, no escapes, no interpolation).
@@ -149,6 +180,12 @@ def __virtual__():
     return __virtualname__
 
 def deployed(name, version, port=8080, mode="fast", *args, flag: bool = False, **kwargs):
+    """
+    Deploy the app.
+
+    version
+        Which release.
+    """
     pass
 
 @decorator
@@ -181,6 +218,8 @@ def broken(name
             ]
         );
         assert!(d.varargs && d.kwargs);
+        assert_eq!(d.doc.as_deref(), Some("Deploy the app.\n\nversion\n    Which release."));
+        assert_eq!(m.functions[2].doc, None);
         assert!(!m.functions[2].kwargs);
     }
 }

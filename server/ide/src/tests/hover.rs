@@ -302,3 +302,176 @@ early:
         "#]],
     );
 }
+
+const CALLS: &str = r#"
+#- _states/webapp.py
+__virtualname__ = "webapp"
+
+def deployed(name, version, port=8080, **kwargs):
+    """
+    Deploy the app ß.
+
+    version
+        Which release (ℝ).
+    """
+    return {}
+#- web.sls
+conf:
+  file.rep$Alace:
+    - pat$Btern: x
+    - repl: y
+    - back$Cupp: .bak
+    - onl$Dyif: "true"
+app:
+  webapp:
+    - depl$Eoyed
+    - vers$Fion: 1
+    - some$Gthing: 💣
+"#;
+
+fn calls_hover(marker: char, docs: Option<crate::StateDocs>, expect: Expect) {
+    let mut text = String::new();
+    let mut chars = CALLS.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
+            if chars.next() == Some(marker) {
+                text.push_str("$0");
+            }
+            continue;
+        }
+        text.push(c);
+    }
+    let mut f = Fixture::new(&text);
+    if let Some(d) = docs {
+        f.host.set_state_docs(crate::DocsStatus::Ready(std::sync::Arc::new(d)));
+    }
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let h = a.hover(&path, offset).unwrap().expect("a hover");
+    expect.assert_eq(&h.markdown);
+}
+
+fn replace_docs() -> crate::StateDocs {
+    let doc = "Maintain an edit in a file.\n\nname\n    Filesystem path to the file to be edited.\n\npattern\n    A regular expression, to be matched using Python's\n    :py:func:`re.search`.\n";
+    crate::StateDocs { salt_version: "3008.4".into(), docs: [("file.replace".to_string(), doc.to_string())].into() }
+}
+
+#[test]
+fn hover_on_a_state_function_and_its_arguments() {
+    // Without Salt's docs: the signature from the catalog, and why there are no docs.
+    calls_hover(
+        'A',
+        None,
+        expect![[r#"
+            ```python
+            file.replace(name, pattern, repl, count=0, flags=8, bufsize=1, append_if_not_found=False, prepend_if_not_found=False, not_found_content=None, backup='.bak', show_changes=True, ignore_if_missing=False, backslash_literal=False, encoding=None)
+            ```
+
+            Salt 3008.4 state function
+
+            _no Salt was asked for documentation_
+        "#]],
+    );
+    calls_hover(
+        'A',
+        Some(replace_docs()),
+        expect![[r#"
+            ```python
+            file.replace(name, pattern, repl, count=0, flags=8, bufsize=1, append_if_not_found=False, prepend_if_not_found=False, not_found_content=None, backup='.bak', show_changes=True, ignore_if_missing=False, backslash_literal=False, encoding=None)
+            ```
+
+            Salt 3008.4 state function
+
+            ---
+
+            ```rst
+            Maintain an edit in a file.
+
+            name
+                Filesystem path to the file to be edited.
+
+            pattern
+                A regular expression, to be matched using Python's
+                :py:func:`re.search`.
+            ```
+        "#]],
+    );
+    calls_hover(
+        'B',
+        Some(replace_docs()),
+        expect![[r#"
+            **pattern** — argument of `file.replace`
+
+            Required.
+
+            ```rst
+            A regular expression, to be matched using Python's
+            :py:func:`re.search`.
+            ```
+        "#]],
+    );
+    calls_hover(
+        'C',
+        Some(replace_docs()),
+        expect![[r#"
+            **backupp** — argument of `file.replace`
+
+            `file.replace` takes no such argument: Salt stops the whole run on it.
+        "#]],
+    );
+    calls_hover(
+        'D',
+        Some(replace_docs()),
+        expect![[r#"
+            **onlyif** — argument of `file.replace`
+
+            A keyword of the state system (requisites, `onlyif`, `order`, ...), not passed to the function.
+        "#]],
+    );
+}
+
+#[test]
+fn hover_on_a_custom_state_function_shows_its_docstring() {
+    calls_hover(
+        'E',
+        None,
+        expect![[r#"
+            ```python
+            webapp.deployed(name, version, port=8080, **kwargs)
+            ```
+
+            Custom state module `_states/webapp.py`
+
+            ---
+
+            ```rst
+            Deploy the app ß.
+
+            version
+                Which release (ℝ).
+            ```
+        "#]],
+    );
+    calls_hover(
+        'F',
+        None,
+        expect![[r#"
+            **version** — argument of `webapp.deployed`
+
+            Required.
+
+            ```rst
+            Which release (ℝ).
+            ```
+        "#]],
+    );
+    calls_hover(
+        'G',
+        None,
+        expect![[r#"
+            **something** — argument of `webapp.deployed`
+
+            Not in the signature: `webapp.deployed` takes it through `**kwargs`.
+        "#]],
+    );
+}

@@ -53,6 +53,10 @@ pub struct StateFunction {
     pub function: Option<String>,
     /// The module key (or dotted shorthand string) as written.
     pub span: Range<usize>,
+    /// The `- installed` item that names the function under a plain module key.
+    pub function_span: Option<Range<usize>>,
+    /// The arguments given (`- name: value` items), each key as written.
+    pub args: Vec<(String, Range<usize>)>,
 }
 
 /// One `include:` entry.
@@ -290,7 +294,7 @@ fn functions(body: &Val) -> Vec<StateFunction> {
     match &body.v {
         V::Str(s) => {
             let (module, function) = split_fun(s);
-            out.push(StateFunction { module, function, span: span(body) });
+            out.push(StateFunction { module, function, span: span(body), function_span: None, args: Vec::new() });
         }
         V::Dict(d) => {
             for (k, run) in &d.0 {
@@ -299,14 +303,26 @@ fn functions(body: &Val) -> Vec<StateFunction> {
                     continue;
                 }
                 let (module, mut function) = split_fun(key);
+                let mut function_span = None;
                 if function.is_none() {
                     function = match &run.v {
-                        V::List(args) => args.iter().find_map(|a| a.as_str().map(str::to_string)),
+                        V::List(args) => args.iter().find_map(|a| {
+                            let f = a.as_str()?;
+                            function_span = Some(span(a));
+                            Some(f.to_string())
+                        }),
                         V::Str(s) => Some(s.clone()),
                         _ => None,
                     };
                 }
-                out.push(StateFunction { module, function, span: span(k) });
+                let args = run
+                    .as_list()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|a| a.as_dict().filter(|d| d.len() == 1))
+                    .filter_map(|d| d.0[0].0.as_str().map(|name| (name.to_string(), span(&d.0[0].0))))
+                    .collect();
+                out.push(StateFunction { module, function, span: span(k), function_span, args });
             }
         }
         _ => {}

@@ -46,6 +46,9 @@ pub struct Function {
     pub kwargs: bool,
     /// Salt's own deprecation words, when Salt says the function is deprecated.
     pub deprecated: Option<String>,
+    /// The docstring, for a custom module's function (read from its source). Salt's own
+    /// documentation is not shipped: the editor asks the user's Salt for it.
+    pub doc: Option<String>,
 }
 
 /// One argument of a state function.
@@ -88,6 +91,7 @@ impl Catalog {
                     args,
                     kwargs: f.get("kwargs")?.as_bool()?,
                     deprecated: f.get("deprecated").and_then(Value::as_str).map(str::to_owned),
+                    doc: None,
                 });
             }
             fs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -182,6 +186,7 @@ pub fn custom_modules(fs: &dyn Vfs, roots: &FileRoots) -> Vec<Module> {
                 args: f.params.iter().map(|(n, d)| Arg { name: n.clone(), default: d.clone() }).collect(),
                 kwargs: f.kwargs,
                 deprecated: None,
+                doc: f.doc.clone(),
             })
             .collect();
         out.push(Module { name, functions, custom: Some(path) });
@@ -243,7 +248,7 @@ mod tests {
 
     #[test]
     fn custom_replaces_builtin() {
-        let f = Function { name: "installed".into(), args: vec![Arg { name: "name".into(), default: None }], kwargs: false, deprecated: None };
+        let f = Function { name: "installed".into(), args: vec![Arg { name: "name".into(), default: None }], kwargs: false, deprecated: None, doc: None };
         let m = Module { name: "pkg".into(), functions: vec![f], custom: Some("_states/pkg.py".into()) };
         let c = Catalog::builtin().with_custom([m]);
         assert!(c.function("pkg", "latest").is_none());
