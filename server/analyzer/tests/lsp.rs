@@ -499,3 +499,66 @@ fn hover_and_definition_inside_templates() {
     assert_eq!(lsp.render_locations(&def), "TEMPLATE/package/install.sls 0:0-0:0\n");
     lsp.finish();
 }
+
+/// Salt's state docs are asked of `salt-call` once, in the background, and cached per Salt
+/// version: hovers show them once they arrive, a second server reads the cache.
+#[test]
+fn state_function_hover_with_salts_docs() {
+    use std::os::unix::fs::PermissionsExt;
+    let tree = TempTree::new("statedocs", None);
+    tree.write("web.sls", "conf_ß:\n  file.replace:\n    - pattern: x\n    - repl: y\n");
+    // A stand-in for the user's salt-call that logs how it was asked.
+    let stub = tree.root.with_extension("salt-call");
+    let log = tree.root.with_extension("log");
+    let script = format!(
+        "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$*\" in\n  *--version*) echo 'salt-call 3008.4 (Chlorine)' ;;\n  *sys.state_doc*) printf '%s' '{{\"local\": {{\"file.replace\": \"Maintain an edit in a file.\\n\\npattern\\n    A regular expression 💣.\"}}}}' ;;\nesac\n",
+        log.display()
+    );
+    std::fs::write(&stub, script).unwrap();
+    std::fs::set_permissions(&stub, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let hover_until = |lsp: &mut Lsp, line: u32, character: u32, want: &str| -> String {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        loop {
+            let h = lsp.request("textDocument/hover", pos(lsp, "web.sls", line, character)).unwrap();
+            let text = h["contents"]["value"].as_str().unwrap_or("").to_string();
+            if text.contains(want) || std::time::Instant::now() > deadline {
+                return text;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    };
+    for round in 0..2 {
+        let opts = ClientOptions { init: json!({"saltCall": stub.display().to_string()}), ..ClientOptions::default() };
+        let mut lsp = Lsp::start(&tree.root, opts);
+        lsp.open_from_disk("web.sls");
+        lsp.sync();
+        // On `file.replace`, then on `pattern`.
+        let function = hover_until(&mut lsp, 1, 5, "Maintain an edit");
+        assert!(function.starts_with("```python\nfile.replace(name, pattern, repl, count=0,"), "round {round}: {function}");
+        assert!(function.contains("Maintain an edit in a file."), "round {round}: {function}");
+        expect![[r#"
+            **pattern** — argument of `file.replace`
+
+            Required.
+
+            ```rst
+            A regular expression 💣.
+            ```
+        "#]]
+        .assert_eq(&hover_until(&mut lsp, 2, 7, "regular"));
+        lsp.finish();
+    }
+    let asked = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(asked.matches("--version").count(), 2, "{asked}");
+    assert_eq!(asked.matches("sys.state_doc").count(), 1, "the second server reads the cache: {asked}");
+    assert!(asked.contains("--local --out=json"), "{asked}");
+    let _ = std::fs::remove_file(&stub);
+    let _ = std::fs::remove_file(&log);
+    // Without Salt: the hover says where the docs would come from.
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("web.sls");
+    lsp.sync();
+    let h = lsp.request("textDocument/hover", pos(&lsp, "web.sls", 1, 5)).unwrap();
+    assert!(h["contents"]["value"].as_str().unwrap().contains("the `saltCall` setting is `false`"), "{h}");
+    lsp.finish();
+}

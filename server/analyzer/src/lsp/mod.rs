@@ -5,6 +5,7 @@
 mod proto;
 mod publish;
 mod server;
+mod statedocs;
 
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -21,6 +21,8 @@ pub mod from_proto {
     use std::ops::Range;
     use std::path::PathBuf;
 
+    pub use crate::lsp::statedocs::SaltCall;
+
     use super::*;
 
     pub fn path(uri: &lsp::Url) -> Option<PathBuf> {
@@ -86,13 +88,20 @@ pub mod from_proto {
     pub fn settings(value: Option<&serde_json::Value>) -> Settings {
         let section = value.and_then(|v| v.get("salt-analyzer")).or(value);
         let s = |k: &str| section.and_then(|v| v.get(k)).and_then(|v| v.as_str()).filter(|v| !v.is_empty()).map(str::to_string);
-        Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from) }
+        let salt_call = match section.and_then(|v| v.get("saltCall")) {
+            Some(serde_json::Value::Bool(false)) => SaltCall::Off,
+            Some(serde_json::Value::String(p)) if !p.is_empty() => SaltCall::At(PathBuf::from(p)),
+            _ => SaltCall::OnPath,
+        };
+        Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call }
     }
 
     #[derive(Debug, Clone, Default, PartialEq, Eq)]
     pub struct Settings {
         pub minion: Option<String>,
         pub salt_config: Option<PathBuf>,
+        /// Which `salt-call` to ask for Salt's documentation (read at start).
+        pub salt_call: SaltCall,
     }
 }
 

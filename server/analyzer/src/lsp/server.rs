@@ -203,6 +203,8 @@ impl LanguageServer for Backend {
             });
         }
         publish::start(self.client.clone(), self.state.clone(), self.wake.clone(), flags);
+        let salt_call = lock(&self.state).initial_settings.salt_call.clone();
+        super::statedocs::start(self.state.clone(), salt_call);
     }
 
     async fn shutdown(&self) -> Result<()> {

@@ -65,6 +65,7 @@ pub fn run_cli(dir: &Path, args: &[&str]) -> (i32, String, String) {
 impl Drop for TempTree {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.root);
+        let _ = std::fs::remove_dir_all(self.root.with_extension("cache"));
     }
 }
 
@@ -122,6 +123,8 @@ impl Lsp {
     pub fn start(root: &Path, opts: ClientOptions) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_salt-analyzer"))
             .current_dir(root)
+            // Never the user's cache: the docs cache of a test stays next to its tree.
+            .env("XDG_CACHE_HOME", root.with_extension("cache"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -195,6 +198,10 @@ impl Lsp {
         };
         let mut init = opts.init.clone();
         init["statusNotification"] = json!(true);
+        // A test that wants Salt's docs names its `salt-call`; the others never run one.
+        if init.get("saltCall").is_none() {
+            init["saltCall"] = json!(false);
+        }
         if opts.pull {
             init["pullDiagnostics"] = json!(true);
         }
