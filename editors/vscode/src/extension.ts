@@ -149,14 +149,15 @@ class SaltExtension implements vscode.Disposable {
     const scope = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
     const config = vscode.workspace.getConfiguration(SECTION, scope);
     return toServerSettings(
-      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), trace: config.get('trace') },
+      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), saltCall: config.get('saltCall'), trace: config.get('trace') },
       { platform: process.platform, env: process.env, workspaceFolder: workspaceFolder(scope), home: os.homedir() },
     );
   }
 
   private async onConfigurationChanged(e: vscode.ConfigurationChangeEvent): Promise<void> {
     if (!e.affectsConfiguration(SECTION)) return;
-    if (e.affectsConfiguration(`${SECTION}.server.path`)) {
+    // The server reads `saltCall` once, when it starts.
+    if (e.affectsConfiguration(`${SECTION}.server.path`) || e.affectsConfiguration(`${SECTION}.saltCall`)) {
       await this.restart();
       return;
     }

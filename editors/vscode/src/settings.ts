@@ -7,10 +7,12 @@ export const SECTION = 'salt-analyzer';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
 
-/** The server's contract: `{ minion, saltConfig, trace: { server } }`. */
+/** The server's contract: `{ minion, saltConfig, saltCall, trace: { server } }`. */
 export interface ServerSettings {
   minion: string | null;
   saltConfig: string | null;
+  /** The `salt-call` asked for Salt's state docs: null = the one on PATH, false = never. */
+  saltCall: string | false | null;
   trace: { server: TraceLevel };
 }
 
@@ -21,6 +23,7 @@ export interface ServerSettings {
 export interface RawSettings {
   minion?: unknown;
   saltConfig?: unknown;
+  saltCall?: unknown;
   trace?: unknown;
 }
 
@@ -35,9 +38,11 @@ export type PathContext = Pick<DiscoveryContext, 'platform' | 'env' | 'workspace
 export function toServerSettings(raw: RawSettings, ctx: PathContext): ServerSettings {
   const minion = nonEmpty(raw.minion);
   const saltConfig = nonEmpty(raw.saltConfig);
+  const saltCall = raw.saltCall === false ? false : nonEmpty(raw.saltCall);
   return {
     minion,
     saltConfig: saltConfig === null ? null : resolvePathSetting(saltConfig, ctx),
+    saltCall: saltCall === null || saltCall === false ? saltCall : resolvePathSetting(saltCall, ctx),
     trace: { server: traceLevel(raw.trace) },
   };
 }

@@ -157,13 +157,15 @@ end)
 local settings = require('salt-analyzer.settings')
 
 check('settings: nulls are JSON null, trace defaults to off', function()
-  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, trace = { server = 'off' } })
-  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, trace = { server = 'off' } }))
+  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, trace = { server = 'off' } })
+  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, trace = { server = 'off' } }))
 end)
 
 check('settings: values, relative salt_config, trace levels', function()
   local s = settings.server_settings({ minion = ' web01 ', salt_config = 'etc/salt', trace = 'verbose' }, '/ws')
-  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', trace = { server = 'verbose' } })
+  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, trace = { server = 'verbose' } })
+  eq(settings.server_settings({ salt_call = false }).saltCall, false, 'salt_call false: never ask Salt')
+  eq(settings.server_settings({ salt_call = '/opt/salt/bin/salt-call' }).saltCall, '/opt/salt/bin/salt-call', 'salt_call path')
   eq(settings.server_settings({ salt_config = '/etc/salt' }, '/ws').saltConfig, '/etc/salt', 'absolute')
   eq(settings.server_settings({ trace = 'loud' }).trace.server, 'off', 'unknown trace')
   eq(settings.server_settings({ minion = '  ' }).minion, vim.NIL, 'blank minion')
@@ -194,7 +196,7 @@ check('lsp/salt_analyzer.lua: cmd, filetypes, root markers, init_options', funct
   eq(config.init_options.minion, 'web02', 'minion')
   local params = {}
   config.before_init(params, { root_dir = '/ws' })
-  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', trace = { server = 'off' } })
+  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, trace = { server = 'off' } })
 end)
 
 if vim.lsp.enable then
@@ -244,6 +246,7 @@ check('setup(): starts on FileType with root, init_options and settings', functi
   eq(init.params.initializationOptions, {
     minion = 'web01',
     saltConfig = vim.fs.normalize(tmp) .. '/etc/salt',
+    saltCall = vim.NIL,
     trace = { server = 'off' },
   }, 'initializationOptions')
   eq(client.config.settings['salt-analyzer'].minion, 'web01', 'settings section')

@@ -1,5 +1,5 @@
 --- Plugin options (from `setup()` or `vim.g.salt_analyzer`) and the settings the
---- server reads: `{ minion, saltConfig, trace = { server } }`, the same shape the
+--- server reads: `{ minion, saltConfig, saltCall, trace = { server } }`, the same shape the
 --- VS Code extension sends as initializationOptions and workspace configuration.
 local M = {}
 
@@ -13,6 +13,8 @@ M.defaults = {
   root_markers = { 'salt-analyzer.yaml', 'top.sls', '.git' },
   minion = nil,
   salt_config = nil,
+  -- The salt-call asked for Salt's state docs (hovers): nil = the one on PATH, false = never.
+  salt_call = nil,
   trace = 'off',
   -- Tree-sitter highlighting (jinja host + injected yaml, queries/sls/). Off by
   -- default: the jinja parser rejects `{% from tpldir ~ "/map.jinja" import ... %}`,
@@ -70,9 +72,15 @@ function M.server_settings(opts, root_dir)
     end
   end
   local minion = non_empty(opts.minion)
+  local salt_call = opts.salt_call
+  if salt_call ~= false then
+    salt_call = non_empty(salt_call)
+    salt_call = salt_call and vim.fs.normalize(salt_call)
+  end
   return {
     minion = minion == nil and vim.NIL or minion,
     saltConfig = salt_config == nil and vim.NIL or salt_config,
+    saltCall = salt_call == nil and vim.NIL or salt_call,
     trace = { server = trace_level(opts.trace) },
   }
 end

@@ -8,10 +8,11 @@ import { didChangeConfigurationParams, toServerSettings, traceLevel } from '../s
 const ctx = { platform: 'linux' as const, env: {}, workspaceFolder: '/ws', home: '/home/ada' };
 
 test('defaults: nulls and trace off', () => {
-  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, trace: { server: 'off' } });
+  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, saltCall: null, trace: { server: 'off' } });
   assert.deepEqual(toServerSettings({ minion: null, saltConfig: null, trace: { server: 'off' } }, ctx), {
     minion: null,
     saltConfig: null,
+    saltCall: null,
     trace: { server: 'off' },
   });
 });
@@ -20,6 +21,7 @@ test('values are passed through, trimmed; blank means null', () => {
   assert.deepEqual(toServerSettings({ minion: ' web01 ', saltConfig: '/etc/salt', trace: { server: 'verbose' } }, ctx), {
     minion: 'web01',
     saltConfig: '/etc/salt',
+    saltCall: null,
     trace: { server: 'verbose' },
   });
   assert.equal(toServerSettings({ minion: '   ' }, ctx).minion, null);
@@ -32,6 +34,13 @@ test('saltConfig is made absolute against the workspace folder, ~ expanded', () 
   assert.equal(toServerSettings({ saltConfig: '${workspaceFolder}/etc' }, ctx).saltConfig, '/ws/etc');
 });
 
+test('saltCall: a path made absolute, false to never ask Salt, else the one on PATH', () => {
+  assert.equal(toServerSettings({ saltCall: '~/venv/bin/salt-call' }, ctx).saltCall, '/home/ada/venv/bin/salt-call');
+  assert.equal(toServerSettings({ saltCall: false }, ctx).saltCall, false);
+  assert.equal(toServerSettings({ saltCall: ' ' }, ctx).saltCall, null);
+  assert.equal(toServerSettings({ saltCall: true }, ctx).saltCall, null);
+});
+
 test('trace level: only off, messages, verbose', () => {
   assert.equal(traceLevel({ server: 'messages' }), 'messages');
   assert.equal(traceLevel('verbose'), 'verbose');
@@ -42,7 +51,7 @@ test('trace level: only off, messages, verbose', () => {
 
 test('server.path is not part of what the server receives', () => {
   const raw = { minion: 'a', saltConfig: null, trace: { server: 'off' }, server: { path: '/x' } };
-  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['minion', 'saltConfig', 'trace']);
+  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['minion', 'saltCall', 'saltConfig', 'trace']);
 });
 
 test('didChangeConfiguration carries the salt-analyzer section', () => {
