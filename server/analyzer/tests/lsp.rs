@@ -506,12 +506,12 @@ fn hover_and_definition_inside_templates() {
 fn state_function_hover_with_salts_docs() {
     use std::os::unix::fs::PermissionsExt;
     let tree = TempTree::new("statedocs", None);
-    tree.write("web.sls", "conf_ß:\n  file.replace:\n    - pattern: x\n    - repl: y\n");
+    tree.write("web.sls", "conf_ß:\n  file.replace:\n    - pattern: x\n    - repl: y\ndbuser:\n  mysql_user.present: []\nbroken:\n  file.replace: []\n");
     // A stand-in for the user's salt-call that logs how it was asked.
     let stub = tree.root.with_extension("salt-call");
     let log = tree.root.with_extension("log");
     let script = format!(
-        "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$*\" in\n  *--version*) echo 'salt-call 3008.4 (Chlorine)' ;;\n  *sys.state_doc*) printf '%s' '{{\"local\": {{\"file.replace\": \"Maintain an edit in a file.\\n\\npattern\\n    A regular expression 💣.\"}}}}' ;;\nesac\n",
+        "#!/bin/sh\necho \"$*\" >> '{}'\ncase \"$*\" in\n  *--version*) echo 'salt-call 3008.4 (Chlorine)' ;;\n  *sys.state_doc*) printf '%s' '{{\"local\": {{\"file.replace\": \"Maintain an edit in a file.\\n\\npattern\\n    A regular expression 💣.\", \"mysql_user.present\": \"Ensure the user exists.\"}}}}' ;;\nesac\n",
         log.display()
     );
     std::fs::write(&stub, script).unwrap();
@@ -532,6 +532,9 @@ fn state_function_hover_with_salts_docs() {
         let mut lsp = Lsp::start(&tree.root, opts);
         lsp.open_from_disk("web.sls");
         lsp.sync();
+        // The user's Salt documents `mysql_user.present` (saltext-mysql): not unknown once the
+        // docs arrive.
+        lsp.wait_for_publish("web.sls", |ds| ds.iter().any(|d| d["code"] == "missing-parameter") && ds.iter().all(|d| d["code"] != "unknown-function"));
         // On `file.replace`, then on `pattern`.
         let function = hover_until(&mut lsp, 1, 5, "Maintain an edit");
         assert!(function.starts_with("```python\nfile.replace(name, pattern, repl, count=0,"), "round {round}: {function}");

@@ -44,6 +44,7 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
     let mut out: Vec<Diagnostic> = found
         .into_iter()
         .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
+        .filter(|d| !crate::statedocs::known_to_salt(analysis, d))
         .map(|d| Diagnostic {
             range: trim(&text, d.span.clone()),
             severity: match d.severity {

@@ -88,7 +88,13 @@ impl Highstate {
                 self.cache.clear();
                 self.dirty = true;
             }
+            Change::Republish => {}
         }
+    }
+
+    /// The files that have highstate diagnostics.
+    pub(crate) fn files(&self) -> impl Iterator<Item = &PathBuf> {
+        self.by_file.keys()
     }
 
     /// How many times a highstate was compiled (tests check what an edit recompiles).

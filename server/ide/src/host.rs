@@ -170,9 +170,15 @@ impl AnalysisHost {
     }
 
     /// Hands in Salt's documentation of the state functions (or why there is none): hovers
-    /// show it from the next snapshot on. Nothing is recomputed.
+    /// show it from the next snapshot on. Nothing is recomputed, but the next diagnostics
+    /// round reports every file again (an unknown-function warning about a function the
+    /// user's Salt documents is dropped).
     pub fn set_state_docs(&mut self, docs: crate::statedocs::DocsStatus) {
+        let ready = matches!(docs, crate::statedocs::DocsStatus::Ready(_));
         self.state_docs = Arc::new(docs);
+        if ready {
+            self.commit(Change::Republish);
+        }
     }
 
     /// The selected minion profile, if one was set.

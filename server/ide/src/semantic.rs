@@ -42,6 +42,9 @@ pub(crate) enum Change {
     Layout(Vec<PathBuf>),
     /// The configuration changed: everything is recomputed.
     Reset,
+    /// Nothing to recompute, but how diagnostics are shown changed (Salt's docs arrived):
+    /// every file with diagnostics is reported again.
+    Republish,
 }
 
 /// Changes not yet replayed into the index, by revision.
@@ -172,6 +175,12 @@ impl Index {
                         tops_dirty = true;
                     }
                     Change::Reset => {}
+                    Change::Republish => {
+                        let files: Vec<PathBuf> = self.roots.values().flat_map(RootEntry::reported_files).collect();
+                        self.unreported.extend(files);
+                        self.unreported.extend(self.tops.iter().map(|d| d.file.clone()));
+                        self.unreported.extend(self.highstate.files().cloned());
+                    }
                 }
             }
         }

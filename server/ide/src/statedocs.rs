@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use model::check::summary::StateFunction;
+use model::state::calls::unknown_function_name;
 use model::state::catalog::{workspace_catalog, Catalog, Function};
 
 use crate::analysis::Analysis;
@@ -78,6 +79,15 @@ pub(crate) fn arg_doc(doc: &str, arg: &str) -> Option<String> {
     None
 }
 
+/// Whether `d` is an unknown-function warning about a function the user's own Salt documents
+/// (one of the extensions it loads, which the catalog of Salt's own modules cannot know).
+pub(crate) fn known_to_salt(analysis: &Analysis, d: &model::diagnostic::Diagnostic) -> bool {
+    let DocsStatus::Ready(docs) = &*analysis.snap.state_docs else { return false };
+    // The message may start with the minion it is about ("Applying `x` alone on minion ...: ").
+    let name = d.message.lines().next().and_then(|l| unknown_function_name(l).or_else(|| l.split_once(": ").and_then(|(_, rest)| unknown_function_name(rest))));
+    d.code == model::diagnostic::Code::UnknownFunction && name.is_some_and(|f| docs.docs.contains_key(f))
+}
+
 /// The workspace's catalog as this snapshot sees it (open `_states` buffers included).
 fn catalog(analysis: &Analysis) -> Cow<'static, Catalog> {
     workspace_catalog(&analysis.snap.files, &analysis.world().ctx.roots)
@@ -100,13 +110,18 @@ fn doc_of<'a>(analysis: &'a Analysis, module: &str, f: &'a Function) -> Result<&
 pub(crate) fn hover_function(analysis: &Analysis, f: &StateFunction) -> Option<String> {
     let function = f.function.as_deref()?;
     let catalog = catalog(analysis);
+    let full = format!("{}.{function}", f.module);
+    if let (None, DocsStatus::Ready(docs)) = (catalog.function(&f.module, function), &*analysis.snap.state_docs) {
+        if let Some(doc) = docs.docs.get(&full) {
+            return Some(format!(
+                "**{full}**\n\nFrom your Salt {} (an extension it loads: salt-analyzer does not know its signature)\n\n---\n\n```rst\n{}\n```\n",
+                docs.salt_version,
+                doc.trim_end()
+            ));
+        }
+    }
     let Some(m) = catalog.module(&f.module) else {
-        return Some(format!(
-            "**{}.{function}**\n\nNo state module `{}` in Salt {} or the workspace's `_states`.\n",
-            f.module,
-            f.module,
-            catalog.salt_version()
-        ));
+        return Some(format!("**{full}**\n\nNo state module `{}` in Salt {} or the workspace's `_states`.\n", f.module, catalog.salt_version()));
     };
     let Some(fun) = m.function(function) else {
         return Some(format!("**{}.{function}**\n\nState module `{}` has no function `{function}`.\n", f.module, f.module));

@@ -204,7 +204,7 @@ impl LanguageServer for Backend {
         }
         publish::start(self.client.clone(), self.state.clone(), self.wake.clone(), flags);
         let salt_call = lock(&self.state).initial_settings.salt_call.clone();
-        super::statedocs::start(self.state.clone(), salt_call);
+        super::statedocs::start(self.state.clone(), self.wake.clone(), salt_call);
     }
 
     async fn shutdown(&self) -> Result<()> {

@@ -33,12 +33,14 @@ pub enum SaltCall {
     Off,
 }
 
-/// Starts asking Salt in the background; the host's docs status follows.
-pub(crate) fn start(state: Arc<Mutex<State>>, setting: SaltCall) {
+/// Starts asking Salt in the background; the host's docs status follows, and the
+/// diagnostics round is woken (an extension's functions are no longer unknown).
+pub(crate) fn start(state: Arc<Mutex<State>>, wake: Arc<tokio::sync::Notify>, setting: SaltCall) {
     let set = move |status: DocsStatus| {
         if let Some(host) = lock(&state).host.as_mut() {
             host.set_state_docs(status);
         }
+        wake.notify_one();
     };
     let program = match setting {
         SaltCall::Off => {

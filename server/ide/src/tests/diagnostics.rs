@@ -346,3 +346,46 @@ old:
     "#]]
     .assert_eq(&all_diagnostics(&f.analysis()));
 }
+
+#[test]
+fn functions_the_users_salt_documents_are_not_unknown() {
+    let mut f = Fixture::new(
+        r#"
+#- db.sls
+dbuser:
+  mysql_user.present:
+    - host: localhost
+typo:
+  mysql_usr.present: []
+"#,
+    );
+    let before = all_diagnostics(&f.analysis());
+    assert!(before.contains("'mysql_user.present' was not found"), "{before}");
+    f.analysis().take_changed_files().unwrap();
+    // Salt's docs arrive: that Salt loads saltext-mysql.
+    let docs = crate::StateDocs {
+        salt_version: "3008.4".into(),
+        docs: [("mysql_user.present".to_string(), "Ensure that the named user is present".to_string())].into(),
+    };
+    f.host.set_state_docs(crate::DocsStatus::Ready(std::sync::Arc::new(docs)));
+    // Nothing is recomputed, but the file is reported again.
+    assert_eq!(f.analysis().take_changed_files().unwrap(), [ws("db.sls")]);
+    expect![[r#"
+        db.sls:5:3 "mysql_usr.present" unknown-function: State 'mysql_usr.present' was not found in SLS 'db'
+    "#]]
+    .assert_eq(&all_diagnostics(&f.analysis()));
+    let a = f.analysis();
+    let h = a.hover(&ws("db.sls"), 10).unwrap().expect("a hover");
+    expect![[r#"
+        **mysql_user.present**
+
+        From your Salt 3008.4 (an extension it loads: salt-analyzer does not know its signature)
+
+        ---
+
+        ```rst
+        Ensure that the named user is present
+        ```
+    "#]]
+    .assert_eq(&h.markdown);
+}

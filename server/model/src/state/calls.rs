@@ -69,6 +69,12 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
     out
 }
 
+/// The `module.function` an [`Code::UnknownFunction`] message is about (the editor drops the
+/// warning when the user's own Salt documents that function: an extension it loads).
+pub fn unknown_function_name(message: &str) -> Option<&str> {
+    message.strip_prefix("State '")?.split_once("' was not found").map(|(name, _)| name)
+}
+
 /// Where the state `id` declares `state` (`pkg.installed:` or `pkg:` with `- installed`): the
 /// dotted key, else the function's list item, else the module key.
 fn declaration(high: &Dict, id: &str, state: &str, fun: &str) -> Option<Loc> {
