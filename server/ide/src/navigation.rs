@@ -26,7 +26,8 @@ pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -
             url_target(analysis, path, &u).map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() }).into_iter().collect()
         }
         Item::TopSls(section, sls) => files(resolve_sls(analysis, &section.env, &sls.name, &section.env)),
-        Item::Id(_) | Item::Function(..) | Item::Argument(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
+        Item::Function(_, f) => crate::statedocs::custom_definition(analysis, &f).into_iter().collect(),
+        Item::Id(_) | Item::Argument(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
     };
     out.sort();
     out.dedup();

@@ -141,6 +141,16 @@ pub(crate) fn hover_function(analysis: &Analysis, f: &StateFunction) -> Option<S
     Some(out)
 }
 
+/// Where a custom state module's function is defined (`def deployed(` in `_states/*.py`).
+pub(crate) fn custom_definition(analysis: &Analysis, f: &StateFunction) -> Option<crate::types::NavTarget> {
+    let catalog = catalog(analysis);
+    let m = catalog.module(&f.module)?;
+    let file = m.custom.as_ref()?;
+    let fun = m.function(f.function.as_deref()?)?;
+    let span = fun.span.clone()?;
+    Some(crate::types::NavTarget { path: file.clone(), full_range: span.clone(), focus_range: span, name: format!("{}.{}", m.name, fun.name) })
+}
+
 /// The hover of an argument given to a state function: required or its default, and its
 /// paragraph of the function's docs.
 pub(crate) fn hover_argument(analysis: &Analysis, f: &StateFunction, arg: &str) -> Option<String> {

@@ -266,3 +266,42 @@ x: test.nop
     let got: Vec<String> = a.goto_definition(&path, offset).unwrap().iter().map(|t| at(&a, &t.path, t.focus_range.clone())).collect();
     assert_eq!(got, ["TEMPLATE/config/ß💣.sls:1:1", "TEMPLATE/package/install.sls:1:1"]);
 }
+
+#[test]
+fn goto_a_custom_state_function_lands_on_its_def() {
+    let f = Fixture::new(
+        r#"
+#- _states/webapp.py
+__virtualname__ = "webapp"
+__func_alias__ = {"list_": "list"}
+
+def deployed(name, version):
+    pass
+
+def list_(name):
+    pass
+#- app.sls
+app:
+  webapp.depl$0oyed:
+    - version: 1
+listing:
+  webapp:
+    - list
+"#,
+    );
+    let a = f.analysis();
+    let (path, offset) = f.cursor();
+    let show =
+        |targets: Vec<crate::NavTarget>| -> String { targets.iter().map(|t| format!("{} ({})\n", at(&a, &t.path, t.focus_range.clone()), t.name)).collect() };
+    expect![[r#"
+        _states/webapp.py:4:5 "deployed" (webapp.deployed)
+    "#]]
+    .assert_eq(&show(a.goto_definition(&path, offset).unwrap()));
+    // The `- list` form, renamed by `__func_alias__`.
+    let text = a.text(&path).unwrap();
+    let list = text.find("- list").unwrap() + 3;
+    expect![[r#"
+        _states/webapp.py:7:5 "list_" (webapp.list)
+    "#]]
+    .assert_eq(&show(a.goto_definition(&path, list).unwrap()));
+}

@@ -49,6 +49,8 @@ pub struct Function {
     /// The docstring, for a custom module's function (read from its source). Salt's own
     /// documentation is not shipped: the editor asks the user's Salt for it.
     pub doc: Option<String>,
+    /// Where a custom module's function is defined (its name in the `def`), in bytes.
+    pub span: Option<std::ops::Range<usize>>,
 }
 
 /// One argument of a state function.
@@ -92,6 +94,7 @@ impl Catalog {
                     kwargs: f.get("kwargs")?.as_bool()?,
                     deprecated: f.get("deprecated").and_then(Value::as_str).map(str::to_owned),
                     doc: None,
+                    span: None,
                 });
             }
             fs.sort_by(|a, b| a.name.cmp(&b.name));
@@ -187,6 +190,7 @@ pub fn custom_modules(fs: &dyn Vfs, roots: &FileRoots) -> Vec<Module> {
                 kwargs: f.kwargs,
                 deprecated: None,
                 doc: f.doc.clone(),
+                span: Some(f.span.clone()),
             })
             .collect();
         out.push(Module { name, functions, custom: Some(path) });
@@ -248,7 +252,14 @@ mod tests {
 
     #[test]
     fn custom_replaces_builtin() {
-        let f = Function { name: "installed".into(), args: vec![Arg { name: "name".into(), default: None }], kwargs: false, deprecated: None, doc: None };
+        let f = Function {
+            name: "installed".into(),
+            args: vec![Arg { name: "name".into(), default: None }],
+            kwargs: false,
+            deprecated: None,
+            doc: None,
+            span: None,
+        };
         let m = Module { name: "pkg".into(), functions: vec![f], custom: Some("_states/pkg.py".into()) };
         let c = Catalog::builtin().with_custom([m]);
         assert!(c.function("pkg", "latest").is_none());
