@@ -565,3 +565,32 @@ fn state_function_hover_with_salts_docs() {
     assert!(h["contents"]["value"].as_str().unwrap().contains("the `saltCall` setting is `false`"), "{h}");
     lsp.finish();
 }
+
+/// Completion over the protocol: a state function after `pkg.`, then an argument, with text
+/// edits in the client's encoding (UTF-16 here: `ß` and `💣` before the cursor count).
+#[test]
+fn completion_of_functions_and_arguments() {
+    let tree = TempTree::new("completion", None);
+    tree.write("web.sls", "nginx_ß💣:\n  pkg.ins\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    assert!(lsp.capabilities["completionProvider"]["triggerCharacters"].as_array().unwrap().contains(&json!(".")));
+    lsp.open_from_disk("web.sls");
+    lsp.sync();
+    let list = lsp.request("textDocument/completion", pos(&lsp, "web.sls", 1, 9)).unwrap();
+    let items = list["items"].as_array().unwrap();
+    let installed = items.iter().find(|i| i["label"] == "installed").expect("pkg.installed offered");
+    assert_eq!(installed["kind"], json!(3), "a function");
+    assert_eq!(installed["textEdit"]["range"], json!({"start": {"line": 1, "character": 6}, "end": {"line": 1, "character": 9}}));
+    // Accept it, then ask for arguments on a new item line.
+    lsp.change("web.sls", 2, &[(Some([1, 6, 1, 9]), "installed:\n    - ")]);
+    let list = lsp.request("textDocument/completion", pos(&lsp, "web.sls", 2, 6)).unwrap();
+    let labels: Vec<&str> = list["items"].as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap()).collect();
+    assert!(labels.contains(&"version") && labels.contains(&"require"), "{labels:?}");
+    let version = list["items"].as_array().unwrap().iter().find(|i| i["label"] == "version").unwrap();
+    assert_eq!(version["detail"], json!("= None"));
+    assert_eq!(version["textEdit"]["newText"], json!("version: "));
+    // On the ID line's `ß💣`, UTF-16 columns: nothing to complete there, and no error.
+    let none = lsp.request("textDocument/completion", pos(&lsp, "web.sls", 0, 8)).unwrap();
+    assert_eq!(none["items"], json!([]));
+    lsp.finish();
+}

@@ -150,6 +150,11 @@ impl Analysis {
         crate::hover::hover(self, path, offset)
     }
 
+    /// What may be typed at `offset` (see `completion.rs` for the contexts).
+    pub fn completions(&self, path: &Path, offset: usize) -> Cancellable<Vec<crate::completion::CompletionItem>> {
+        crate::completion::completions(self, path, offset)
+    }
+
     /// Mechanical fixes available in `range`.
     pub fn code_actions(&self, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
         crate::code_actions::code_actions(self, path, range)

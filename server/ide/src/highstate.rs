@@ -92,6 +92,11 @@ impl Highstate {
         }
     }
 
+    /// The compile the diagnostics come from, when one was made.
+    pub(crate) fn compiled(&self) -> Option<&Arc<Compiled>> {
+        self.compiled.as_ref()
+    }
+
     /// The files that have highstate diagnostics.
     pub(crate) fn files(&self) -> impl Iterator<Item = &PathBuf> {
         self.by_file.keys()

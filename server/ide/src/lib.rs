@@ -4,6 +4,7 @@
 
 mod analysis;
 mod code_actions;
+mod completion;
 mod diagnostics;
 mod document;
 mod files;
@@ -27,6 +28,7 @@ mod types;
 mod world;
 
 pub use analysis::Analysis;
+pub use completion::{CompletionItem, CompletionKind};
 pub use diagnostics::shift_diagnostics;
 pub use host::AnalysisHost;
 pub use memory::MemoryDisk;

@@ -109,7 +109,10 @@ pub mod to_proto {
     use std::ops::Range;
     use std::path::Path;
 
-    use ide::{Analysis, CodeAction, CodeActionKind, Diagnostic, DocumentSymbol, FileRange, HoverResult, NavTarget, Severity, SymbolKind, WorkspaceSymbol};
+    use ide::{
+        Analysis, CodeAction, CodeActionKind, CompletionItem, CompletionKind, Diagnostic, DocumentSymbol, FileRange, HoverResult, NavTarget, Severity,
+        SymbolKind, WorkspaceSymbol,
+    };
 
     use super::*;
 
@@ -257,6 +260,33 @@ pub mod to_proto {
         }
     }
 
+    pub fn completions(index: &LineIndex, enc: PositionEncoding, items: Vec<CompletionItem>) -> lsp::CompletionResponse {
+        let items = items
+            .into_iter()
+            .map(|i| lsp::CompletionItem {
+                label: i.label,
+                kind: Some(match i.kind {
+                    CompletionKind::Module => lsp::CompletionItemKind::MODULE,
+                    CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+                    CompletionKind::Argument => lsp::CompletionItemKind::PROPERTY,
+                    CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+                    CompletionKind::Reference => lsp::CompletionItemKind::REFERENCE,
+                    CompletionKind::Sls | CompletionKind::File => lsp::CompletionItemKind::FILE,
+                    CompletionKind::Key => lsp::CompletionItemKind::FIELD,
+                    CompletionKind::Environment => lsp::CompletionItemKind::FOLDER,
+                }),
+                detail: i.detail,
+                sort_text: Some(i.sort),
+                filter_text: None,
+                text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit { range: range(index, enc, i.edit), new_text: i.insert })),
+                ..Default::default()
+            })
+            .collect();
+        // Incomplete: the lists are cut at a limit, and what a context offers changes as the
+        // word grows (`pkg` → `pkg.`).
+        lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: true, items })
+    }
+
     pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeAction>) -> Vec<lsp::CodeActionOrCommand> {
         let enc = flags.encoding;
         let mut out = Vec::new();
@@ -323,6 +353,12 @@ pub mod to_proto {
             definition_provider: Some(lsp::OneOf::Left(true)),
             references_provider: Some(lsp::OneOf::Left(true)),
             hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+            completion_provider: Some(lsp::CompletionOptions {
+                // `pkg.` functions, `- pkg: ` targets, `G@`/`I@` keys, `salt://a/` paths,
+                // `pillar.get('` keys.
+                trigger_characters: Some([".", ":", "@", "/", "'", "\"", " "].iter().map(|c| c.to_string()).collect()),
+                ..Default::default()
+            }),
             document_symbol_provider: Some(lsp::OneOf::Left(true)),
             workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {

@@ -317,6 +317,17 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let pos = params.text_document_position;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            Ok(Some(to_proto::completions(&li, fl.encoding, a.completions(&path, offset)?)))
+        })
+        .await
+    }
+
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         self.query(move |a, fl| {

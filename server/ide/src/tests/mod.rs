@@ -1,6 +1,7 @@
 //! In-process tests of every query, on `#- path` fixtures with `$0` cursors.
 
 mod actions;
+mod completion;
 mod diagnostics;
 mod highstate;
 mod hover;
