@@ -7,7 +7,9 @@
 //!    diagnostics (debounce excluded), p50/p99;
 //! 2. a workspace of 5,000 SLS files indexed with every diagnostic computed (time, peak RSS);
 //! 3. an edit to a file that 500 others include, every affected file's diagnostics recomputed;
-//! 4. a formula of template-formula's shape (a `map.jinja` library of grain lookups, macros and
+//! 4. completion in the 5,000-line file, each after the keystroke that asks for it: a state
+//!    function (`pkg.`), an argument (a new `- ` item), a requisite target (`- pkg: `), p50/p99;
+//! 5. a formula of template-formula's shape (a `map.jinja` library of grain lookups, macros and
 //!    `do` mutations, templated SLS files with loops) in the selected minion's highstate: the
 //!    cold render of its highstate, and keystrokes in a templated SLS -> its diagnostics (which
 //!    include the minion's highstate, re-rendered).
@@ -34,6 +36,9 @@ fn main() {
     }
     if run("keystrokes") {
         keystrokes(&base.join("keys"));
+    }
+    if run("completion") {
+        completion(&base.join("completion"));
     }
     if run("includers") {
         includers(&base.join("includers"));
@@ -121,6 +126,45 @@ fn keystrokes(root: &Path) {
     println!("\n5,000-line SLS file ({} keystrokes for syntax, {} for semantic):", syntax.len(), semantic.len());
     println!("  keystroke -> syntax diagnostics:   p50 {}  p99 {}", ms(percentile(&mut syntax, 0.5)), ms(percentile(&mut syntax, 0.99)));
     println!("  keystroke -> semantic diagnostics: p50 {}  p99 {}", ms(percentile(&mut semantic, 0.5)), ms(percentile(&mut semantic, 0.99)));
+}
+
+fn completion(root: &Path) {
+    let text = big_file();
+    write(&root.join("big.sls"), &text);
+    write(&root.join("base.sls"), "base_id:\n  pkg.installed: []\n");
+    let mut host = AnalysisHost::new(root);
+    let path = root.join("big.sls");
+    host.open(&path, &text, 1);
+    let _ = host.snapshot().take_changed_files();
+    let mut version = 1;
+    let kinds: [(&str, &str, &str); 3] = [
+        ("a state function (`pkg.`)", "  pkg.installed:\n", "  pkg.installed:\n  pkg.\n"),
+        ("an argument (`- `)", "    - name: package-", "    - \n    - name: package-"),
+        ("a requisite target (`- pkg: `)", "    - require:\n", "    - require:\n      - pkg: \n"),
+    ];
+    println!("\ncompletion in the 5,000-line SLS file (the request, right after the keystroke that asks for it):");
+    for (what, anchor, with) in kinds {
+        let mut samples = Vec::new();
+        let mut count = 0;
+        for k in 0..200 {
+            let line = (k * 37) % 1000;
+            let id = format!("state_{line}:\n");
+            let at = text.find(&id).expect("id") + id.len();
+            let a = at + text[at..].find(anchor).expect("anchor");
+            // The cursor: the end of the inserted line that asks.
+            let ask = a + with.trim_end_matches('\n').len() - if with.ends_with("package-") { "\n    - name: package-".len() } else { 0 };
+            // The keystroke (an incremental edit, as an editor sends it), then the request.
+            version += 1;
+            host.change(&path, vec![(Some(a..a + anchor.len()), with.to_string())], version);
+            let t = Instant::now();
+            let items = host.snapshot().completions(&path, ask).expect("fresh");
+            samples.push(t.elapsed());
+            count += items.len();
+            version += 1;
+            host.change(&path, vec![(Some(a..a + with.len()), anchor.to_string())], version);
+        }
+        println!("  {what}: p50 {}  p99 {}  ({} items on average)", ms(percentile(&mut samples, 0.5)), ms(percentile(&mut samples, 0.99)), count / 200);
+    }
 }
 
 /// 5,000 SLS files in 100 directories: each includes its directory's `init`, its partner

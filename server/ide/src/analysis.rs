@@ -201,6 +201,14 @@ impl Analysis {
         self.with_index_mut(true, f)
     }
 
+    /// The index as the last query left it, without bringing it up to this snapshot: for
+    /// answers that may lag a keystroke (which files include which, for completion), where
+    /// waiting for a recheck would cost more than the answer is worth.
+    pub(crate) fn with_index_as_is<T>(&self, f: impl FnOnce(&Index) -> T) -> T {
+        let idx = self.snap.shared.index.lock().unwrap_or_else(|p| p.into_inner());
+        f(&idx)
+    }
+
     fn with_index_mut<T>(&self, highstate: bool, f: impl FnOnce(&mut Index) -> T) -> Cancellable<T> {
         let snap = &self.snap;
         let mut idx = match snap.shared.index.lock() {

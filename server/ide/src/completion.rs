@@ -23,7 +23,7 @@ use model::state::catalog::{workspace_catalog, Catalog, Function};
 use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
-use crate::resolve::{file_env, neighbour_decls};
+use crate::resolve::file_env;
 use crate::types::*;
 
 /// What kind of thing an item completes (the edge maps it to the protocol's kinds).
@@ -285,7 +285,14 @@ fn argument_items(analysis: &Analysis, masked: &str, ctx: &Context, module_line:
 /// An item under a requisite: `mod: ` → that module's states (by ID and by name) in the
 /// file's include closures; before the colon, `mod: id` pairs.
 fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
-    let decls = neighbour_decls(analysis, path)?;
+    // Which files share an include closure with this one, as the index last knew it (a
+    // keystroke rarely changes that; waiting for its recheck would); their summaries, this
+    // file's included, are read as they are now.
+    let decls = match analysis.with_index_as_is(|idx| idx.knows(path).then(|| idx.neighbourhood(path))) {
+        Some(files) => files.into_iter().filter_map(|f| analysis.summary(&f).map(|s| (f, s))).collect(),
+        // Not indexed yet: wait for it.
+        None => crate::resolve::neighbour_decls(analysis, path)?,
+    };
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
     match ctx.typed.split_once(':') {

@@ -327,6 +327,11 @@ impl Index {
     }
 
     /// Every file that shares an include closure with `path` (itself included).
+    /// Whether some root's check has read `path`.
+    pub(crate) fn knows(&self, path: &Path) -> bool {
+        self.by_file.contains_key(path)
+    }
+
     pub(crate) fn neighbourhood(&self, path: &Path) -> Vec<PathBuf> {
         let mut seen: BTreeSet<PathBuf> = BTreeSet::new();
         seen.insert(path.to_path_buf());

@@ -187,6 +187,41 @@ step('editing a buffer clears a diagnostic', function()
   end)
 end)
 
+-- Ask for completion at the end of line `row` (1-based; where the cursor is while typing in
+-- insert mode) as the editor's client does, apply the item labelled `label` with the
+-- client's own text-edit code, and return the line afterwards.
+local function complete(buf, row, label)
+  local text = vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = row - 1, character = vim.str_utfindex(text, 'utf-16') },
+  }
+  local res = vim.lsp.buf_request_sync(buf, 'textDocument/completion', params, 10000) or {}
+  local labels = {}
+  for _, r in pairs(res) do
+    local items = r.result and (r.result.items or r.result) or {}
+    for _, item in ipairs(items) do
+      table.insert(labels, item.label)
+      if item.label == label then
+        vim.lsp.util.apply_text_edits({ item.textEdit }, buf, 'utf-16')
+        return vim.api.nvim_buf_get_lines(buf, row - 1, row, false)[1]
+      end
+    end
+  end
+  error('no completion ' .. label .. ' among: ' .. table.concat(labels, ', '))
+end
+
+step('completion offers a state function, then its argument', function()
+  local buf = open('salt/base/web/init.sls')
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n, n, false, { '', 'app_pkg_ß:', '  pkg.ins' })
+  local line = complete(buf, n + 3, 'installed')
+  assert(line == '  pkg.installed', 'after the function: ' .. line)
+  vim.api.nvim_buf_set_lines(buf, n + 2, n + 3, false, { '  pkg.installed:', '    - vers' })
+  line = complete(buf, n + 4, 'version')
+  assert(line == '    - version: ', 'after the argument: ' .. line)
+end)
+
 for _, c in ipairs(vim.lsp.get_clients()) do
   c:stop()
 end
