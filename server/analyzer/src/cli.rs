@@ -448,7 +448,7 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
     let (Ok(minion), Some(data), files) = (&compiled.minion, &compiled.mapdata, &compiled.files) else { return ExitCode::from(2) };
     match common.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&data.to_json(files, &|e| error_json(e, files))).unwrap_or_default()),
-        Format::Text => print!("{}", mapdata_text(data, files, tpldir, &minion.id)),
+        Format::Text => print!("{}", model::mapstack::report::text(data, files, tpldir, &minion.id, &rel)),
     }
     if data.values.is_err() {
         ExitCode::from(1)
@@ -511,7 +511,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
         (_, Format::Text) => {
             println!("Pillar of minion `{}`:", minion.id);
             let mut lines = Vec::new();
-            value_lines(&minion.pillar, 1, &mut Vec::new(), &mut lines);
+            model::mapstack::report::value_lines(&minion.pillar, 1, &mut Vec::new(), &mut lines);
             let width = lines.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
             for (line, path) in lines {
                 let overridden = path.as_ref().is_some_and(|p| minion.literal_pillar.as_ref().is_some_and(|l| p.iter().try_fold(l, |v, k| v.get(k)).is_some()));
@@ -535,110 +535,6 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// `mapdata`'s text: the layers as a table, then the values, each leaf with its layer.
-fn mapdata_text(data: &model::mapstack::MapData, files: &FileTable, tpldir: &str, minion: &str) -> String {
-    use std::fmt::Write;
-    let mut out = format!("Layers of `{tpldir}` for minion `{minion}` ({} implementation):\n", data.implementation.as_str());
-    let rows: Vec<[String; 6]> = data
-        .layers
-        .iter()
-        .enumerate()
-        .map(|(i, l)| {
-            [
-                i.to_string(),
-                l.stage.as_str().to_string(),
-                l.status.as_str().to_string(),
-                l.source.clone(),
-                l.path.clone().unwrap_or_else(|| "-".into()),
-                match (&l.strategy, l.merge_lists) {
-                    (Some(s), Some(m)) => format!("{s}{}", if m { " +merge_lists" } else { "" }),
-                    _ => String::new(),
-                },
-            ]
-        })
-        .collect();
-    let header = ["#", "stage", "status", "source", "path", "merged with"].map(String::from);
-    let mut widths = [0usize; 6];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    for row in std::iter::once(&header).chain(&rows) {
-        let cells: Vec<String> = row.iter().zip(widths).map(|(c, w)| format!("{c:w$}")).collect();
-        let _ = writeln!(out, "  {}", cells.join("  ").trim_end());
-    }
-    match &data.values {
-        Err(e) => {
-            let _ = writeln!(out, "\nmap.data fails:");
-            let at = e.loc.as_ref().map(|loc| {
-                let (line, col) = files.human(loc.file, loc.span.start);
-                format!("\n  --> {}:{line}:{col}", rel(files.path(loc.file)))
-            });
-            let _ = writeln!(out, "{}[{}]: {}{}", e.code.severity().as_str(), e.code.as_str(), e.message, at.unwrap_or_default());
-        }
-        Ok(values) => {
-            let _ = writeln!(out, "\nValues:");
-            let origins = data.origins.as_ref();
-            let mut lines = Vec::new();
-            value_lines(values, 1, &mut Vec::new(), &mut lines);
-            let width = lines.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
-            for (line, path) in lines {
-                let note = path.and_then(|p| origins.and_then(|o| o.at_path(&p.iter().map(String::as_str).collect::<Vec<_>>()))).map(|o| {
-                    let o = &o.origin;
-                    let layer = &data.layers[o.layer];
-                    let place = match (&layer.path, &o.at) {
-                        (Some(p), Some(at)) => format!("{p}:{}", files.human(at.file, at.span.start).0),
-                        (Some(p), None) => p.clone(),
-                        (None, _) => layer.source.clone(),
-                    };
-                    let over = if o.overrode.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", over {}", o.overrode.iter().map(|i| format!("#{i}")).collect::<Vec<_>>().join(", "))
-                    };
-                    format!("# #{} {place}{over}", o.layer)
-                });
-                match note {
-                    Some(n) => {
-                        let _ = writeln!(out, "{line:width$}  {n}");
-                    }
-                    None => {
-                        let _ = writeln!(out, "{line}");
-                    }
-                }
-            }
-        }
-    }
-    for n in &data.notes {
-        let at = n.loc.as_ref().map(|loc| format!(" ({})", rel(files.path(loc.file)))).unwrap_or_default();
-        let _ = writeln!(out, "note: {}{at}", n.message);
-    }
-    out
-}
-
-/// A value as indented `key: value` lines, each leaf (a value that is not a dict with keys)
-/// with its key path.
-fn value_lines(v: &serde_json::Value, depth: usize, path: &mut Vec<String>, out: &mut Vec<(String, Option<Vec<String>>)>) {
-    let indent = "  ".repeat(depth);
-    match v {
-        serde_json::Value::Object(m) if !m.is_empty() => {
-            for (k, x) in m {
-                path.push(k.clone());
-                match x {
-                    serde_json::Value::Object(sub) if !sub.is_empty() => {
-                        out.push((format!("{indent}{k}:"), None));
-                        value_lines(x, depth + 1, path, out);
-                    }
-                    _ => out.push((format!("{indent}{k}: {x}"), Some(path.clone()))),
-                }
-                path.pop();
-            }
-        }
-        other => out.push((format!("{indent}{other}"), Some(path.clone()))),
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod jinja;
 pub mod origin;
+pub mod report;
 pub mod source;
 pub mod stack;
 
