@@ -8,6 +8,9 @@ use crate::resolve::*;
 use crate::types::*;
 
 pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Option<HoverResult>> {
+    if let Some(h) = crate::mapstack::hover(analysis, path, offset) {
+        return Ok(Some(h));
+    }
     if let Some(h) = jinja_hover(analysis, path, offset) {
         return Ok(Some(h));
     }

@@ -14,6 +14,7 @@ mod highstate;
 mod host;
 mod hover;
 mod jinja;
+mod mapstack;
 mod memory;
 mod navigation;
 mod resolve;

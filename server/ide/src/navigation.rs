@@ -10,6 +10,9 @@ use crate::resolve::*;
 use crate::types::*;
 
 pub(crate) fn goto_definition(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
+    if let Some(targets) = crate::mapstack::definition(analysis, path, offset) {
+        return Ok(targets);
+    }
     let Some(item) = item_at(analysis, path, offset) else { return templated_definition(analysis, path, offset) };
     let env = file_env(analysis, path);
     let mut out = match item {

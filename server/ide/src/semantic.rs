@@ -126,6 +126,9 @@ pub(crate) struct Index {
     pub(crate) by_file: HashMap<PathBuf, HashSet<RootKey>>,
     tops: Vec<Diagnostic>,
     tops_deps: HashSet<PathBuf>,
+    /// The formulas' `parameters/` checks (`model::check::params`), and what they read.
+    params: Vec<Diagnostic>,
+    params_reads: Option<Reads>,
     /// The selected minion's highstate diagnostics.
     pub(crate) highstate: Highstate,
     /// Files whose diagnostics may have changed since they were last taken.
@@ -166,8 +169,12 @@ impl Index {
                         if self.tops_deps.contains(p) || world.is_top(p) {
                             tops_dirty = true;
                         }
+                        if self.params_reads.as_ref().is_some_and(|r| r.touches(p)) {
+                            self.params_reads = None;
+                        }
                     }
                     Change::Layout(paths) => {
+                        self.params_reads = None;
                         for p in paths {
                             self.dirty_file(world, p, &mut dirty);
                         }
@@ -248,6 +255,19 @@ impl Index {
             self.tops_deps.extend(world.top_files().into_iter().map(|(_, p)| p));
             self.tops = out;
         }
+        if self.params_reads.is_none() {
+            // What a formula's layer files say; recomputed when a file it read changes or
+            // files come and go.
+            let recorder = Recorder::new(input.files as &dyn Vfs);
+            let mut table = FileTable::default();
+            let mut out = Vec::new();
+            model::check::params::check_parameters(&recorder, &world.ctx.roots, &mut table, &mut out);
+            model::check::normalize(&mut out);
+            self.unreported.extend(self.params.iter().map(|d| d.file.clone()));
+            self.unreported.extend(out.iter().map(|d| d.file.clone()));
+            self.params = out;
+            self.params_reads = Some(recorder.reads());
+        }
         if cancelled() {
             // The entries are kept (each is right for the changes it saw); the revision is not
             // advanced, so the next update replays the same changes.
@@ -312,6 +332,7 @@ impl Index {
             }
         }
         out.extend(self.tops.iter().filter(|d| d.file == path).cloned());
+        out.extend(self.params.iter().filter(|d| d.file == path).cloned());
         let highstate = self.highstate.diagnostics(path);
         if !highstate.is_empty() {
             let known: HashSet<(usize, Code)> = out.iter().map(|d| (d.span.start, d.code)).collect();

@@ -5,6 +5,7 @@ mod completion;
 mod diagnostics;
 mod highstate;
 mod hover;
+mod mapstack;
 mod navigation;
 mod symbols;
 
