@@ -215,7 +215,7 @@ fn creating_the_missing_file_of_an_include_clears_it() {
     let reg = lsp.server_requests.iter().find(|r| r["method"] == "client/registerCapability").expect("a watcher registration").clone();
     assert_eq!(
         reg["params"]["registrations"][0]["registerOptions"]["watchers"],
-        json!([{"globPattern": "**/*.sls"}, {"globPattern": "**/salt-analyzer.yaml"}])
+        json!([{"globPattern": "**/*.sls"}, {"globPattern": "**/*.jinja"}, {"globPattern": "**/*.yaml"}, {"globPattern": "**/*.yml"}, {"globPattern": "**/_states/*.py"}])
     );
     // The quick fix creates the file where Salt looks first.
     let actions = lsp
@@ -592,5 +592,46 @@ fn completion_of_functions_and_arguments() {
     // On the ID line's `ß💣`, UTF-16 columns: nothing to complete there, and no error.
     let none = lsp.request("textDocument/completion", pos(&lsp, "web.sls", 0, 8)).unwrap();
     assert_eq!(none["items"], json!([]));
+    lsp.finish();
+}
+
+/// Formula configuration over the protocol: the hover on a `map.jinja` import lists the
+/// layers, the hover on a value names the layer that set it, and go to definition lands on
+/// that layer's line.
+#[test]
+fn mapstack_hovers_and_definition() {
+    let tree = TempTree::new("mapstack", None);
+    tree.write("salt-analyzer.yaml", "minions:\n  web01: {grains: {os_family: Debian}}\ndefault_minion: web01\n");
+    tree.write("app/map.jinja", "{%- set mapdata = salt[\"map.data\"](tpldir) %}\n");
+    tree.write("app/parameters/defaults.yaml", "values:\n  pkg:\n    name: app\n");
+    tree.write("app/parameters/os_family/Debian.yaml", "values:\n  pkg:\n    name: app-debian-ß\n");
+    tree.write(
+        "app/init.sls",
+        "{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ mapdata.pkg.name }}\n",
+    );
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("app/init.sls");
+    lsp.sync();
+    let import = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 0, 10)).unwrap();
+    let text = import["contents"]["value"].as_str().unwrap_or_default();
+    assert!(text.contains("Layers of `app` for minion `web01`"), "{text}");
+    assert!(text.contains("loaded   Y!G@os_family      app/parameters/os_family/Debian.yaml"), "{text}");
+    // Line 3 `    - name: {{ mapdata.pkg.name }}`: on `name`.
+    let value = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 3, 31)).unwrap();
+    expect![[r#"
+        **`mapdata.pkg.name`** for minion `web01`
+
+        ```json
+        "app-debian-ß"
+        ```
+
+        Set by layer #8 `app/parameters/os_family/Debian.yaml:3` (source `Y!G@os_family`)
+
+        Overriding:
+        - layer #5 `app/parameters/defaults.yaml` (source `Y!P@defaults.yaml`)
+    "#]]
+    .assert_eq(value["contents"]["value"].as_str().unwrap_or_default());
+    let def = lsp.request("textDocument/definition", pos(&lsp, "app/init.sls", 3, 31)).unwrap();
+    assert_eq!(lsp.render_locations(&def), "app/parameters/os_family/Debian.yaml 2:4-2:8\n");
     lsp.finish();
 }

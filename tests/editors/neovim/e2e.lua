@@ -33,6 +33,23 @@ vim.fn.system({ 'cp', '-r', examples .. '/.', root })
 assert(vim.v.shell_error == 0, 'copy examples')
 root = vim.fn.resolve(root)
 
+-- A small saltext-formula-style formula added to the private copy (the map.jinja hover step).
+local files = {
+  ['salt/base/app/map.jinja'] = { '{%- set mapdata = salt["map.data"](tpldir) %}' },
+  ['salt/base/app/parameters/defaults.yaml'] = { 'values:', '  pkg:', '    name: app' },
+  ['salt/base/app/parameters/os_family/Debian.yaml'] = { 'values:', '  pkg:', '    name: app-debian' },
+  ['salt/base/app/init.sls'] = {
+    '{%- from tpldir ~ "/map.jinja" import mapdata with context %}',
+    'app_pkg:',
+    '  pkg.installed:',
+    '    - name: {{ mapdata.pkg.name }}',
+  },
+}
+for rel, lines in pairs(files) do
+  vim.fn.mkdir(vim.fs.dirname(root .. '/' .. rel), 'p')
+  vim.fn.writefile(lines, root .. '/' .. rel)
+end
+
 -- Notifications would interleave with the result lines on stdout.
 local notes = {}
 vim.notify = function(msg)
@@ -220,6 +237,19 @@ step('completion offers a state function, then its argument', function()
   vim.api.nvim_buf_set_lines(buf, n + 2, n + 3, false, { '  pkg.installed:', '    - vers' })
   line = complete(buf, n + 4, 'version')
   assert(line == '    - version: ', 'after the argument: ' .. line)
+end)
+
+step('hover on a map.jinja import lists the formula layers for the selected minion', function()
+  local buf = open('salt/base/app/init.sls')
+  vim.cmd('SaltMinion web01.example.com')
+  cursor_on(buf, 'import mapdata', 1)
+  local text
+  wait_for('the import hover for web01', function()
+    text = hover_text(buf)
+    return text:find('Layers of `app` for minion `web01.example.com`', 1, true) ~= nil
+  end)
+  assert(text:find('os_family/Debian.yaml', 1, true), 'hover: ' .. text)
+  assert(text:find('app-debian', 1, true), 'hover: ' .. text)
 end)
 
 for _, c in ipairs(vim.lsp.get_clients()) do

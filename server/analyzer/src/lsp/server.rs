@@ -187,7 +187,9 @@ impl LanguageServer for Backend {
         if flags.dynamic_watchers {
             let client = self.client.clone();
             tokio::spawn(async move {
-                let watchers = ["**/*.sls", "**/salt-analyzer.yaml"]
+                // SLS and top files, Jinja imports, `parameters/` layers, custom `_states`, the
+                // workspace file (a `*.yaml`).
+                let watchers = ["**/*.sls", "**/*.jinja", "**/*.yaml", "**/*.yml", "**/_states/*.py"]
                     .iter()
                     .map(|g| FileSystemWatcher { glob_pattern: GlobPattern::String(g.to_string()), kind: None })
                     .collect();
