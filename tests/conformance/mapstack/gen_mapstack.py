@@ -281,6 +281,42 @@ def candidate_dirs(grains, pillar, tplroot):
 JINJA_LIBS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jinja")
 
 
+def jinja_literal(v):
+    """`v` as a Jinja expression (`none`/`true`/`false`, not JSON's `null`)."""
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{json.dumps(k)}: {jinja_literal(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(jinja_literal(x) for x in v) + "]"
+    return json.dumps(v)
+
+
+def post_map_text(r):
+    """A `post-map.jinja` that changes `mapdata` in the ways formulas do: adds and replaces
+    keys, updates nested mappings, drops keys, depending on grains and on values already there."""
+    lines = []
+    for _ in range(r.randint(1, 4)):
+        k = r.choice(KEYS)
+        roll = r.random()
+        if roll < 0.3:
+            lines.append(f"{{%- do mapdata.update({{{json.dumps(k)}: {jinja_literal(value(r))}}}) %}}")
+        elif roll < 0.5:
+            lines.append(f"{{%- if mapdata.get({json.dumps(k)}) is mapping %}}{{%- do mapdata[{json.dumps(k)}].update({{\"added\": {jinja_literal(scalar(r))}}}) %}}{{%- endif %}}")
+        elif roll < 0.65:
+            lines.append(f"{{%- set _gone = mapdata.pop({json.dumps(k)}, None) %}}")
+        elif roll < 0.85:
+            lines.append(
+                f"{{%- if grains.get('os_family') == {json.dumps(r.choice(['Debian', 'RedHat', 'Suse']))} %}}"
+                f"{{%- do mapdata.update({{'family_' ~ grains['os_family']: mapdata.get({json.dumps(k)}, 'none')}}) %}}{{%- endif %}}"
+            )
+        else:
+            lines.append(f"{{%- do mapdata.update({{'sources_seen': mapdata.map_jinja.sources | length}}) %}}")
+    return "\n".join(lines) + "\n"
+
+
 def gen_case(r, case_dir, index, flavour="saltext"):
     tplroot = r.choice(["tpl", "app", "webfmt"])
     tpldir = tplroot if r.random() < 0.7 else f"{tplroot}/sub"
@@ -341,6 +377,8 @@ def gen_case(r, case_dir, index, flavour="saltext"):
             '{%- from tplroot ~ "/map.jinja" import mapdata with context %}\n'
             "mapdata: {{ mapdata | json(sort_keys=False) }}\n"
         )
+        if r.random() < 0.35:
+            files[f"{tplroot}/post-map.jinja"] = post_map_text(r)
         meta = {"tpldir": tpldir, "sls": f"{tpldir}/mapdata.sls", "implementation": "jinja"}
     for rel, text in files.items():
         path = os.path.join(srv, rel)

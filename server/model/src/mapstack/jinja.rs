@@ -85,6 +85,68 @@ pub(super) fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     Ok((Value::Object(values), origins))
 }
 
+/// `map.jinja`'s last step, `{% include tplroot ~ "/post-map.jinja" ignore missing %}`: the
+/// file is rendered with `mapdata` (and `tplroot`, `tpldir`) in its context, and whatever it
+/// does to `mapdata` (`do mapdata.update(...)`, `set` on a key) is what the formula exports.
+/// The values it changed are the post-map layer's, over the layers that set them before.
+pub fn post_map(env: &mut Env, values: Value, origins: Origins) -> Result<(Value, Origins), SaltError> {
+    let rel = format!("{}/post-map.jinja", env.tplroot);
+    let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) else { return Ok((values, origins)) };
+    let Ok(text) = env.fs.read(&file) else { return Ok((values, origins)) };
+    let id = env.files.add(file.clone(), text.as_str().into());
+    let layer = env.layers.len();
+    env.layers.push(super::Layer {
+        stage: Stage::Formula,
+        source: "post-map.jinja".into(),
+        path: Some(rel.clone()),
+        file: Some(file.clone()),
+        status: Status::Loaded,
+        strategy: None,
+        merge_lists: None,
+    });
+    let mut ctx = env.jinja.context(&env.saltenv, "", &rel, &file);
+    (ctx.grains, ctx.pillar, ctx.opts) = (env.grains.clone(), env.pillar.clone(), env.opts.clone());
+    ctx.extra =
+        vec![("tplroot".into(), Value::String(env.tplroot.clone())), ("tpldir".into(), Value::String(env.tpldir.clone())), ("mapdata".into(), values.clone())];
+    // The file, then `mapdata` as it left it, after a separator its output cannot contain.
+    let source = format!("{text}\n\u{1e}{{{{ mapdata | json(sort_keys=False) }}}}");
+    let whole = Some(crate::value::Loc { file: id, span: 0..0 });
+    let r = crate::render::jinja::render(&source, &ctx).map_err(|e| {
+        let start = e.line.and_then(|l| syntax::line_index::LineIndex::new(&text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
+        SaltError::new(Code::RenderError, e.message).at(Some(crate::value::Loc { file: id, span: start..start }))
+    })?;
+    for h in r.hints {
+        env.notes.push(SaltError::new(Code::NotAnalysed, h).at(whole.clone()));
+    }
+    let after = r.text.rsplit_once('\u{1e}').map(|(_, json)| json.trim()).unwrap_or_default();
+    let Ok(new) = serde_json::from_str::<Value>(after) else {
+        return Err(error(format!("{rel}: `mapdata` is no longer a mapping after it: {after}")).at(whole));
+    };
+    let origins = match changed(&values, &new) {
+        Some(written) => Origins::merged(Some(&origins), &new, Some(&written), None, layer, None),
+        None => origins,
+    };
+    Ok((new, origins))
+}
+
+/// What of `new` differs from `old`: the changed and added keys of two mappings (recursively),
+/// else `new` itself when it differs.
+fn changed(old: &Value, new: &Value) -> Option<Value> {
+    match (old, new) {
+        (Value::Object(o), Value::Object(n)) => {
+            let out: Map<String, Value> = n
+                .iter()
+                .filter_map(|(k, v)| match o.get(k) {
+                    Some(prev) => changed(prev, v).map(|c| (k.clone(), c)),
+                    None => Some((k.clone(), v.clone())),
+                })
+                .collect();
+            (!out.is_empty()).then_some(Value::Object(out))
+        }
+        _ => (old != new).then(|| new.clone()),
+    }
+}
+
 /// The `mapstack(matchers, defaults, dirs)` macro over `stack`.
 fn mapstack(env: &mut Env, stack: &mut Stack, sources: &[Value]) -> Result<(), SaltError> {
     // `parse_matchers` parses and looks up every source before anything is merged.

@@ -191,7 +191,7 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
     };
     let result = match implementation {
         Implementation::Saltext => run(&mut env),
-        Implementation::Jinja => jinja::run(&mut env).inspect(|_| post_map_note(&mut env, "post-map.jinja")),
+        Implementation::Jinja => jinja::run(&mut env).and_then(|(values, origins)| jinja::post_map(&mut env, values, origins)),
     };
     let (values, origins) = match result {
         Ok((v, o)) => (Ok(v), Some(o)),
@@ -263,7 +263,9 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     Ok((Value::Object(values), origins))
 }
 
-/// A `not-analysed` note when the formula has the post-processing template `name`.
+/// A `not-analysed` note when a saltext-formula formula has the post-processing template
+/// `name` (its `map.data` renders it with the `post_map_template` renderer, which is not
+/// modelled; template-formula's `post-map.jinja` is applied, see [`jinja::post_map`]).
 fn post_map_note(env: &mut Env, name: &str) {
     let rel = format!("{}/{name}", env.tplroot);
     if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {
