@@ -121,7 +121,13 @@ fn compute(analysis: &Analysis, tplroot: &str) -> Option<(Compiled, String)> {
     let world = analysis.world();
     let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
     let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile(fs, &world.ws, &world.ctx.roots, &Request::new(minion.as_deref(), Scope::MapData { tpldir: tplroot.to_string() }));
+    let compiled = model::pipeline::compile_with(
+        fs,
+        &world.ws,
+        &world.ctx.roots,
+        &Request::new(minion.as_deref(), Scope::MapData { tpldir: tplroot.to_string() }),
+        &world.ctx.pillars,
+    );
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }

@@ -117,8 +117,17 @@ pub struct Compiled {
     pub reads: Reads,
 }
 
-/// Compiles `req` for the workspace `ws` whose file roots are `roots`, reading through `fs`.
+/// Compiles `req` for the workspace `ws` whose file roots are `roots`, reading through `fs`,
+/// computing the pillar afresh (see [`compile_with`] to reuse pillars across compiles).
 pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Compiled {
+    compile_with(fs, ws, roots, req, &Pillars::default())
+}
+
+/// [`compile`], reusing the pillars `pillars` holds while every file they read is unchanged
+/// (and keeping the one it computes there). The caller owns the cache: `check` one per run, the
+/// editor one per workspace, emptied by its refresh command (a database is no file a memo can
+/// check).
+pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, pillars: &Pillars) -> Compiled {
     let recorder = Arc::new(Recorder::new(fs));
     let mut files = FileTable::default();
     let mut minion = match &req.minion {
@@ -134,7 +143,7 @@ pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &R
         }
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
         // profile's own pillar over it.
-        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0));
+        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0), pillars);
         minion.pillar = computed.pillar.clone();
         if let Some(literal) = &minion.literal_pillar {
             minion::merge_json(&mut minion.pillar, literal);
@@ -180,6 +189,7 @@ fn minion_pillar(
     files: &mut FileTable,
     minion: &Minion,
     sql: Option<&dyn crate::workspace::sql::SqlConnector>,
+    pillars: &Pillars,
 ) -> Pillar {
     let base = opts.raw.get("pillar").cloned();
     if opts.pillar_roots.is_empty() && opts.raw.get("ext_pillar").is_none_or(serde_json::Value::is_null) {
@@ -196,7 +206,7 @@ fn minion_pillar(
     ])
     .to_string();
     if files.is_empty() {
-        if let Some(hit) = PillarMemo::get(&key, &**recorder, files) {
+        if let Some(hit) = pillars.get(&key, &**recorder, files) {
             return hit;
         }
     }
@@ -215,7 +225,7 @@ fn minion_pillar(
     let was_empty = files.is_empty();
     let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
     if was_empty {
-        PillarMemo::put(key, inner.reads(), &computed, files);
+        pillars.put(key, inner.reads(), &computed, files);
     }
     computed
 }
@@ -225,7 +235,10 @@ fn minion_pillar(
 /// outside it for that minion, and each compile needs the same pillar. The pillar is computed
 /// first, into an empty [`FileTable`], so its files get the same ids again when a hit adds
 /// them in the same order. Validating a hit reads through the compile's recorder, so the
-/// compile depends on those files as if it had computed the pillar.
+/// compile depends on those files as if it had computed the pillar. Cloning shares the cache.
+#[derive(Clone, Default)]
+pub struct Pillars(Arc<std::sync::Mutex<Vec<PillarMemo>>>);
+
 struct PillarMemo {
     key: String,
     reads: Reads,
@@ -233,24 +246,21 @@ struct PillarMemo {
     files: Vec<(PathBuf, Arc<str>)>,
 }
 
-static PILLARS: std::sync::Mutex<Vec<PillarMemo>> = std::sync::Mutex::new(Vec::new());
-
-/// Forgets every computed pillar: the next compile reads the pillar files and queries the
-/// ext_pillar databases again (the editor's refresh command; a database is not a read the
-/// memo can check).
-pub fn forget_pillars() {
-    if let Ok(mut memo) = PILLARS.lock() {
-        memo.clear();
-    }
-}
-
 /// How many pillars the memo keeps (a few minions of a workspace).
 const KEEP_PILLARS: usize = 8;
 
-impl PillarMemo {
-    fn get(key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
+impl Pillars {
+    /// Forgets every computed pillar: the next compile reads the pillar files and queries the
+    /// ext_pillar databases again.
+    pub fn clear(&self) {
+        if let Ok(mut memo) = self.0.lock() {
+            memo.clear();
+        }
+    }
+
+    fn get(&self, key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
         let (reads, pillar, texts) = {
-            let memo = PILLARS.lock().ok()?;
+            let memo = self.0.lock().ok()?;
             let m = memo.iter().find(|m| m.key == key)?;
             (m.reads.clone(), m.pillar.clone(), m.files.clone())
         };
@@ -265,9 +275,9 @@ impl PillarMemo {
         Some(pillar)
     }
 
-    fn put(key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
+    fn put(&self, key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
         let texts = (0..files.len()).map(|i| (files.path(i as crate::value::FileId).to_path_buf(), Arc::from(files.text(i as crate::value::FileId)))).collect();
-        if let Ok(mut memo) = PILLARS.lock() {
+        if let Ok(mut memo) = self.0.lock() {
             memo.retain(|m| m.key != key);
             memo.insert(0, PillarMemo { key, reads, pillar: pillar.clone(), files: texts });
             memo.truncate(KEEP_PILLARS);
@@ -423,7 +433,7 @@ const KEEP: usize = 16;
 impl MinionCache {
     /// The result for `req`: the cached one while everything it read is unchanged on `fs` and
     /// under `roots`, else a fresh compile.
-    pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Arc<Compiled> {
+    pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, pillars: &Pillars) -> Arc<Compiled> {
         if let Some(i) = self.entries.iter().position(|(r, _)| r == req) {
             let (r, c) = self.entries.remove(i);
             if c.reads.unchanged(&**fs, roots) {
@@ -432,7 +442,7 @@ impl MinionCache {
             }
         }
         self.compiles += 1;
-        let c = Arc::new(compile(fs.clone(), ws, roots, req));
+        let c = Arc::new(compile_with(fs.clone(), ws, roots, req, pillars));
         self.entries.insert(0, (req.clone(), c.clone()));
         self.entries.truncate(KEEP);
         c
@@ -506,7 +516,7 @@ x: test.nop
         let req = Request::new(Some("web01"), Scope::Highstate);
         let get = |cache: &mut MinionCache, fs: &MemFs, roots: &Arc<FileRoots>| {
             let fs: Arc<dyn Vfs> = Arc::new(fs.clone());
-            cache.get(&fs, &ws, roots, &req)
+            cache.get(&fs, &ws, roots, &req, &Pillars::default())
         };
         get(&mut cache, &fs, &roots);
         assert_eq!(cache.compiles, 1);
@@ -539,7 +549,7 @@ x: test.nop
         // Another minion is another result.
         get(&mut cache, &fs, &roots);
         let fs2: Arc<dyn Vfs> = Arc::new(fs.clone());
-        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate));
+        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate), &Pillars::default());
         assert_eq!(cache.compiles, 4);
     }
 
@@ -554,18 +564,18 @@ x: test.nop
         let req = Request::new(Some("web01"), Scope::Highstate);
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
         let name = |c: &Compiled| c.low.as_ref().and_then(|l| l.chunks.as_ref()).map(|ch| ch[0].get_str("name").to_string());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p80"));
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default())).as_deref(), Some("p80"));
         // A pillar file the top never assigns: cached.
         fs.files.insert("/ws/pillar/other.sls".into(), "port: 2\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req);
+        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
         assert_eq!(cache.compiles, 1);
         // The assigned one changed: recompiled, and the state sees the new value.
         fs.files.insert("/ws/pillar/app.sls".into(), "port: 8080\n".into());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req)).as_deref(), Some("p8080"));
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default())).as_deref(), Some("p8080"));
         assert_eq!(cache.compiles, 2);
         // A created pillar file counts (the pillar roots' listing is a read).
         fs.files.insert("/ws/pillar/new.sls".into(), "x: 1\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req);
+        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
         assert_eq!(cache.compiles, 3);
     }
 
@@ -576,9 +586,9 @@ x: test.nop
         let mut cache = MinionCache::default();
         let req = Request::new(Some("web01"), Scope::Top);
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        assert!(cache.get(&arc(&fs), &ws, &roots, &req).minion.is_err());
+        assert!(cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default()).minion.is_err());
         fs.files.insert("/ws/g.json".into(), "{\"os\": \"Debian\"}".into());
-        let c = cache.get(&arc(&fs), &ws, &roots, &req);
+        let c = cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
         assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
         assert_eq!(cache.compiles, 2);
     }
@@ -642,10 +652,10 @@ values: {conf: {b: {{ 1 + 1 }}}}
         assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
         let mut cache = MinionCache::default();
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        cache.get(&arc(&fs), &ws, &roots, &req);
+        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
         let mut fs2 = fs.clone();
         fs2.files.insert("/ws/srv/tpl/parameters/defaults.yaml".into(), "values: {pkg: x, other: 1}\n".into());
-        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req);
+        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req, &Pillars::default());
         assert_eq!(cache.compiles, 2);
         assert_eq!(c2.mapdata.as_ref().and_then(|d| d.values.as_ref().ok()).map(|v| v["other"].clone()), Some(serde_json::json!(1)));
     }
