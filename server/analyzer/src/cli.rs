@@ -467,30 +467,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
         let l = &computed.layers[i];
         json!({"env": l.env, "sls": l.sls, "file": l.path.as_ref().map(|p| p.display().to_string()), "included_by": l.included_by})
     };
-    let describe = |o: &model::mapstack::origin::Origin| {
-        let l = &computed.layers[o.layer];
-        let place = match (&l.path, &o.at) {
-            (Some(p), Some(at)) => format!("{}:{}", rel(p), files.human(at.file, at.span.start).0),
-            (Some(p), None) => rel(p),
-            (None, _) if o.layer == 0 => "the configuration's `pillar:` (or Salt's first compile of the pillar)".to_string(),
-            (None, _) => format!("missing SLS `{}`", l.sls),
-        };
-        let sls = if o.layer == 0 { String::new() } else { format!("[{}] {} ", l.env, l.sls) };
-        let over: Vec<String> = o
-            .overrode
-            .iter()
-            .map(|i| {
-                let l = &computed.layers[*i];
-                if *i == 0 {
-                    "the earlier pillar".to_string()
-                } else {
-                    format!("[{}] {}", l.env, l.sls)
-                }
-            })
-            .collect();
-        let over = if over.is_empty() { String::new() } else { format!(", over {}", over.join(", ")) };
-        format!("{sls}{place}{over}")
-    };
+    let describe = |o: &model::mapstack::origin::Origin| computed.describe(files, o, &rel);
     match (explain, common.format) {
         (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
         (true, Format::Json) => {

@@ -67,3 +67,50 @@ fn a_missing_pillar_sls_is_in_errors_and_a_diagnostic_at_the_top_entry() {
     assert!(out.contains("error[missing-sls]: Specified SLS 'nosuch'"), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// SQLite ext_pillar failures: a file that is no database, a missing table and a query with no
+/// parameter each give one warning (at the configuration's `ext_pillar:` in `check`), and the
+/// pillar files' values are still computed.
+#[test]
+fn sqlite_ext_pillar_failures_are_one_finding_each_and_the_rest_is_computed() {
+    let dir = std::env::temp_dir().join(format!("sa-pillar-sqlfail-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for d in ["etc", "srv", "pillar"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
+    write("pillar/top.sls", "base:\n  '*':\n    - app\n");
+    write("pillar/app.sls", "app: {port: 80}\ncolor: red\n");
+    write("srv/top.sls", "base:\n  '*':\n    - web\n");
+    write("srv/web.sls", "web:\n  test.nop:\n    - name: {{ pillar['app']['port'] }}\n");
+    let good = dir.join("good.sqlite");
+    let conn = rusqlite::Connection::open(&good).unwrap();
+    conn.execute_batch("create table t(k text, v text, id text); insert into t values ('color', 'blue', 'm1');").unwrap();
+    write("broken.sqlite", "this is not a database");
+    let cases = [
+        ("broken.sqlite", "select k, v from t where id = ?", "file is not a database"),
+        ("good.sqlite", "select k, v from missing where id = ?", "no such table: missing"),
+        ("good.sqlite", "select k, v from t", "has no `?` for the minion id"),
+    ];
+    for (db, query, want) in cases {
+        write(
+            "etc/minion",
+            &format!(
+                "id: m1\nfile_client: local\nfile_roots: {{base: [{d}/srv]}}\npillar_roots: {{base: [{d}/pillar]}}\nsqlite3: {{database: {d}/{db}}}\next_pillar:\n  - sqlite3:\n    - query: '{query}'\n",
+                d = dir.display()
+            ),
+        );
+        let (code, out, err) = run(&dir, &["pillar", "-c", "etc", "--format", "json"]);
+        assert_eq!(code, 0, "{query}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v, serde_json::json!({"app": {"port": 80}, "color": "red"}), "{query}");
+        let (_, text, _) = run(&dir, &["pillar", "-c", "etc"]);
+        assert_eq!(text.matches("warning[ext-pillar]").count(), 1, "{query}: {text}");
+        assert!(text.contains(want), "{query}: {text}");
+        let (code, out, _) = run(&dir, &["check", "-c", "etc"]);
+        assert_eq!(code, 0, "{query}: {out}");
+        assert_eq!(out.matches("warning[ext-pillar]").count(), 1, "{query}: {out}");
+        assert!(out.contains("--> etc/minion:6:1"), "{query}: {out}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -34,7 +34,8 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
     let mut errors: Vec<&SaltError> = Vec::new();
     // The minion's pillar: what Salt puts under `_errors` (a pillar SLS that fails to render, a
     // pillar top naming a missing SLS), each at its file and line.
-    // Those without a place (an ext_pillar not evaluated) are for `salt-analyzer pillar` only.
+    // Those without a place: the ext_pillar findings go to the configuration's `ext_pillar:`
+    // (below); an ext_pillar not evaluated is for `salt-analyzer pillar` only.
     let pillar = compiled.pillar.iter().flat_map(|p| p.errors.iter().map(|e| &e.diag)).filter(|e| e.loc.is_some());
     for e in pillar.chain(&top.render_errors).chain(low.errors()).chain(&low.highstate.hints).chain(&low.calls) {
         if !errors.iter().any(|o| o.code == e.code && o.message == e.message && o.id == e.id) {
@@ -64,7 +65,43 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
             out.push(d);
         }
     }
+    out.extend(ext_pillar_diagnostics(compiled, fs, opts));
     normalize(&mut out);
+    out
+}
+
+/// What the minion's ext_pillar entries said (a database that could not be opened or queried,
+/// a query with no parameter), once each, at the `ext_pillar:` key of the Salt configuration
+/// file that sets it: the pillar itself was still computed without them.
+fn ext_pillar_diagnostics(compiled: &Compiled, fs: &dyn Vfs, opts: &Opts) -> Vec<Diagnostic> {
+    let found: Vec<&SaltError> =
+        compiled.pillar.iter().flat_map(|p| p.errors.iter().map(|e| &e.diag)).filter(|e| e.loc.is_none() && e.code == Code::ExtPillar).collect();
+    if found.is_empty() {
+        return Vec::new();
+    }
+    let place = opts.sources.iter().rev().find_map(|f| {
+        let text = fs.read(f).ok()?;
+        let at = text.lines().scan(0, |off, l| {
+            let start = *off;
+            *off += l.len() + 1;
+            Some((start, l))
+        });
+        at.filter(|(_, l)| l.starts_with("ext_pillar")).map(|(start, _)| (f.clone(), start..start + "ext_pillar".len())).last()
+    });
+    let Some((file, span)) = place else { return Vec::new() };
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for e in found {
+        if !out.iter().any(|d| d.message == e.message) {
+            out.push(Diagnostic {
+                file: file.clone(),
+                span: span.clone(),
+                severity: e.code.severity(),
+                code: e.code,
+                message: e.message.clone(),
+                related: Vec::new(),
+            });
+        }
+    }
     out
 }
 
@@ -85,7 +122,7 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
     let mut out: Vec<MinionDiagnostic> = Vec::new();
     for w in who {
         let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
-        let compiled = crate::pipeline::compile(fs.clone(), ws, &ctx.roots, &req);
+        let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.pillars);
         let id = match &compiled.minion {
             Ok(m) => m.id.clone(),
             Err(e) => return Err(e.clone()),
@@ -116,7 +153,7 @@ fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
     for (_, _, path) in ctx.roots.sls_files() {
         let Ok(text) = fs.read(&path) else { continue };
         let Some((req, sls)) = alone_request(ctx, who, compiled, &path, &text) else { continue };
-        let alone = crate::pipeline::compile(fs.clone(), ws, &ctx.roots, &req);
+        let alone = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.pillars);
         out.extend(alone_found(&alone, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, Some(sls.clone()))));
     }
     out

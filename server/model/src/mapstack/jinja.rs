@@ -122,29 +122,11 @@ pub fn post_map(env: &mut Env, values: Value, origins: Origins) -> Result<(Value
     let Ok(new) = serde_json::from_str::<Value>(after) else {
         return Err(error(format!("{rel}: `mapdata` is no longer a mapping after it: {after}")).at(whole));
     };
-    let origins = match changed(&values, &new) {
+    let origins = match super::origin::changed(&values, &new) {
         Some(written) => Origins::merged(Some(&origins), &new, Some(&written), None, layer, None),
         None => origins,
     };
     Ok((new, origins))
-}
-
-/// What of `new` differs from `old`: the changed and added keys of two mappings (recursively),
-/// else `new` itself when it differs.
-fn changed(old: &Value, new: &Value) -> Option<Value> {
-    match (old, new) {
-        (Value::Object(o), Value::Object(n)) => {
-            let out: Map<String, Value> = n
-                .iter()
-                .filter_map(|(k, v)| match o.get(k) {
-                    Some(prev) => changed(prev, v).map(|c| (k.clone(), c)),
-                    None => Some((k.clone(), v.clone())),
-                })
-                .collect();
-            (!out.is_empty()).then_some(Value::Object(out))
-        }
-        _ => (old != new).then(|| new.clone()),
-    }
 }
 
 /// The `mapstack(matchers, defaults, dirs)` macro over `stack`.

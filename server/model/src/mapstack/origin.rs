@@ -7,6 +7,25 @@ use serde_json::Value;
 
 use crate::value::{Loc, Val};
 
+/// What of `new` differs from `old`: the changed and added keys of two mappings (recursively),
+/// else `new` itself when it differs. What a step that hands back a whole new value (a
+/// `post-map.jinja`, the ext_pillar merge) wrote, for [`Origins::merged`].
+pub fn changed(old: &Value, new: &Value) -> Option<Value> {
+    match (old, new) {
+        (Value::Object(o), Value::Object(n)) => {
+            let out: serde_json::Map<String, Value> = n
+                .iter()
+                .filter_map(|(k, v)| match o.get(k) {
+                    Some(prev) => changed(prev, v).map(|c| (k.clone(), c)),
+                    None => Some((k.clone(), v.clone())),
+                })
+                .collect();
+            (!out.is_empty()).then_some(Value::Object(out))
+        }
+        _ => (old != new).then(|| new.clone()),
+    }
+}
+
 /// Who set one value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {

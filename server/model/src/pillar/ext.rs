@@ -63,6 +63,19 @@ pub enum ExtProblem {
     QueryFailed(String),
     /// The module raised (a bad option): Salt reports the ext_pillar as failed.
     Raised(String),
+    /// A query with no placeholder for the minion id, which Salt always binds as the one
+    /// parameter: the database refuses it, or Salt's driver does, and the query gives nothing.
+    Unbound(String),
+}
+
+/// The placeholder the module's driver takes for the bound minion id: `?` for SQLite, `%s`
+/// for the MySQL and PostgreSQL drivers.
+fn placeholder(module: &str) -> &'static str {
+    if module == "sqlite3" {
+        "?"
+    } else {
+        "%s"
+    }
 }
 
 /// Runs one SQL ext_pillar entry for `minion_id`.
@@ -128,17 +141,29 @@ pub fn ext_pillar(
             continue;
         }
         for call in calls(&serde_json::json!({"ext_pillar": [entry]})) {
+            let before = issues.len();
+            if SQL_MODULES.contains(&call.module.as_str()) {
+                for q in sql_base::extract_queries(&call.args, &call.kwargs).unwrap_or_default() {
+                    if !q.query.contains(placeholder(&call.module)) {
+                        issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::Unbound(q.query.clone()) });
+                    }
+                }
+            }
+            // The database's refusal of an unbound query is that same finding: one warning.
+            let unbound = issues.len() > before;
             let r = evaluate(&call, opts, minion_id, connector);
             match r.problem {
                 None => ext = Some(r.data.to_json()),
                 Some(ExtProblem::QueryFailed(e)) => {
                     ext = Some(r.data.to_json());
-                    issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::QueryFailed(e) });
+                    if !unbound {
+                        issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::QueryFailed(e) });
+                    }
                 }
                 Some(ExtProblem::NotEvaluated) => issues.push(ExtIssue { salt: None, module: call.module.clone(), problem: ExtProblem::NotEvaluated }),
-                Some(p @ (ExtProblem::Unavailable(_) | ExtProblem::Raised(_))) => {
+                Some(p @ (ExtProblem::Unavailable(_) | ExtProblem::Raised(_) | ExtProblem::Unbound(_))) => {
                     let text = match &p {
-                        ExtProblem::Unavailable(e) | ExtProblem::Raised(e) => e.clone(),
+                        ExtProblem::Unavailable(e) | ExtProblem::Raised(e) | ExtProblem::Unbound(e) => e.clone(),
                         _ => String::new(),
                     };
                     issues.push(ExtIssue { salt: Some(format!("Failed to load ext_pillar {}: {text}", call.module)), module: call.module.clone(), problem: p });
@@ -183,6 +208,32 @@ mod tests {
                 Ok(Box::new(Rows))
             }
         }
+    }
+
+    /// A query without the driver's placeholder gets one warning that says why it gives
+    /// nothing, instead of the database's refusal.
+    #[test]
+    fn a_query_without_a_placeholder_is_one_finding() {
+        struct Strict;
+        impl SqlCursor for Strict {
+            fn query(&mut self, sql: &str, minion_id: &str) -> Result<QueryResult, String> {
+                match sql.contains('?') {
+                    true => Ok(QueryResult { columns: vec!["k".into(), "v".into()], rows: vec![vec![Val::str("id"), Val::str(minion_id)]] }),
+                    false => Err("Incorrect number of bindings supplied. The current statement uses 0, and there are 1 supplied.".into()),
+                }
+            }
+        }
+        struct StrictDb;
+        impl SqlConnector for StrictDb {
+            fn open(&self, _module: &str, _opts: &Value) -> Result<Box<dyn SqlCursor>, String> {
+                Ok(Box::new(Strict))
+            }
+        }
+        let opts = json!({"ext_pillar": [{"sqlite3": ["select k, v from t where id = ?", "select k, v from ß"]}]});
+        let merge = |a: &mut Value, b: &Value| crate::py::dictupdate::merge(a, b, "smart", "yaml", false);
+        let (pillar, issues) = ext_pillar(json!({}), &opts, "m1", Some(&StrictDb), &merge);
+        assert_eq!(pillar, json!({"id": "m1"}));
+        assert_eq!(issues.iter().map(|i| i.problem.clone()).collect::<Vec<_>>(), vec![ExtProblem::Unbound("select k, v from ß".into())]);
     }
 
     /// G.1: a dict is keyword queries, a list positional ones, a scalar one positional query;

@@ -115,6 +115,32 @@ pub struct Pillar {
 }
 
 impl Pillar {
+    /// Where `o` (a value's origin) came from, for people: `[env] sls file:line, over [env]
+    /// other`, or the ext_pillar entries, or the pillar the compile started from. `rel` shows
+    /// a path.
+    pub fn describe(&self, files: &crate::workspace::vfs::FileTable, o: &crate::mapstack::origin::Origin, rel: &dyn Fn(&std::path::Path) -> String) -> String {
+        let name = |i: usize| {
+            let l = &self.layers[i];
+            match (i, l.path.is_none() && l.sls == "ext_pillar" && l.env.is_empty()) {
+                (0, _) => "the earlier pillar".to_string(),
+                (_, true) => "the ext_pillar entries".to_string(),
+                _ => format!("[{}] {}", l.env, l.sls),
+            }
+        };
+        let l = &self.layers[o.layer];
+        let place = match (&l.path, &o.at) {
+            (Some(p), Some(at)) => format!("{}:{}", rel(p), files.human(at.file, at.span.start).0),
+            (Some(p), None) => rel(p),
+            (None, _) if o.layer == 0 => "the configuration's `pillar:` (or Salt's first compile of the pillar)".to_string(),
+            (None, _) if l.sls == "ext_pillar" && l.env.is_empty() => "the ext_pillar entries (the configured queries)".to_string(),
+            (None, _) => format!("missing SLS `{}`", l.sls),
+        };
+        let sls = if o.layer == 0 || l.env.is_empty() { String::new() } else { format!("[{}] {} ", l.env, l.sls) };
+        let over: Vec<String> = o.overrode.iter().map(|i| name(*i)).collect();
+        let over = if over.is_empty() { String::new() } else { format!(", over {}", over.join(", ")) };
+        format!("{sls}{place}{over}")
+    }
+
     /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
     /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
     pub fn salt_errors(&self) -> Vec<&SaltError> {
@@ -192,6 +218,14 @@ impl Ext<'_> {
                     format!("a query of the ext_pillar `{}` failed: {e}; Salt logs it and keeps the rows of the queries before it", issue.module),
                 ),
                 ext::ExtProblem::Raised(e) => (Code::ExtPillar, format!("the ext_pillar `{}` failed: {e}", issue.module)),
+                ext::ExtProblem::Unbound(q) => (
+                    Code::ExtPillar,
+                    format!(
+                        "the query `{q}` of the ext_pillar `{}` has no `{}` for the minion id: Salt always binds the minion id as its one parameter, so the query is refused and gives nothing (Salt only logs it)",
+                        issue.module,
+                        if issue.module == "sqlite3" { "?" } else { "%s" }
+                    ),
+                ),
             };
             errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text) });
         }
@@ -283,8 +317,11 @@ fn compile_once(
         if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors) {
             let layer = layers.len();
             layers.push(Layer { env: String::new(), sls: "ext_pillar".into(), path: None, included_by: None });
-            let written = Value::Object(after.clone());
-            origins = Origins::overlay(Some(&origins), &written, Some(&written), &Origins::of(&written, layer, None, None));
+            // The entries' data was merged over `before`: what they changed is theirs.
+            let merged = Value::Object(after.clone());
+            if let Some(written) = crate::mapstack::origin::changed(&before, &merged) {
+                origins = Origins::merged(Some(&origins), &merged, Some(&written), None, layer, None);
+            }
             out = after;
         }
     }
