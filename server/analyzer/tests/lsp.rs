@@ -635,3 +635,49 @@ fn mapstack_hovers_and_definition() {
     assert_eq!(lsp.render_locations(&def), "app/parameters/os_family/Debian.yaml 2:4-2:8\n");
     lsp.finish();
 }
+
+/// The pillar hover over the protocol, and `salt-analyzer.refreshPillar`: a value from an
+/// SQLite ext_pillar is cached until the command, which re-queries the database.
+#[test]
+fn pillar_hover_and_refresh() {
+    let tree = TempTree::new("pillar", None);
+    let db = tree.path("pillar.sqlite");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    conn.execute_batch("create table t(k text, v text, id text); insert into t values ('color', 'blue', 'web01');").unwrap();
+    tree.write(
+        "etc/minion",
+        &format!(
+            "id: web01\nfile_client: local\nfile_roots: {{base: [{root}/srv]}}\npillar_roots: {{base: [{root}/pillar]}}\nsqlite3: {{database: {db}}}\next_pillar:\n  - sqlite3:\n    - query: 'select k, v from t where id = ?'\n",
+            root = tree.root.display(),
+            db = db.display()
+        ),
+    );
+    tree.write("salt-analyzer.yaml", "salt_config: etc\n");
+    tree.write("pillar/top.sls", "base:\n  '*':\n    - app\n");
+    tree.write("pillar/app.sls", "color: red\napp: {port: 80}\n");
+    tree.write("srv/web.sls", "web:\n  test.nop:\n    - name: {{ salt['pillar.get']('color') }}\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("srv/web.sls");
+    lsp.sync();
+    // Line 2 `    - name: {{ salt['pillar.get']('color') }}`: on `color`.
+    let hover =
+        |lsp: &mut Lsp| lsp.request("textDocument/hover", pos(lsp, "srv/web.sls", 2, 38)).unwrap()["contents"]["value"].as_str().unwrap_or("").to_string();
+    expect![[r#"
+        **pillar** `color` for minion `web01`
+
+        ```json
+        "blue"
+        ```
+
+        Set by the ext_pillar entries (the configured queries), over [base] app
+    "#]]
+    .assert_eq(&hover(&mut lsp));
+    conn.execute("update t set v = 'green'", []).unwrap();
+    // Cached until the refresh.
+    assert!(hover(&mut lsp).contains("\"blue\""), "{}", hover(&mut lsp));
+    let r = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.refreshPillar", "arguments": []}));
+    assert_eq!(r, Ok(Value::Null));
+    assert!(hover(&mut lsp).contains("\"green\""), "{}", hover(&mut lsp));
+    assert!(lsp.capabilities["executeCommandProvider"]["commands"].as_array().unwrap().contains(&json!("salt-analyzer.refreshPillar")));
+    lsp.finish();
+}

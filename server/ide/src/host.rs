@@ -181,6 +181,14 @@ impl AnalysisHost {
         }
     }
 
+    /// Forgets every computed pillar (`salt-analyzer.refreshPillar`): the next compile reads the
+    /// pillar files and queries the ext_pillar databases again, and the highstate diagnostics
+    /// are recompiled (files whose diagnostics changed are reported).
+    pub fn refresh_pillar(&mut self) {
+        self.world.ctx.pillars.clear();
+        self.commit(Change::Pillar);
+    }
+
     /// The selected minion profile, if one was set.
     pub fn minion(&self) -> Option<&str> {
         self.minion.as_deref()

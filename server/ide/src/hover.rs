@@ -11,6 +11,9 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Cancella
     if let Some(h) = crate::mapstack::hover(analysis, path, offset) {
         return Ok(Some(h));
     }
+    if let Some(h) = crate::pillar::hover(analysis, path, offset) {
+        return Ok(Some(h));
+    }
     if let Some(h) = jinja_hover(analysis, path, offset) {
         return Ok(Some(h));
     }

@@ -17,6 +17,7 @@ mod jinja;
 mod mapstack;
 mod memory;
 mod navigation;
+mod pillar;
 mod resolve;
 mod semantic;
 mod statedocs;

@@ -45,6 +45,9 @@ pub(crate) enum Change {
     /// Nothing to recompute, but how diagnostics are shown changed (Salt's docs arrived):
     /// every file with diagnostics is reported again.
     Republish,
+    /// The pillars were forgotten (the refresh command): the minions' compiles are redone,
+    /// the per-file checks (which no pillar reaches) are kept.
+    Pillar,
 }
 
 /// Changes not yet replayed into the index, by revision.
@@ -182,6 +185,7 @@ impl Index {
                         tops_dirty = true;
                     }
                     Change::Reset => {}
+                    Change::Pillar => {}
                     Change::Republish => {
                         let files: Vec<PathBuf> = self.roots.values().flat_map(RootEntry::reported_files).collect();
                         self.unreported.extend(files);

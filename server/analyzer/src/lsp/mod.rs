@@ -14,7 +14,7 @@ use std::sync::Arc;
 pub use server::Backend;
 
 /// The commands `workspace/executeCommand` accepts.
-pub const COMMANDS: &[&str] = &["salt-analyzer.listMinions", "salt-analyzer.selectMinion", "salt-analyzer.topExplain"];
+pub const COMMANDS: &[&str] = &["salt-analyzer.listMinions", "salt-analyzer.selectMinion", "salt-analyzer.topExplain", "salt-analyzer.refreshPillar"];
 
 /// Serves the protocol on any byte streams (stdio in production, pipes or duplexes in tests)
 /// until the client sends `exit` or closes the input. Returns whether `shutdown` came first.

@@ -395,6 +395,14 @@ impl LanguageServer for Backend {
                 self.query(|a, _| Ok(Some(minions_json(a)))).await
             }
             "salt-analyzer.topExplain" => self.query(move |a, _| Ok(Some(Value::String(a.top_explain(arg.as_deref()))))).await,
+            "salt-analyzer.refreshPillar" => {
+                self.mutate(|st| {
+                    if let Some(host) = st.host.as_mut() {
+                        host.refresh_pillar();
+                    }
+                });
+                Ok(None)
+            }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }

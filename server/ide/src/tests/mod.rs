@@ -7,6 +7,7 @@ mod highstate;
 mod hover;
 mod mapstack;
 mod navigation;
+mod pillar;
 mod symbols;
 
 use std::path::{Path, PathBuf};
