@@ -1,4 +1,4 @@
---- User commands: :SaltMinion [ID] and :SaltTopExplain [ID].
+--- User commands: :SaltMinion [ID], :SaltTopExplain [ID] and :SaltRefreshPillar.
 if vim.g.loaded_salt_analyzer then
   return
 end
@@ -42,6 +42,10 @@ end, {
     return commands().complete_minions(arglead)
   end,
 })
+
+vim.api.nvim_create_user_command('SaltRefreshPillar', function()
+  commands().refresh_pillar()
+end, { nargs = 0, desc = 'salt-analyzer: re-read the pillar files and query the ext_pillar databases again' })
 
 -- Tree-sitter highlighting, when asked for with `treesitter = true` (see
 -- lua/salt-analyzer/settings.lua for why it is off by default).

@@ -52,6 +52,12 @@ class SaltExtension implements vscode.Disposable {
         this.guard('Show Top Explanation', () => this.showTopExplanation(typeof minion === 'string' ? minion : undefined)),
       ),
       vscode.commands.registerCommand('salt-analyzer.restartServer', () => this.guard('Restart Server', () => this.restart())),
+      // The server re-reads the pillar files and queries the ext_pillar databases again.
+      vscode.commands.registerCommand('salt-analyzer.reloadPillar', () =>
+        this.guard('Refresh Pillar', async () => {
+          await this.execute(COMMANDS.refreshPillar, []);
+        }),
+      ),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatusVisibility()),
     );

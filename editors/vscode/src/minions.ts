@@ -5,6 +5,7 @@ export const COMMANDS = {
   listMinions: 'salt-analyzer.listMinions',
   selectMinion: 'salt-analyzer.selectMinion',
   topExplain: 'salt-analyzer.topExplain',
+  refreshPillar: 'salt-analyzer.refreshPillar',
 } as const;
 
 export interface Minion {

@@ -141,11 +141,12 @@ check('ftdetect/salt.lua: *.sls is salt', function()
   eq(vim.filetype.match({ filename = '/srv/salt/web/init.sls' }), 'salt', 'init.sls')
 end)
 
-check('plugin/salt-analyzer.lua defines :SaltMinion and :SaltTopExplain', function()
+check('plugin/salt-analyzer.lua defines :SaltMinion, :SaltTopExplain and :SaltRefreshPillar', function()
   vim.cmd('runtime plugin/salt-analyzer.lua')
   local cmds = vim.api.nvim_get_commands({})
   eq(cmds.SaltMinion and cmds.SaltMinion.nargs, '?', 'SaltMinion nargs')
   eq(cmds.SaltTopExplain and cmds.SaltTopExplain.nargs, '?', 'SaltTopExplain nargs')
+  eq(cmds.SaltRefreshPillar and cmds.SaltRefreshPillar.nargs, '0', 'SaltRefreshPillar nargs')
 end)
 
 check('queries/sls is on the runtimepath (symlink to grammars/queries)', function()
@@ -301,6 +302,13 @@ check(':SaltTopExplain opens a read-only scratch buffer with the text', function
   end)
   eq(vim.api.nvim_buf_get_lines(0, 0, 1, false), { 'top for web01' }, 'lines')
   vim.cmd('close')
+end)
+
+check(':SaltRefreshPillar sends salt-analyzer.refreshPillar', function()
+  vim.cmd('SaltRefreshPillar')
+  wait_for('the refresh command', function()
+    return last('workspace/executeCommand', 'salt-analyzer.refreshPillar') ~= nil
+  end)
 end)
 
 check('reconfigure() sends workspace/didChangeConfiguration with the section', function()

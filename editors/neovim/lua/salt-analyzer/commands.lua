@@ -8,6 +8,7 @@ local M = {}
 M.list_minions = 'salt-analyzer.listMinions'
 M.select_minion = 'salt-analyzer.selectMinion'
 M.top_explain = 'salt-analyzer.topExplain'
+M.refresh_pillar_command = 'salt-analyzer.refreshPillar'
 
 local function notify(msg, level)
   vim.notify('salt-analyzer: ' .. msg, level or vim.log.levels.INFO)
@@ -101,6 +102,14 @@ end
 function M.select(id)
   M.execute(M.select_minion, { id }, function()
     notify('minion ' .. id .. ' selected')
+  end)
+end
+
+--- Makes the server forget its pillars: pillar files are read and ext_pillar databases
+--- queried again.
+function M.refresh_pillar()
+  M.execute(M.refresh_pillar_command, {}, function()
+    notify('pillar refreshed')
   end)
 end
 
