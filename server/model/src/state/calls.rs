@@ -26,13 +26,15 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
             out.push(e);
         }
     };
+    // Each chunk's declaration, found by ID once rather than by a scan per chunk.
+    let bodies: std::collections::HashMap<String, &crate::value::Val> = high.0.iter().map(|(k, v)| (k.py_cow().into_owned(), v)).collect();
     for chunk in chunks {
         let state = chunk.get_str("state");
         let fun = chunk.get_str("fun");
         let id = chunk.get_str("__id__");
         let sls = chunk.get_str("__sls__");
         let full = format!("{state}.{fun}");
-        let decl = declaration(high, &id, &state, &fun).or_else(|| chunk.id_loc.clone());
+        let decl = bodies.get(id.as_str()).and_then(|body| declaration(body, &state, &fun)).or_else(|| chunk.id_loc.clone());
         if skip(decl.as_ref()) {
             continue;
         }
@@ -75,10 +77,10 @@ pub fn unknown_function_name(message: &str) -> Option<&str> {
     message.strip_prefix("State '")?.split_once("' was not found").map(|(name, _)| name)
 }
 
-/// Where the state `id` declares `state` (`pkg.installed:` or `pkg:` with `- installed`): the
+/// Where a state's body (`body`) declares `state` (`pkg.installed:` or `pkg:` with `- installed`): the
 /// dotted key, else the function's list item, else the module key.
-fn declaration(high: &Dict, id: &str, state: &str, fun: &str) -> Option<Loc> {
-    let body = high.0.iter().find(|(k, _)| k.py_cow() == id)?.1.as_dict()?;
+fn declaration(body: &crate::value::Val, state: &str, fun: &str) -> Option<Loc> {
+    let body = body.as_dict()?;
     for (k, run) in &body.0 {
         let key = k.py_cow();
         if key == format!("{state}.{fun}") {

@@ -103,6 +103,7 @@ impl<'a> Builder<'a> {
     /// `render_highstate(matches)`.
     pub fn render_highstate(mut self, matches: &Matches) -> HighState {
         let mut high = Dict::new();
+        let mut known = HashSet::default();
         let mut all_errors = Vec::new();
         let mut mods: HashSet<String> = HashSet::new();
         // Salt declares `statefiles` once: for an environment that is not available it keeps
@@ -125,7 +126,7 @@ impl<'a> Builder<'a> {
                     }
                     let (state, mut errors) = self.render_state(&sls, saltenv, &mut mods, matches, None);
                     if let Some(state) = state {
-                        merge_included_states(&mut high, state, &mut errors);
+                        merge_tracked(&mut high, state, &mut errors, &mut known);
                     }
                     let this_sls = format!("SLS {sls_match} in saltenv");
                     for e in errors.iter_mut() {
@@ -360,7 +361,15 @@ impl<'a> Builder<'a> {
 }
 
 /// `merge_included_states`: pool extends and excludes, flag conflicting IDs, then update.
-pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<SaltError>) {
+pub fn merge_included_states(high: &mut Dict, state: Dict, errors: &mut Vec<SaltError>) {
+    let mut known: HashSet<String, foldhash::fast::RandomState> = high.0.iter().filter_map(|(k, _)| k.as_str().map(str::to_string)).collect();
+    merge_tracked(high, state, errors, &mut known);
+}
+
+/// [`merge_included_states`] with the string keys of `high` kept in `known` by the caller
+/// across merges (the highstate merges one file at a time: rebuilding the set for each file
+/// would cost the states merged so far, every time).
+fn merge_tracked(high: &mut Dict, mut state: Dict, errors: &mut Vec<SaltError>, known: &mut HashSet<String, foldhash::fast::RandomState>) {
     let was_empty = high.is_empty();
     for key in ["__extend__", "__exclude__"] {
         if let Some((_, v)) = state.remove(key) {
@@ -377,10 +386,8 @@ pub fn merge_included_states(high: &mut Dict, mut state: Dict, errors: &mut Vec<
     // `state`'s keys are unique (the loader refuses repeats): when none is already in `high`
     // the update is an append. String keys are told apart without building the index (no
     // string equals a number or null in Python); other keys take the general path.
-    let disjoint = was_empty || {
-        let known: std::collections::HashSet<&str, foldhash::fast::RandomState> = high.0.iter().filter_map(|(k, _)| k.as_str()).collect();
-        state.0.iter().all(|(k, _)| k.as_str().is_some_and(|k| !known.contains(k)))
-    };
+    let disjoint = was_empty || state.0.iter().all(|(k, _)| k.as_str().is_some_and(|k| !known.contains(k)));
+    known.extend(state.0.iter().filter_map(|(k, _)| k.as_str().map(str::to_string)));
     if disjoint {
         high.0.extend(state.0);
         return;
