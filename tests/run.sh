@@ -75,6 +75,7 @@ suites=(
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"
+  "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "editors|tests/editors/run.sh $VENV"

@@ -9,6 +9,12 @@
 //! 3. an edit to a file that 500 others include, every affected file's diagnostics recomputed;
 //! 4. completion in the 5,000-line file, each after the keystroke that asks for it: a state
 //!    function (`pkg.`), an argument (a new `- ` item), a requisite target (`- pkg: `), p50/p99;
+//! 6. a workspace of real-formula shape: 200 saltext-style formulas (a `map.jinja` calling
+//!    `map.data`, `parameters/` layers, templated SLS using `mapdata`) and 2,000 plain SLS files,
+//!    all in the selected minion's highstate: cold index with rendering (time, peak RSS), a
+//!    keystroke in a templated SLS -> its diagnostics, a keystroke in a `parameters/` layer ->
+//!    the hover and diagnostics of the file that reads it, a profile switch -> every changed
+//!    file's diagnostics;
 //! 5. a formula of template-formula's shape (a `map.jinja` library of grain lookups, macros and
 //!    `do` mutations, templated SLS files with loops) in the selected minion's highstate: the
 //!    cold render of its highstate, and keystrokes in a templated SLS -> its diagnostics (which
@@ -22,6 +28,22 @@ use salt_ide::AnalysisHost;
 // The allocator the salt-analyzer binary uses, so the figures are the binary's.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// `SALT_BENCH_QUICK=1`: every scenario once with few samples (and the formula workspace
+/// smaller), so the test command runs the benchmark and it cannot rot. Figures then mean
+/// nothing.
+fn quick() -> bool {
+    std::env::var_os("SALT_BENCH_QUICK").is_some_and(|v| v == "1")
+}
+
+/// `full` samples, or a few in quick mode.
+fn rounds(full: usize) -> usize {
+    if quick() {
+        full.clamp(1, 4)
+    } else {
+        full
+    }
+}
 
 fn main() {
     // Cargo passes `--bench`; any other argument picks one scenario (for profiling).
@@ -45,6 +67,9 @@ fn main() {
     }
     if run("templated") {
         templated(&base.join("templated"));
+    }
+    if run("formulas") {
+        formulas(&base.join("formulas"));
     }
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -100,7 +125,7 @@ fn keystrokes(root: &Path) {
     // keystrokes with syntax diagnostics only (semantic ones wait for the debounce), then
     // keystrokes each followed by the semantic diagnostics.
     for pass in 0..2 {
-        for k in 0..(if pass == 0 { 400 } else { 300 }) {
+        for k in 0..rounds(if pass == 0 { 400 } else { 300 }) {
             let line = (k * 37) % 1000;
             let anchor = format!("package-{line}\n");
             let at = current.find(&anchor).expect("anchor") + anchor.len() - 1;
@@ -146,7 +171,7 @@ fn completion(root: &Path) {
     for (what, anchor, with) in kinds {
         let mut samples = Vec::new();
         let mut count = 0;
-        for k in 0..200 {
+        for k in 0..rounds(200) {
             let line = (k * 37) % 1000;
             let id = format!("state_{line}:\n");
             let at = text.find(&id).expect("id") + id.len();
@@ -163,7 +188,7 @@ fn completion(root: &Path) {
             version += 1;
             host.change(&path, vec![(Some(a..a + with.len()), anchor.to_string())], version);
         }
-        println!("  {what}: p50 {}  p99 {}  ({} items on average)", ms(percentile(&mut samples, 0.5)), ms(percentile(&mut samples, 0.99)), count / 200);
+        println!("  {what}: p50 {}  p99 {}  ({} items on average)", ms(percentile(&mut samples, 0.5)), ms(percentile(&mut samples, 0.99)), count / rounds(200));
     }
 }
 
@@ -175,7 +200,7 @@ fn index_workspace(root: &Path) {
     let mut files = 0;
     write(&root.join("common.sls"), "common_pkg:\n  pkg.installed: []\ncommon_conf:\n  file.managed:\n    - name: /etc/common\n");
     files += 1;
-    for d in 0..100 {
+    for d in 0..(if quick() { 4 } else { 100 }) {
         write(&root.join(format!("d{d}/init.sls")), &format!("include:\n  - common\nd{d}_base:\n  test.nop:\n    - require:\n      - pkg: common_pkg\n"));
         files += 1;
         for f in 0..49 {
@@ -236,7 +261,7 @@ fn includers(root: &Path) {
     let _ = host.snapshot().take_changed_files();
     let mut samples = Vec::new();
     let mut affected = 0;
-    for round in 0..20 {
+    for round in 0..rounds(20) as i32 {
         let (from, to) = if round % 2 == 0 { (0..6, "lib_ID") } else { (0..6, "lib_id") };
         let t = Instant::now();
         host.change(&lib, vec![(Some(from), to.to_string())], round + 2);
@@ -296,7 +321,7 @@ fn templated(root: &Path) {
     let mut current = text.clone();
     let mut samples = Vec::new();
     let mut version = 1;
-    for k in 0..100 {
+    for k in 0..rounds(100) {
         let anchor = format!("formula-setting-{}:\n", k % 40);
         let at = current.find(&anchor).expect("anchor") + anchor.len() - 2;
         for edit in [(at..at, "x"), (at..at + 1, "")] {
@@ -316,5 +341,129 @@ fn templated(root: &Path) {
         samples.len(),
         ms(percentile(&mut samples, 0.5)),
         ms(percentile(&mut samples, 0.99))
+    );
+}
+
+/// Workload 6: `formulas` saltext-style formulas and `plain` plain SLS files, all assigned by
+/// the top file.
+fn formula_workspace(root: &Path, formulas: usize, plain: usize) {
+    write(
+        &root.join("salt-analyzer.yaml"),
+        "minions:\n  deb01: {grains: {os_family: Debian, osarch: amd64, id: deb01}}\n  rh01: {grains: {os_family: RedHat, osarch: x86_64, id: rh01}}\ndefault_minion: deb01\n",
+    );
+    let mut top = String::from("base:\n  '*':\n");
+    for f in 0..formulas {
+        let d = root.join(format!("f{f}"));
+        write(&d.join("map.jinja"), "{%- set mapdata = salt[\"map.data\"](tpldir) %}\n");
+        write(
+            &d.join("parameters/defaults.yaml"),
+            &format!("values:\n  pkg:\n    name: pkg{f}\n  service: svc{f}\n  port: {}\n  options: {{a: 1, b: 2}}\n", 8000 + f),
+        );
+        write(&d.join("parameters/os_family/Debian.yaml"), &format!("values:\n  pkg:\n    name: pkg{f}-deb\n"));
+        write(&d.join("parameters/os_family/RedHat.yaml"), &format!("values:\n  pkg:\n    name: pkg{f}-rpm\n  port: {}\n", 9000 + f));
+        let mut sls = String::from("{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}\n");
+        sls.push_str(&format!("f{f}-pkg:\n  pkg.installed:\n    - name: {{{{ mapdata.pkg.name }}}}\n"));
+        sls.push_str(&format!(
+            "f{f}-conf:\n  file.managed:\n    - name: /etc/f{f}.conf\n    - contents: 'port={{{{ mapdata.port }}}}'\n    - require:\n      - pkg: f{f}-pkg\n"
+        ));
+        sls.push_str(&format!(
+            "{{%- for k, v in mapdata.options | dictsort %}}\nf{f}-opt-{{{{ k }}}}:\n  test.nop:\n    - name: {{{{ v }}}}\n{{%- endfor %}}\n"
+        ));
+        sls.push_str(&format!("f{f}-svc:\n  service.running:\n    - name: {{{{ mapdata.service }}}}\n    - watch:\n      - file: f{f}-conf\n"));
+        write(&d.join("init.sls"), &sls);
+        top.push_str(&format!("    - f{f}\n"));
+    }
+    for i in 0..plain {
+        write(&root.join(format!("plain/d{}/p{i}.sls", i / 100)), &format!("plain_{i}:\n  test.nop:\n    - name: p{i}\n"));
+        top.push_str(&format!("    - plain.d{}.p{i}\n", i / 100));
+    }
+    write(&root.join("top.sls"), &top);
+}
+
+fn formulas(root: &Path) {
+    let (nf, np) = if quick() { (10, 100) } else { (200, 2000) };
+    formula_workspace(root, nf, np);
+    let t = Instant::now();
+    let mut host = AnalysisHost::new(root);
+    let sls = root.join("f0/init.sls");
+    let text = std::fs::read_to_string(&sls).expect("read");
+    host.open(&sls, &text, 1);
+    let a = host.snapshot();
+    let changed = a.take_changed_files().expect("fresh");
+    let mut count = 0;
+    for f in &changed {
+        count += a.diagnostics(f).expect("fresh").len();
+    }
+    let cold = t.elapsed();
+    let rss = peak_rss_mb();
+    // A keystroke in a templated SLS -> its diagnostics (the highstate re-rendered).
+    let mut version = 1;
+    let mut keys = Vec::new();
+    let at = text.find("/etc/f0.conf").expect("anchor") + "/etc/f0".len();
+    for _ in 0..rounds(100) {
+        for edit in [(at..at, "x"), (at..at + 1, "")] {
+            version += 1;
+            let t = Instant::now();
+            host.change(&sls, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
+            std::hint::black_box(host.snapshot().diagnostics(&sls).expect("fresh"));
+            keys.push(t.elapsed());
+        }
+    }
+    // A keystroke in a `parameters/` layer -> the hover on the value it sets and the
+    // diagnostics of the file that reads it.
+    let layer = root.join("f0/parameters/os_family/Debian.yaml");
+    let ltext = std::fs::read_to_string(&layer).expect("read");
+    host.open(&layer, &ltext, 1);
+    let lat = ltext.find("-deb").expect("anchor") + 1;
+    let hover_at = text.find("mapdata.pkg.name").expect("use") + "mapdata.pkg.n".len();
+    let mut layers = Vec::new();
+    let mut lversion = 1;
+    for _ in 0..rounds(50) {
+        for edit in [(lat..lat, "x"), (lat..lat + 1, "")] {
+            lversion += 1;
+            let t = Instant::now();
+            host.change(&layer, vec![(Some(edit.0.clone()), edit.1.to_string())], lversion);
+            let a = host.snapshot();
+            std::hint::black_box(a.hover(&sls, hover_at).expect("fresh"));
+            std::hint::black_box(a.diagnostics(&sls).expect("fresh"));
+            layers.push(t.elapsed());
+        }
+    }
+    // A profile switch -> the files whose diagnostics changed, re-diagnosed.
+    let mut switches = Vec::new();
+    for (i, m) in ["rh01", "deb01"].iter().cycle().take(rounds(6)).enumerate() {
+        let t = Instant::now();
+        host.set_minion(Some(m.to_string()));
+        let a = host.snapshot();
+        for f in a.take_changed_files().expect("fresh") {
+            std::hint::black_box(a.diagnostics(&f).expect("fresh"));
+        }
+        switches.push(t.elapsed());
+        std::hint::black_box(i);
+    }
+    println!("\nreal-formula-shaped workspace: {nf} formulas (map.data, parameters/ layers, templated SLS) + {np} plain SLS files, all in the highstate:");
+    println!(
+        "  cold: index, render the minion's highstate, every diagnostic ({} files, {count} diagnostics): {}, peak RSS {}",
+        changed.len(),
+        ms(cold),
+        rss.map_or("?".into(), |r| format!("{r:.0} MB"))
+    );
+    println!(
+        "  keystroke in a templated SLS -> its diagnostics ({} samples): p50 {}  p99 {}",
+        keys.len(),
+        ms(percentile(&mut keys, 0.5)),
+        ms(percentile(&mut keys, 0.99))
+    );
+    println!(
+        "  keystroke in a parameters/ layer -> the value's hover and the reader's diagnostics ({} samples): p50 {}  p99 {}",
+        layers.len(),
+        ms(percentile(&mut layers, 0.5)),
+        ms(percentile(&mut layers, 0.99))
+    );
+    println!(
+        "  profile switch -> changed files re-diagnosed ({} samples): p50 {}  max {}",
+        switches.len(),
+        ms(percentile(&mut switches, 0.5)),
+        ms(percentile(&mut switches, 1.0))
     );
 }

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Benchmarks of issue 17, one command for every figure the README gives:
+#   1. `salt-analyzer lowstate -c DIR` side by side with `salt-call --local -c DIR
+#      state.show_lowstate` on a generated highstate (gen_highstate.py), output checked
+#      identical; `check` on the same tree;
+#   2. lowstate at 1k / 2k / 5k / 10k SLS files: time and peak RSS;
+#   3. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
+#      the real-formula-shaped workspace (200 formulas + 2,000 plain SLS files).
+#
+# Usage: tests/bench/run.sh [--quick] PYTHON BIN
+#   PYTHON  a Python with Salt 3008 (tests/.work/venv/bin/python); salt-call beside it
+#   BIN     the salt-analyzer binary to measure (use a release build for figures:
+#           cargo build --release -p salt-analyzer; target/release/salt-analyzer)
+#   --quick one small tree, one run each, the editor benchmark in its quick mode (debug):
+#           what the test command runs so the benchmarks cannot rot; its figures mean nothing.
+# Environment: BENCH_WORK=tests/.work/bench
+set -euo pipefail
+QUICK=
+if [ "${1:-}" = "--quick" ]; then QUICK=1; shift; fi
+PY=${1:?usage: tests/bench/run.sh [--quick] PYTHON BIN}
+BIN=${2:?usage: tests/bench/run.sh [--quick] PYTHON BIN}
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=${BENCH_WORK:-$ROOT/tests/.work/bench}
+case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
+SALT_CALL=$(dirname "$PY")/salt-call
+[ -x "$BIN" ] || { echo "bench: $BIN is not an executable" >&2; exit 2; }
+[ -x "$SALT_CALL" ] || { echo "bench: no salt-call beside $PY" >&2; exit 2; }
+rm -rf "$WORK"
+mkdir -p "$WORK"
+
+if [ -n "$QUICK" ]; then SIZES="100"; SIDE=100; RUNS=1; else SIZES="1000 2000 5000 10000"; SIDE=1000; RUNS=3; fi
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo); binary: $BIN"
+
+measure() { python3 "$HERE/measure.py" "$@"; }
+field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
+
+for n in $SIZES; do
+  python3 "$HERE/gen_highstate.py" --files "$n" --out "$WORK/h$n"
+done
+
+# 1. Side by side at $SIDE files, identical output.
+d=$WORK/h$SIDE
+ours=$(measure "$RUNS" "$d/ours.json" -- "$BIN" lowstate -c "$d/etc" --format json)
+salt=$(measure 1 "$d/salt.json" -- "$SALT_CALL" --local -c "$d/etc" --out=json --log-level=quiet state.show_lowstate)
+"$PY" - "$d/ours.json" "$d/salt.json" <<'PYEOF'
+import json, sys
+ours = json.load(open(sys.argv[1]))
+salt = json.load(open(sys.argv[2]))["local"]
+if ours != salt:
+    sys.exit(f"bench: lowstate differs from salt-call's state.show_lowstate ({len(ours)} vs {len(salt)} chunks)")
+print(f"lowstate output identical to salt-call's: {len(ours)} chunks")
+PYEOF
+check=$(measure "$RUNS" "$d/check.txt" -- "$BIN" check -c "$d/etc")
+t_ours=$(field "$ours" seconds); t_salt=$(field "$salt" seconds); t_check=$(field "$check" seconds)
+echo "lowstate, $SIDE SLS files: salt-analyzer ${t_ours} s, salt-call ${t_salt} s: $(python3 -c "print(round($t_salt / $t_ours, 1))")x; check ${t_check} s"
+
+# 2. The curve.
+for n in $SIZES; do
+  r=$(measure "$RUNS" "$WORK/h$n/out.json" -- "$BIN" lowstate -c "$WORK/h$n/etc" --format json)
+  echo "lowstate, $n SLS files: $(field "$r" seconds) s, peak RSS $(field "$r" rss_mb) MB"
+done
+
+# 3. The editor benchmark.
+cd "$ROOT"
+if [ -n "$QUICK" ]; then
+  SALT_BENCH_QUICK=1 cargo test --locked -p salt-ide --bench ide
+else
+  cargo bench --locked -p salt-ide --bench ide
+fi
+echo "bench: done"
