@@ -53,6 +53,22 @@ impl Fixture {
 }
 
 /// `path:line:col` (1-based, columns in characters) of a byte offset, plus the text there.
+/// A tree with `$A`..`$Z` markers: `$0` (the cursor) where `marker` is, the others dropped.
+pub(crate) fn pick_marker(tree: &str, marker: char) -> String {
+    let mut out = String::new();
+    let mut chars = tree.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
+            if chars.next() == Some(marker) {
+                out.push_str("$0");
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
 pub(crate) fn at(analysis: &Analysis, path: &Path, range: std::ops::Range<usize>) -> String {
     let text = analysis.text(path).unwrap_or_default();
     let (line, col) = syntax::line_index::human_position(&text, range.start);

@@ -35,17 +35,7 @@ db_$Fid: test.nop
 "#;
 
 fn hover(marker: char, minion: Option<&str>, expect: Expect) {
-    let mut text = String::new();
-    let mut chars = TREE.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
-            if chars.next() == Some(marker) {
-                text.push_str("$0");
-            }
-            continue;
-        }
-        text.push(c);
-    }
+    let text = crate::fixture::pick_marker(TREE, marker);
     let mut f = Fixture::new(&text);
     f.host.set_minion(minion.map(str::to_string));
     let a = f.analysis();
@@ -330,17 +320,7 @@ app:
 "#;
 
 fn calls_hover(marker: char, docs: Option<crate::StateDocs>, expect: Expect) {
-    let mut text = String::new();
-    let mut chars = CALLS.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
-            if chars.next() == Some(marker) {
-                text.push_str("$0");
-            }
-            continue;
-        }
-        text.push(c);
-    }
+    let text = crate::fixture::pick_marker(CALLS, marker);
     let mut f = Fixture::new(&text);
     if let Some(d) = docs {
         f.host.set_state_docs(crate::DocsStatus::Ready(std::sync::Arc::new(d)));

@@ -37,17 +37,7 @@ app_pkg:
 "#;
 
 fn fixture(marker: char, minion: Option<&str>) -> Fixture {
-    let mut text = String::new();
-    let mut chars = FORMULA.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
-            if chars.next() == Some(marker) {
-                text.push_str("$0");
-            }
-            continue;
-        }
-        text.push(c);
-    }
+    let text = crate::fixture::pick_marker(FORMULA, marker);
     let mut f = Fixture::new(&text);
     f.host.set_minion(minion.map(str::to_string));
     f

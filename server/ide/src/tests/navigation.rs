@@ -53,19 +53,7 @@ tools: test.nop
 "#;
 
 fn at_marker(marker: char) -> String {
-    let mut out = String::new();
-    let mut chars = TREE.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
-            let m = chars.next().unwrap_or(' ');
-            if m == marker {
-                out.push_str("$0");
-            }
-            continue;
-        }
-        out.push(c);
-    }
-    out
+    crate::fixture::pick_marker(TREE, marker)
 }
 
 fn goto(marker: char, expect: Expect) {

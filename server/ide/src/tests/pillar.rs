@@ -40,17 +40,7 @@ web:
 "#;
 
 fn hover(marker: char, minion: Option<&str>, expect: Expect) {
-    let mut text = String::new();
-    let mut chars = TREE.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '$' && chars.peek().is_some_and(|n| n.is_ascii_uppercase()) {
-            if chars.next() == Some(marker) {
-                text.push_str("$0");
-            }
-            continue;
-        }
-        text.push(c);
-    }
+    let text = crate::fixture::pick_marker(TREE, marker);
     let mut f = Fixture::new(&text);
     f.host.set_minion(minion.map(str::to_string));
     let a = f.analysis();
