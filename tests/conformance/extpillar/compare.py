@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Compares `salt-analyzer pillar -c CASE/etc --format json` with CASE/salt.json for every case.
+"""Compares `salt-analyzer pillar -c CASE/etc --format json` with CASE/salt.json for every case;
+for a case with a wrong password, `pillar` and `check` must each say the database could not be
+opened, and no password may appear in any output.
 Usage: compare.py BIN CASES_DIR PASSWORD. Prints `N passed, M failed`; exit 1 on any failure."""
 import json
 import os
@@ -36,6 +38,24 @@ for name in sorted(os.listdir(CASES)):
     if errors_key(want.pop("_errors", None)) != errors_key(got.pop("_errors", None)) or want != got:
         failed.append(f"{name}:\n  salt: {json.dumps(salt['pillar'], ensure_ascii=False)[:600]}\n  ours: {json.dumps(ours, ensure_ascii=False)[:600]}")
         continue
+    # A wrong password: one clear finding in `pillar` and in `check` (at the configuration's
+    # `ext_pillar:`), the rest of the pillar computed (compared above), and neither password
+    # anywhere.
+    etc = os.path.join(case, "etc")
+    if "wrong-pw" in open(os.path.join(etc, "minion"), encoding="utf-8").read():
+        problem = None
+        for args in (["pillar", "-c", etc], ["check", "-c", etc]):
+            r = subprocess.run([BIN, *args], capture_output=True, text=True, timeout=120)
+            text = r.stdout + r.stderr
+            if PW in text or "wrong-pw" in text:
+                problem = f"a password appears in `{args[0]}`'s output"
+            elif "could not open its database" not in text or "warning[ext-pillar]" not in text:
+                problem = f"`{args[0]}` does not say the database could not be opened:\n{text[-600:]}"
+            if problem:
+                break
+        if problem:
+            failed.append(f"{name}: {problem}")
+            continue
     passed += 1
 for f in failed:
     print("FAIL", f)
