@@ -86,9 +86,16 @@ fn ext_pillar_diagnostics(compiled: &Compiled, fs: &dyn Vfs, opts: &Opts) -> Vec
             *off += l.len() + 1;
             Some((start, l))
         });
-        at.filter(|(_, l)| l.starts_with("ext_pillar")).map(|(start, _)| (f.clone(), start..start + "ext_pillar".len())).last()
+        // `ext_pillar:` in YAML, `"ext_pillar":` in a JSON configuration.
+        at.filter_map(|(start, l)| {
+            let indent = l.len() - l.trim_start().len();
+            let key = l.trim_start().trim_start_matches(['"', '\'']);
+            key.starts_with("ext_pillar").then(|| (f.clone(), start + indent..start + l.trim_end().len()))
+        })
+        .last()
     });
-    let Some((file, span)) = place else { return Vec::new() };
+    // Else the first configuration file, at its start.
+    let Some((file, span)) = place.or_else(|| opts.sources.last().map(|f| (f.clone(), 0..0))) else { return Vec::new() };
     let mut out: Vec<Diagnostic> = Vec::new();
     for e in found {
         if !out.iter().any(|d| d.message == e.message) {
