@@ -211,6 +211,7 @@ def main():
             if bad <= 10:
                 print(f"--- {sls}\n  salt: {want}\n  ours: {got}")
     print(f"calls conformance: {len(files) - bad}/{len(files)} files identical ({total['lines']} Salt message lines; {deprecated} deprecated-function warnings)")
+    print(f"{len(files) - bad} passed, {bad} failed")
     sys.exit(1 if bad else 0)
 
 

@@ -23,9 +23,18 @@ mkdir -p "$WORK"
 if ! cmp -s "$WORK/catalog.json" "$ROOT/server/model/src/state/catalog.json"; then
   echo "catalog drift: server/model/src/state/catalog.json differs from a fresh generation from $("$PY" -c 'import salt.version; print(salt.version.__version__)')"
   echo "  regenerate: $PY tests/conformance/gen_state_catalog.py"
+  echo "0 passed, 1 failed"
   exit 1
 fi
 echo "catalog: no drift"
+passed=1; failed=0; rc=0
 for seed in $SEEDS; do
-  "$PY" -W ignore "$HERE/compare.py" --bin "$BIN" --work "$WORK/seed$seed" --count "$COUNT" --seed "$seed"
+  out=$("$PY" -W ignore "$HERE/compare.py" --bin "$BIN" --work "$WORK/seed$seed" --count "$COUNT" --seed "$seed") || rc=1
+  echo "$out" | grep -v -E '^[0-9]+ passed, [0-9]+ failed$'
+  line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1)
+  [ -n "$line" ] || { echo "calls conformance: seed $seed gave no result"; rc=1; continue; }
+  passed=$((passed + ${line%% passed*})); f=${line#*, }; failed=$((failed + ${f%% failed*}))
 done
+# The catalog's drift check counts as one.
+echo "$passed passed, $failed failed"
+exit $rc
