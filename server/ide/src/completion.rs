@@ -558,7 +558,7 @@ fn attribute_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, p
     let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
     let fs: Arc<dyn Vfs> = Arc::new(files);
     let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.pillars);
+    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.memo);
     let seen = compiled.rendered?.probed?.1;
     let edit = offset - typed.len()..offset;
     let mut keys: BTreeSet<String> = BTreeSet::new();

@@ -133,7 +133,7 @@ impl Highstate {
             // A bug in the compiler must not take the per-root diagnostics down with it
             // (they are served from the same index): that highstate reports nothing until
             // a change recompiles it.
-            let run = std::panic::AssertUnwindSafe(|| self.cache.get(&fs, &world.ws, &world.ctx.roots, &c.request(), &world.ctx.pillars));
+            let run = std::panic::AssertUnwindSafe(|| self.cache.get(&fs, &world.ws, &world.ctx.roots, &c.request(), &world.ctx.memo));
             std::panic::catch_unwind(run).ok()
         });
         let same = match (&compiled, &self.compiled) {
@@ -190,7 +190,7 @@ impl Highstate {
         let Some((req, sls)) = model::check::highstate::alone_request(&world.ctx, &who, &highstate, path, &text) else { return Vec::new() };
         let fs: Arc<dyn Vfs> = Arc::new(files.fork());
         let run = std::panic::AssertUnwindSafe(|| {
-            let compiled = self.cache.get(&fs, &world.ws, &world.ctx.roots, &req, &world.ctx.pillars);
+            let compiled = self.cache.get(&fs, &world.ws, &world.ctx.roots, &req, &world.ctx.memo);
             model::check::highstate::alone_found(&compiled, files, &world.ctx, &world.ws.opts)
         });
         let prefix = model::check::highstate::minion_prefix(std::slice::from_ref(&minion.id), Some(&sls));

@@ -185,7 +185,7 @@ impl AnalysisHost {
     /// pillar files and queries the ext_pillar databases again, and the highstate diagnostics
     /// are recompiled (files whose diagnostics changed are reported).
     pub fn refresh_pillar(&mut self) {
-        self.world.ctx.pillars.clear();
+        self.world.ctx.memo.forget_pillars();
         self.commit(Change::Pillar);
     }
 

@@ -38,7 +38,7 @@ pub(crate) fn probe(analysis: &Analysis, path: &Path, offset: usize) -> Option<P
     let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
     let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
     let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.pillars);
+    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.memo);
     let outcome = match (&compiled.minion, &compiled.rendered) {
         (Err(e), _) => Err(format!("The minion profile could not be read: {e}")),
         (Ok(m), Some(r)) => {

@@ -126,7 +126,7 @@ fn compute(analysis: &Analysis, tplroot: &str) -> Option<(Compiled, String)> {
         &world.ws,
         &world.ctx.roots,
         &Request::new(minion.as_deref(), Scope::MapData { tpldir: tplroot.to_string() }),
-        &world.ctx.pillars,
+        &world.ctx.memo,
     );
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))

@@ -39,7 +39,7 @@ fn compute(analysis: &Analysis) -> Option<(Compiled, String)> {
     let world = analysis.world();
     let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
     let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(minion.as_deref(), Scope::Pillar), &world.ctx.pillars);
+    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(minion.as_deref(), Scope::Pillar), &world.ctx.memo);
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }

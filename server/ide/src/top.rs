@@ -35,7 +35,7 @@ pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Mini
     let world = analysis.world();
     let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
     let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(name.as_deref(), Scope::Top), &world.ctx.pillars);
+    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(name.as_deref(), Scope::Top), &world.ctx.memo);
     let minion = compiled.minion.map_err(|e| e.to_string())?;
     let top = compiled.top.ok_or_else(|| "the top was not compiled".to_string())?;
     Ok((minion, top, compiled.files))

@@ -13,6 +13,7 @@ use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::pillar::{self, Pillar, PillarMinion};
 use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
+use crate::render::memo::RenderMemo;
 use crate::render::probe::Probe;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
@@ -118,16 +119,16 @@ pub struct Compiled {
 }
 
 /// Compiles `req` for the workspace `ws` whose file roots are `roots`, reading through `fs`,
-/// computing the pillar afresh (see [`compile_with`] to reuse pillars across compiles).
+/// computing the pillar and every render afresh (see [`compile_with`] to reuse them across compiles).
 pub fn compile(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request) -> Compiled {
-    compile_with(fs, ws, roots, req, &Pillars::default())
+    compile_with(fs, ws, roots, req, &Memo::default())
 }
 
-/// [`compile`], reusing the pillars `pillars` holds while every file they read is unchanged
+/// [`compile`], reusing the pillars and renders `memo` holds while what they read is unchanged
 /// (and keeping the one it computes there). The caller owns the cache: `check` one per run, the
 /// editor one per workspace, emptied by its refresh command (a database is no file a memo can
 /// check).
-pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, pillars: &Pillars) -> Compiled {
+pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, memo: &Memo) -> Compiled {
     let recorder = Arc::new(Recorder::new(fs));
     let mut files = FileTable::default();
     let mut minion = match &req.minion {
@@ -143,7 +144,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         }
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
         // profile's own pillar over it.
-        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0), pillars);
+        let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0), memo);
         minion.pillar = computed.pillar.clone();
         if let Some(literal) = &minion.literal_pillar {
             minion::merge_json(&mut minion.pillar, literal);
@@ -158,7 +159,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
             })
             .with_matcher(template_matcher(minion))
         };
-        let jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
+        let jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja)).with_memo(memo.renders.clone());
         let ctx = minion.context();
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
@@ -189,7 +190,7 @@ fn minion_pillar(
     files: &mut FileTable,
     minion: &Minion,
     sql: Option<&dyn crate::workspace::sql::SqlConnector>,
-    pillars: &Pillars,
+    memo: &Memo,
 ) -> Pillar {
     let base = opts.raw.get("pillar").cloned();
     if opts.pillar_roots.is_empty() && opts.raw.get("ext_pillar").is_none_or(serde_json::Value::is_null) {
@@ -206,7 +207,7 @@ fn minion_pillar(
     ])
     .to_string();
     if files.is_empty() {
-        if let Some(hit) = pillars.get(&key, &**recorder, files) {
+        if let Some(hit) = memo.get(&key, &**recorder, files) {
             return hit;
         }
     }
@@ -225,19 +226,27 @@ fn minion_pillar(
     let was_empty = files.is_empty();
     let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
     if was_empty {
-        pillars.put(key, inner.reads(), &computed, files);
+        memo.put(key, inner.reads(), &computed, files);
     }
     computed
 }
 
-/// Pillars computed recently, reused while every file they read (and every pillar root's
-/// listing) is unchanged: `check` compiles each minion's highstate and every templated file
-/// outside it for that minion, and each compile needs the same pillar. The pillar is computed
-/// first, into an empty [`FileTable`], so its files get the same ids again when a hit adds
-/// them in the same order. Validating a hit reads through the compile's recorder, so the
-/// compile depends on those files as if it had computed the pillar. Cloning shares the cache.
+/// What compiles keep for the compiles after them, owned by the caller (`check` one per run,
+/// the editor one per workspace); cloning shares it.
+///
+/// - `pillars`: pillars computed recently, reused while every file they read (and every
+///   pillar root's listing) is unchanged: `check` compiles each minion's highstate and every
+///   templated file outside it for that minion, and each compile needs the same pillar. The pillar is computed
+///   first, into an empty [`FileTable`], so its files get the same ids again when a hit adds
+///   them in the same order. Validating a hit reads through the compile's recorder, so the
+///   compile depends on those files as if it had computed the pillar.
+/// - `renders`: rendered SLS files ([`RenderMemo`]), reused while their text, the minion data
+///   and what their render read are unchanged, so an edit re-renders the files it touches.
 #[derive(Clone, Default)]
-pub struct Pillars(Arc<std::sync::Mutex<Vec<PillarMemo>>>);
+pub struct Memo {
+    pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
+    pub renders: RenderMemo,
+}
 
 struct PillarMemo {
     key: String,
@@ -249,18 +258,18 @@ struct PillarMemo {
 /// How many pillars the memo keeps (a few minions of a workspace).
 const KEEP_PILLARS: usize = 8;
 
-impl Pillars {
+impl Memo {
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
-    /// ext_pillar databases again.
-    pub fn clear(&self) {
-        if let Ok(mut memo) = self.0.lock() {
+    /// ext_pillar databases again. (Renders are kept: they are keyed by the pillar's value.)
+    pub fn forget_pillars(&self) {
+        if let Ok(mut memo) = self.pillars.lock() {
             memo.clear();
         }
     }
 
     fn get(&self, key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
         let (reads, pillar, texts) = {
-            let memo = self.0.lock().ok()?;
+            let memo = self.pillars.lock().ok()?;
             let m = memo.iter().find(|m| m.key == key)?;
             (m.reads.clone(), m.pillar.clone(), m.files.clone())
         };
@@ -277,7 +286,7 @@ impl Pillars {
 
     fn put(&self, key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
         let texts = (0..files.len()).map(|i| (files.path(i as crate::value::FileId).to_path_buf(), Arc::from(files.text(i as crate::value::FileId)))).collect();
-        if let Ok(mut memo) = self.0.lock() {
+        if let Ok(mut memo) = self.pillars.lock() {
             memo.retain(|m| m.key != key);
             memo.insert(0, PillarMemo { key, reads, pillar: pillar.clone(), files: texts });
             memo.truncate(KEEP_PILLARS);
@@ -307,18 +316,27 @@ fn template_matcher(minion: &Minion) -> Matcher {
 /// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
 /// a setup without `map.data` (Salt would recurse without end).
 fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::functions::MapDataFn {
-    type Cached = Result<(serde_json::Value, Vec<String>), String>;
+    type Cached = (Result<(serde_json::Value, Vec<String>), String>, Reads);
     let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
     Arc::new(move |tpldir: &str| {
-        if let Some(hit) = cache.lock().ok().and_then(|c| c.get(tpldir).cloned()) {
+        // A template asking again reads what the first answer read (the render memo keeps
+        // each file by its own reads).
+        if let Some((hit, reads)) = cache.lock().ok().and_then(|c| c.get(tpldir).cloned()) {
+            if let Some(log) = fs.log() {
+                log.replay(&reads);
+            }
             return hit;
         }
         let mut files = FileTable::default();
+        if let Some(log) = fs.log() {
+            log.begin();
+        }
         let got = map_data(&*fs, &roots, &mut files, &jinja, tpldir);
+        let reads = fs.log().map(|log| log.end()).unwrap_or_default();
         let notes = got.notes.iter().map(|n| n.message.clone()).collect();
         let out = got.values.map(|v| (v, notes)).map_err(|e| e.message);
         if let Ok(mut c) = cache.lock() {
-            c.insert(tpldir.to_string(), out.clone());
+            c.insert(tpldir.to_string(), (out.clone(), reads));
         }
         out
     })
@@ -433,7 +451,7 @@ const KEEP: usize = 16;
 impl MinionCache {
     /// The result for `req`: the cached one while everything it read is unchanged on `fs` and
     /// under `roots`, else a fresh compile.
-    pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, pillars: &Pillars) -> Arc<Compiled> {
+    pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, memo: &Memo) -> Arc<Compiled> {
         if let Some(i) = self.entries.iter().position(|(r, _)| r == req) {
             let (r, c) = self.entries.remove(i);
             if c.reads.unchanged(&**fs, roots) {
@@ -442,7 +460,7 @@ impl MinionCache {
             }
         }
         self.compiles += 1;
-        let c = Arc::new(compile_with(fs.clone(), ws, roots, req, pillars));
+        let c = Arc::new(compile_with(fs.clone(), ws, roots, req, memo));
         self.entries.insert(0, (req.clone(), c.clone()));
         self.entries.truncate(KEEP);
         c
@@ -509,6 +527,64 @@ x: test.nop
     }
 
     #[test]
+    fn an_edit_re_renders_only_the_files_whose_reads_changed() {
+        let mut fs = MemFs::from_fixture(
+            "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+minions:
+  m1: {grains: {os_family: Debian}}
+  m2: {grains: {os_family: RedHat}}
+#- base/top.sls
+base:
+  '*': [f, f.conf, plain, lone]
+#- base/f/map.jinja
+{%- set mapdata = salt[\"map.data\"](tpldir) %}
+#- base/f/parameters/defaults.yaml
+values: {pkg: nginx, port: 80}
+#- base/f/init.sls
+{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
+ß-pkg: {pkg.installed: [{name: '{{ mapdata.pkg }}'}]}
+#- base/f/conf.sls
+{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
+ℝ-conf: {test.nop: [{name: 'port={{ mapdata.port }}'}]}
+#- base/plain.sls
+💣: {test.nop: []}
+#- base/lone.sls
+lone: {test.nop: [{name: '{{ grains.os_family }}'}]}
+",
+        );
+        let (ws, roots) = setup(&fs);
+        let memo = Memo::default();
+        let compile = |fs: &MemFs, who: &str| compile_with(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some(who), Scope::Highstate), &memo);
+        let names = |c: &Compiled| {
+            c.low.as_ref().and_then(|l| l.chunks.as_ref()).into_iter().flatten().map(|ch| ch.get_str("name").to_string()).collect::<Vec<_>>().join(" ")
+        };
+        let first = compile(&fs, "m1");
+        assert_eq!(names(&first), "nginx port=80 💣 Debian");
+        assert_eq!(memo.renders.renders(), 4);
+        // Nothing changed: nothing rendered, the same answer and the same reads.
+        let again = compile(&fs, "m1");
+        assert_eq!(memo.renders.renders(), 4);
+        assert_eq!(names(&again), names(&first));
+        assert!(first.reads.paths().all(|p| again.reads.touches(p)), "a kept render's reads count for the compile");
+        // One file edited: that file only.
+        fs.files.insert("/ws/base/plain.sls".into(), "💣: {test.nop: [{name: edited}]}\n".into());
+        assert_eq!(names(&compile(&fs, "m1")), "nginx port=80 edited Debian");
+        assert_eq!(memo.renders.renders(), 5);
+        // A layer both formula files read through `map.data` (the second through the first's
+        // answer): both, and only they.
+        fs.files.insert("/ws/base/f/parameters/defaults.yaml".into(), "values: {pkg: apache2, port: 8080}\n".into());
+        assert_eq!(names(&compile(&fs, "m1")), "apache2 port=8080 edited Debian");
+        assert_eq!(memo.renders.renders(), 7);
+        // Another minion: its own renders; back to the first: kept.
+        assert_eq!(names(&compile(&fs, "m2")), "apache2 port=8080 edited RedHat");
+        assert_eq!(memo.renders.renders(), 11);
+        compile(&fs, "m1");
+        assert_eq!(memo.renders.renders(), 11);
+    }
+
+    #[test]
     fn the_cache_recompiles_only_when_something_read_changed() {
         let mut fs = MemFs::from_fixture(TREE);
         let (ws, roots) = setup(&fs);
@@ -516,7 +592,7 @@ x: test.nop
         let req = Request::new(Some("web01"), Scope::Highstate);
         let get = |cache: &mut MinionCache, fs: &MemFs, roots: &Arc<FileRoots>| {
             let fs: Arc<dyn Vfs> = Arc::new(fs.clone());
-            cache.get(&fs, &ws, roots, &req, &Pillars::default())
+            cache.get(&fs, &ws, roots, &req, &Memo::default())
         };
         get(&mut cache, &fs, &roots);
         assert_eq!(cache.compiles, 1);
@@ -549,7 +625,7 @@ x: test.nop
         // Another minion is another result.
         get(&mut cache, &fs, &roots);
         let fs2: Arc<dyn Vfs> = Arc::new(fs.clone());
-        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate), &Pillars::default());
+        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate), &Memo::default());
         assert_eq!(cache.compiles, 4);
     }
 
@@ -564,18 +640,18 @@ x: test.nop
         let req = Request::new(Some("web01"), Scope::Highstate);
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
         let name = |c: &Compiled| c.low.as_ref().and_then(|l| l.chunks.as_ref()).map(|ch| ch[0].get_str("name").to_string());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default())).as_deref(), Some("p80"));
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())).as_deref(), Some("p80"));
         // A pillar file the top never assigns: cached.
         fs.files.insert("/ws/pillar/other.sls".into(), "port: 2\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
+        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
         assert_eq!(cache.compiles, 1);
         // The assigned one changed: recompiled, and the state sees the new value.
         fs.files.insert("/ws/pillar/app.sls".into(), "port: 8080\n".into());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default())).as_deref(), Some("p8080"));
+        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())).as_deref(), Some("p8080"));
         assert_eq!(cache.compiles, 2);
         // A created pillar file counts (the pillar roots' listing is a read).
         fs.files.insert("/ws/pillar/new.sls".into(), "x: 1\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
+        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
         assert_eq!(cache.compiles, 3);
     }
 
@@ -586,9 +662,9 @@ x: test.nop
         let mut cache = MinionCache::default();
         let req = Request::new(Some("web01"), Scope::Top);
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        assert!(cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default()).minion.is_err());
+        assert!(cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default()).minion.is_err());
         fs.files.insert("/ws/g.json".into(), "{\"os\": \"Debian\"}".into());
-        let c = cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
+        let c = cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
         assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
         assert_eq!(cache.compiles, 2);
     }
@@ -652,10 +728,10 @@ values: {conf: {b: {{ 1 + 1 }}}}
         assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
         let mut cache = MinionCache::default();
         let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        cache.get(&arc(&fs), &ws, &roots, &req, &Pillars::default());
+        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
         let mut fs2 = fs.clone();
         fs2.files.insert("/ws/srv/tpl/parameters/defaults.yaml".into(), "values: {pkg: x, other: 1}\n".into());
-        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req, &Pillars::default());
+        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req, &Memo::default());
         assert_eq!(cache.compiles, 2);
         assert_eq!(c2.mapdata.as_ref().and_then(|d| d.values.as_ref().ok()).map(|v| v["other"].clone()), Some(serde_json::json!(1)));
     }

@@ -129,7 +129,7 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
     let mut out: Vec<MinionDiagnostic> = Vec::new();
     for w in who {
         let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
-        let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.pillars);
+        let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
         let id = match &compiled.minion {
             Ok(m) => m.id.clone(),
             Err(e) => return Err(e.clone()),
@@ -160,7 +160,7 @@ fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
     for (_, _, path) in ctx.roots.sls_files() {
         let Ok(text) = fs.read(&path) else { continue };
         let Some((req, sls)) = alone_request(ctx, who, compiled, &path, &text) else { continue };
-        let alone = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.pillars);
+        let alone = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
         out.extend(alone_found(&alone, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, Some(sls.clone()))));
     }
     out

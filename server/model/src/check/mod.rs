@@ -35,9 +35,9 @@ pub struct CheckContext {
     /// `(env, listed name)` of files that can never be loaded, to their relative path.
     pub dotted_names: BTreeMap<(String, String), String>,
     pub top_file: String,
-    /// The minions' pillars, shared by every compile over this listing (see
-    /// [`crate::pipeline::Pillars`]).
-    pub pillars: crate::pipeline::Pillars,
+    /// The minions' pillars and rendered files, shared by every compile over this listing (see
+    /// [`crate::pipeline::Memo`]).
+    pub memo: crate::pipeline::Memo,
 }
 
 /// One root SLS file's result: its diagnostics (in any file of its closure) and the files its
@@ -58,7 +58,7 @@ impl CheckContext {
             }
         }
         let top_file = ws.opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
-        CheckContext { roots, dotted_names, top_file, pillars: Default::default() }
+        CheckContext { roots, dotted_names, top_file, memo: Default::default() }
     }
 
     /// Every `(env, relative path, absolute path)` the checker treats as a root.

@@ -49,6 +49,12 @@ pub struct JinjaSetup {
     pub read: EnvReader,
     pub matcher: Option<Matcher>,
     pub map_data: Option<MapDataFn>,
+    /// Everything above that a render depends on besides the files it reads: the minion's
+    /// id, grains, pillar and nodegroups, the options, and which functions are answered.
+    pub fingerprint: u64,
+    /// Where compiles keep rendered SLS files for the next compile (none: every file is
+    /// rendered afresh).
+    pub memo: Option<crate::render::memo::RenderMemo>,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -91,17 +97,39 @@ impl JinjaSetup {
         if let Some(m) = raw.as_object_mut() {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
         }
-        JinjaSetup { grains: minion.grains.clone(), pillar: minion.pillar.clone(), opts: raw, read: Arc::new(read), matcher: None, map_data: None }
+        let fingerprint = crate::render::memo::fingerprint(&(
+            serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw]).to_string(),
+            format!("{:?} {:?}", opts.saltenv, opts.file_roots),
+        ));
+        JinjaSetup {
+            grains: minion.grains.clone(),
+            pillar: minion.pillar.clone(),
+            opts: raw,
+            read: Arc::new(read),
+            matcher: None,
+            map_data: None,
+            fingerprint,
+            memo: None,
+        }
     }
 
-    /// The same setup answering `match.filter_by` with `matcher`.
+    /// The same setup answering `match.filter_by` with `matcher` (a function of the minion,
+    /// which the fingerprint covers).
     pub fn with_matcher(self, matcher: Matcher) -> JinjaSetup {
-        JinjaSetup { matcher: Some(matcher), ..self }
+        let fingerprint = crate::render::memo::fingerprint(&(self.fingerprint, "matcher"));
+        JinjaSetup { matcher: Some(matcher), fingerprint, ..self }
     }
 
-    /// The same setup answering `salt["map.data"]` with `map_data`.
+    /// The same setup answering `salt["map.data"]` with `map_data` (through the compile's
+    /// recorder, so what it reads is among each render's reads).
     pub fn with_map_data(self, map_data: MapDataFn) -> JinjaSetup {
-        JinjaSetup { map_data: Some(map_data), ..self }
+        let fingerprint = crate::render::memo::fingerprint(&(self.fingerprint, "map.data"));
+        JinjaSetup { map_data: Some(map_data), fingerprint, ..self }
+    }
+
+    /// The same setup keeping rendered SLS files in `memo`.
+    pub fn with_memo(self, memo: crate::render::memo::RenderMemo) -> JinjaSetup {
+        JinjaSetup { memo: Some(memo), ..self }
     }
 }
 

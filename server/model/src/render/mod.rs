@@ -5,6 +5,7 @@
 pub mod filters;
 pub mod functions;
 pub mod jinja;
+pub mod memo;
 pub mod mutable;
 pub mod probe;
 pub mod pyops;

@@ -304,9 +304,32 @@ impl<'a> Builder<'a> {
             let r = &self.rendered[index];
             let rel = r.file.as_ref().map(|f| f.source.trim_start_matches("salt://").to_string()).unwrap_or_default();
             let path = r.file.as_ref().map(|f| f.path.clone()).unwrap_or_default();
-            let ctx = self.jinja.as_ref().map(|j| j.context(&r.env, &r.sls, &rel, &path));
-            let env = r.env.clone();
-            let (v, hints) = render::render_with_hints(text, id, ctx.as_ref()).map_err(|mut e| {
+            let (env, sls) = (r.env.clone(), r.sls.clone());
+            // A render kept from an earlier compile, while what it read is unchanged (only
+            // where reads are recorded: without a log nothing could say it is stale).
+            let log = self.fs.log();
+            let memo = self.jinja.as_ref().and_then(|j| Some((j.memo.clone()?, j.fingerprint))).filter(|_| log.is_some());
+            let key = |setup| render::memo::Key { setup, env: &env, sls: &sls, path: &path, id, text };
+            if let (Some((memo, setup)), Some(log)) = (&memo, log) {
+                if let Some(hit) = memo.get(&key(*setup)) {
+                    if hit.reads.unchanged(self.fs, self.roots) {
+                        log.replay(&hit.reads);
+                        self.hints.extend(hit.hints.iter().cloned());
+                        return Ok(hit.val.clone());
+                    }
+                }
+                log.begin();
+            }
+            let ctx = self.jinja.as_ref().map(|j| j.context(&env, &sls, &rel, &path));
+            let rendered = render::render_with_hints(text, id, ctx.as_ref());
+            drop(ctx);
+            if let (Some((memo, setup)), Some(log)) = (&memo, log) {
+                let reads = log.end();
+                if let Ok((v, hints)) = &rendered {
+                    memo.put(&key(*setup), render::memo::Entry { val: v.clone(), hints: hints.clone(), reads });
+                }
+            }
+            let (v, hints) = rendered.map_err(|mut e| {
                 render::place_in_template(&mut e, self.fs, self.roots, &env, self.files);
                 e
             })?;

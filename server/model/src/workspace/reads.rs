@@ -116,19 +116,50 @@ pub struct Recorder<F: Vfs> {
     log: ReadLog,
 }
 
-/// The log behind a [`Recorder`].
+/// The log behind a [`Recorder`]. Besides the whole computation's reads it keeps those of
+/// the parts in progress ([`ReadLog::begin`] .. [`ReadLog::end`], nested), so that one part's
+/// result (a rendered file) can be memoised by what that part read.
 #[derive(Default)]
 pub struct ReadLog {
     reads: Mutex<(Vec<Read>, std::collections::HashSet<u64>)>,
+    parts: Mutex<Vec<Vec<Read>>>,
 }
 
 impl ReadLog {
     fn push(&self, read: Read) {
+        if let Ok(mut parts) = self.parts.lock() {
+            for part in parts.iter_mut() {
+                part.push(read.clone());
+            }
+        }
         let key = hash(&read);
         if let Ok(mut r) = self.reads.lock() {
             if r.1.insert(key) {
                 r.0.push(read);
             }
+        }
+    }
+
+    /// Starts recording a part of the computation (parts nest: a read counts for every part
+    /// in progress).
+    pub fn begin(&self) {
+        if let Ok(mut parts) = self.parts.lock() {
+            parts.push(Vec::new());
+        }
+    }
+
+    /// Ends the part begun last and returns what it read, in order, without repeats.
+    pub fn end(&self) -> Reads {
+        let list = self.parts.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
+        let mut seen = std::collections::HashSet::new();
+        Reads { list: list.into_iter().filter(|r| seen.insert(hash(r))).collect() }
+    }
+
+    /// Records `reads` as read now: a memoised part's reads, checked unchanged, count for
+    /// the computation (and the parts in progress) as if the part had run again.
+    pub fn replay(&self, reads: &Reads) {
+        for r in &reads.list {
+            self.push(r.clone());
         }
     }
 

@@ -1,0 +1,116 @@
+//! Rendered SLS files kept across compiles: each is reused while it has the same text, is
+//! rendered with the same minion data (the setup's fingerprint) and everything its render
+//! read (imports, `map.data` layers, `salt://` files, questions to the file roots) is
+//! unchanged. An edit to one templated file then re-renders that file, not the highstate.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasher, Hash};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::diagnostic::SaltError;
+use crate::value::{FileId, Val};
+use crate::workspace::reads::Reads;
+
+/// One file's render: its data, its hints and what it read. Only successful renders are
+/// kept (an error is placed through the compile's file table, which a later compile does
+/// not share).
+#[derive(Clone)]
+pub struct Entry {
+    pub val: Val,
+    pub hints: Vec<SaltError>,
+    pub reads: Reads,
+}
+
+/// Which render: the file `path` as `env:sls`, with id `id` in the compile's file table and
+/// text `text`, rendered with the setup whose fingerprint is `setup`.
+pub struct Key<'a> {
+    pub setup: u64,
+    pub env: &'a str,
+    pub sls: &'a str,
+    pub path: &'a Path,
+    pub id: FileId,
+    pub text: &'a str,
+}
+
+/// Where an entry may be reused: the same file under the same name, with the same id in the
+/// compile's file table (the data's locations carry it) and the same text.
+struct Stored {
+    id: FileId,
+    text: u64,
+    entry: Arc<Entry>,
+}
+
+type Files = HashMap<(String, String, PathBuf), Stored>;
+
+#[derive(Default)]
+struct Inner {
+    tick: u64,
+    /// How many renders were kept (tests count what an edit re-renders).
+    kept: u64,
+    /// By setup fingerprint: when it was last used and its files.
+    setups: HashMap<u64, (u64, Files)>,
+}
+
+/// The memo a caller owns (the editor one per workspace, `check` one per run); cloning shares
+/// it.
+#[derive(Clone, Default)]
+pub struct RenderMemo(Arc<Mutex<Inner>>);
+
+/// How many minion setups the memo keeps renders for (the selected minion, a few others the
+/// user switched between).
+const KEEP_SETUPS: usize = 4;
+
+/// The fingerprint of a text, the same in every run.
+pub fn text_hash(text: &str) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x5a17).hash_one(text)
+}
+
+/// The fingerprint of anything hashable, the same in every run.
+pub fn fingerprint<T: Hash + ?Sized>(v: &T) -> u64 {
+    foldhash::fast::FixedState::with_seed(0x5a18).hash_one(v)
+}
+
+impl RenderMemo {
+    /// The kept render `key` names, when its id and text match. The caller checks its reads
+    /// before using it.
+    pub fn get(&self, key: &Key) -> Option<Arc<Entry>> {
+        let mut inner = self.0.lock().ok()?;
+        inner.tick += 1;
+        let tick = inner.tick;
+        let (used, files) = inner.setups.get_mut(&key.setup)?;
+        *used = tick;
+        let stored = files.get(&(key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()))?;
+        (stored.id == key.id && stored.text == text_hash(key.text)).then(|| stored.entry.clone())
+    }
+
+    /// Keeps a render (replacing the file's earlier one under this setup).
+    pub fn put(&self, key: &Key, entry: Entry) {
+        let setup = key.setup;
+        let Ok(mut inner) = self.0.lock() else { return };
+        inner.tick += 1;
+        let tick = inner.tick;
+        if !inner.setups.contains_key(&setup) && inner.setups.len() >= KEEP_SETUPS {
+            if let Some(oldest) = inner.setups.iter().min_by_key(|(_, (used, _))| *used).map(|(k, _)| *k) {
+                inner.setups.remove(&oldest);
+            }
+        }
+        inner.kept += 1;
+        let (used, files) = inner.setups.entry(setup).or_default();
+        *used = tick;
+        let stored = Stored { id: key.id, text: text_hash(key.text), entry: Arc::new(entry) };
+        files.insert((key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()), stored);
+    }
+
+    /// Forgets every render.
+    pub fn clear(&self) {
+        if let Ok(mut inner) = self.0.lock() {
+            inner.setups.clear();
+        }
+    }
+
+    /// How many renders were kept since the memo was made: each is a file rendered afresh.
+    pub fn renders(&self) -> u64 {
+        self.0.lock().map(|i| i.kept).unwrap_or(0)
+    }
+}
