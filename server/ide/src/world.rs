@@ -41,7 +41,8 @@ impl World {
                 (ws, Some(e))
             }
         };
-        let ctx = CheckContext::new(fs, &ws);
+        // The editor recompiles the selected minion on every edit: it keeps rendered files.
+        let ctx = CheckContext { memo: model::pipeline::Memo::keeping_renders(), ..CheckContext::new(fs, &ws) };
         let roots = ctx.root_files();
         let mut roots_by_path: HashMap<PathBuf, Vec<RootKey>> = HashMap::new();
         for (env, rel, path) in &roots {

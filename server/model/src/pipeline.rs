@@ -159,7 +159,10 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
             })
             .with_matcher(template_matcher(minion))
         };
-        let jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja)).with_memo(memo.renders.clone());
+        let mut jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
+        if let Some(renders) = &memo.renders {
+            jinja = jinja.with_memo(renders.clone());
+        }
         let ctx = minion.context();
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
@@ -240,12 +243,14 @@ fn minion_pillar(
 ///   first, into an empty [`FileTable`], so its files get the same ids again when a hit adds
 ///   them in the same order. Validating a hit reads through the compile's recorder, so the
 ///   compile depends on those files as if it had computed the pillar.
-/// - `renders`: rendered SLS files ([`RenderMemo`]), reused while their text, the minion data
-///   and what their render read are unchanged, so an edit re-renders the files it touches.
+/// - `renders` (only [`Memo::keeping_renders`]: the editor's): rendered SLS files
+///   ([`RenderMemo`]), reused while their text, the minion data and what their render read are
+///   unchanged, so an edit re-renders the files it touches. A one-shot compile would only pay
+///   for the copies.
 #[derive(Clone, Default)]
 pub struct Memo {
     pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
-    pub renders: RenderMemo,
+    pub renders: Option<RenderMemo>,
 }
 
 struct PillarMemo {
@@ -259,6 +264,11 @@ struct PillarMemo {
 const KEEP_PILLARS: usize = 8;
 
 impl Memo {
+    /// A memo that keeps rendered files too.
+    pub fn keeping_renders() -> Memo {
+        Memo { renders: Some(RenderMemo::default()), ..Memo::default() }
+    }
+
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
     /// ext_pillar databases again. (Renders are kept: they are keyed by the pillar's value.)
     pub fn forget_pillars(&self) {
@@ -420,15 +430,21 @@ fn compile_highstate(
     apply_exclude(&mut high);
     let mut chunks = None;
     if errors.is_empty() {
-        let ordered = order_chunks(compile_high_data(&high));
+        let compiled = compile_high_data(&high);
+        // The extended copy is done with once it is in chunks (ordering holds the chunks and
+        // a graph over them).
+        drop(high);
+        let ordered = order_chunks(compiled);
         if ordered.errors.is_empty() {
             chunks = Some(ordered.chunks);
         } else {
             errors.extend(ordered.errors);
         }
     }
+    // Declarations are found in the rendered high data (extend and `_in` change bodies, never
+    // which IDs declare which functions where), as `state.sls`'s path does.
     let calls = match &chunks {
-        Some(chunks) => crate::state::calls::call_errors(&high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
+        Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
         None => Vec::new(),
     };
     (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate }, top)
@@ -555,33 +571,34 @@ lone: {test.nop: [{name: '{{ grains.os_family }}'}]}
 ",
         );
         let (ws, roots) = setup(&fs);
-        let memo = Memo::default();
+        let memo = Memo::keeping_renders();
+        let renders = || memo.renders.as_ref().map_or(0, RenderMemo::renders);
         let compile = |fs: &MemFs, who: &str| compile_with(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some(who), Scope::Highstate), &memo);
         let names = |c: &Compiled| {
             c.low.as_ref().and_then(|l| l.chunks.as_ref()).into_iter().flatten().map(|ch| ch.get_str("name").to_string()).collect::<Vec<_>>().join(" ")
         };
         let first = compile(&fs, "m1");
         assert_eq!(names(&first), "nginx port=80 💣 Debian");
-        assert_eq!(memo.renders.renders(), 4);
+        assert_eq!(renders(), 4);
         // Nothing changed: nothing rendered, the same answer and the same reads.
         let again = compile(&fs, "m1");
-        assert_eq!(memo.renders.renders(), 4);
+        assert_eq!(renders(), 4);
         assert_eq!(names(&again), names(&first));
         assert!(first.reads.paths().all(|p| again.reads.touches(p)), "a kept render's reads count for the compile");
         // One file edited: that file only.
         fs.files.insert("/ws/base/plain.sls".into(), "💣: {test.nop: [{name: edited}]}\n".into());
         assert_eq!(names(&compile(&fs, "m1")), "nginx port=80 edited Debian");
-        assert_eq!(memo.renders.renders(), 5);
+        assert_eq!(renders(), 5);
         // A layer both formula files read through `map.data` (the second through the first's
         // answer): both, and only they.
         fs.files.insert("/ws/base/f/parameters/defaults.yaml".into(), "values: {pkg: apache2, port: 8080}\n".into());
         assert_eq!(names(&compile(&fs, "m1")), "apache2 port=8080 edited Debian");
-        assert_eq!(memo.renders.renders(), 7);
+        assert_eq!(renders(), 7);
         // Another minion: its own renders; back to the first: kept.
         assert_eq!(names(&compile(&fs, "m2")), "apache2 port=8080 edited RedHat");
-        assert_eq!(memo.renders.renders(), 11);
+        assert_eq!(renders(), 11);
         compile(&fs, "m1");
-        assert_eq!(memo.renders.renders(), 11);
+        assert_eq!(renders(), 11);
     }
 
     #[test]

@@ -387,10 +387,23 @@ fn sort(mut chunks: Vec<Chunk>, trace: bool) -> (Ordered, Vec<Step>) {
         errors.push(cycle_error(&s.g, s.chunks));
         return (Ordered { chunks: Vec::new(), errors }, Vec::new());
     }
+    // Each chunk moves into the result at its last place in the order (a prereq's test run
+    // puts a chunk there twice: the earlier place gets a copy).
+    let mut uses = vec![0usize; s.chunks.len()];
+    for ci in topo.iter().filter_map(|&n| s.g.chunk(n)) {
+        uses[ci] += 1;
+    }
     let out = topo
         .iter()
         .map(|&n| match s.g.chunk(n) {
-            Some(ci) => s.chunks[ci].clone(),
+            Some(ci) => {
+                uses[ci] -= 1;
+                if uses[ci] == 0 {
+                    std::mem::replace(&mut s.chunks[ci], Chunk { d: Dict::new(), id_loc: None })
+                } else {
+                    s.chunks[ci].clone()
+                }
+            }
             None => Chunk { d: Dict::new(), id_loc: None },
         })
         .collect();
