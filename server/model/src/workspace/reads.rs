@@ -31,13 +31,17 @@ impl Lookup {
         match self {
             // Whether the name is listed matters too: a listed name that loads nothing is a
             // file with a dot in its name, which the checker reports as such.
-            Lookup::State { env, sls } => {
-                hash(&(roots.get_state(env, sls).map(|f| f.path), roots.list_states_shared(env).binary_search_by(|n| n.as_str().cmp(sls)).is_ok()))
-            }
+            Lookup::State { env, sls } => state_answer(roots, env, sls, roots.get_state(env, sls).as_ref()),
             Lookup::File { env, rel } => hash(&roots.find_file(env, rel)),
             Lookup::Names { env, pattern } => hash(&fnmatch::filter_sorted(&roots.list_states_shared(env), pattern)),
         }
     }
+}
+
+/// The fingerprint of `get_state(env, sls)`'s answer `got`, with whether the listing has the
+/// name.
+fn state_answer(roots: &FileRoots, env: &str, sls: &str, got: Option<&StateFile>) -> u64 {
+    hash(&(got.map(|f| &f.path), roots.list_states_shared(env).binary_search_by(|n| n.as_str().cmp(sls)).is_ok()))
 }
 
 /// One recorded read and the fingerprint of what it saw.
@@ -222,18 +226,22 @@ impl<F: Vfs> Vfs for OtherRoots<F> {
 
 /// `roots.get_state(env, sls)`, recorded in `fs`'s log when it has one.
 pub fn state(fs: &dyn Vfs, roots: &FileRoots, env: &str, sls: &str) -> Option<StateFile> {
+    let got = roots.get_state(env, sls);
     if let Some(log) = fs.log() {
-        log.lookup(Lookup::State { env: env.to_string(), sls: sls.to_string() }, roots);
+        let answer = state_answer(roots, env, sls, got.as_ref());
+        log.push(Read::Roots(Lookup::State { env: env.to_string(), sls: sls.to_string() }, answer));
     }
-    roots.get_state(env, sls)
+    got
 }
 
 /// `roots.find_file(env, rel)`, recorded in `fs`'s log when it has one.
 pub fn find_file(fs: &dyn Vfs, roots: &FileRoots, env: &str, rel: &str) -> Option<PathBuf> {
+    let got = roots.find_file(env, rel);
     if let Some(log) = fs.log() {
-        log.lookup(Lookup::File { env: env.to_string(), rel: rel.to_string() }, roots);
+        // The answer's fingerprint as `Lookup::answer` takes it.
+        log.push(Read::Roots(Lookup::File { env: env.to_string(), rel: rel.to_string() }, hash(&got)));
     }
-    roots.find_file(env, rel)
+    got
 }
 
 /// Records that a computation depends on which of `env`'s SLS names match `pattern` (a
@@ -282,9 +290,11 @@ mod tests {
         assert!(state(&rec, &r, "base", "c").is_none());
         assert!(state(&rec, &r, "base", "d.e").is_none());
         names(&rec, &r, "base", "ß*");
+        assert!(find_file(&rec, &r, "base", "a.sls").is_some());
+        assert!(find_file(&rec, &r, "base", "ℝ.jinja").is_none());
         let reads = rec.reads();
         assert_eq!(reads.paths().collect::<Vec<_>>(), [Path::new("/ws/base/a.sls")]);
-        assert_eq!(reads.lookups().count(), 4);
+        assert_eq!(reads.lookups().count(), 6);
         assert!(reads.unchanged(&fs, &r));
 
         // A file it did not read changes: still right.
@@ -317,6 +327,32 @@ mod tests {
         let mut glob = fs.clone();
         glob.files.insert("/ws/base/ßℝ.sls".into(), "y: test.nop\n".into());
         assert!(!reads.lookups_unchanged(&roots(&glob)));
+    }
+
+    #[test]
+    fn a_part_records_what_it_read_even_when_read_before() {
+        let fs = fixture();
+        let rec = Recorder::new(fs);
+        let log = rec.log().expect("a recorder logs");
+        let _ = rec.read(Path::new("/ws/base/a.sls"));
+        log.begin();
+        let _ = rec.read(Path::new("/ws/base/a.sls"));
+        log.begin();
+        let _ = rec.read(Path::new("/ws/base/ß💣.sls"));
+        let inner = log.end();
+        let _ = rec.read(Path::new("/ws/base/ß💣.sls"));
+        let outer = log.end();
+        let paths = |r: &Reads| r.paths().map(|p| p.to_string_lossy().into_owned()).collect::<Vec<_>>();
+        assert_eq!(paths(&inner), ["/ws/base/ß💣.sls"]);
+        assert_eq!(paths(&outer), ["/ws/base/a.sls", "/ws/base/ß💣.sls"]);
+        assert_eq!(paths(&rec.reads()), ["/ws/base/a.sls", "/ws/base/ß💣.sls"]);
+        // Replayed reads count for the parts in progress and the whole.
+        let other = Recorder::new(fixture());
+        let olog = other.log().expect("a recorder logs");
+        olog.begin();
+        olog.replay(&outer);
+        assert_eq!(paths(&olog.end()), paths(&outer));
+        assert_eq!(other.reads(), outer);
     }
 
     #[test]
