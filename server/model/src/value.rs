@@ -262,7 +262,7 @@ impl Val {
             V::Float(f) => serde_json::Number::from_f64(*f).map(J::Number).unwrap_or(J::Null),
             V::Str(s) => J::String(s.clone()),
             V::List(l) => J::Array(l.iter().map(Val::to_json).collect()),
-            V::Dict(d) => J::Object(d.0.iter().map(|(k, v)| (k.json_key(), v.to_json())).collect()),
+            V::Dict(d) => d.to_json(),
         }
     }
 
@@ -285,6 +285,10 @@ pub fn py_str_repr(s: &str) -> String {
 impl Dict {
     pub fn new() -> Dict {
         Dict(Vec::new())
+    }
+    /// As [`Val::to_json`] writes a dict (without copying it into a `Val` first).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(self.0.iter().map(|(k, v)| (k.json_key(), v.to_json())).collect())
     }
     pub fn len(&self) -> usize {
         self.0.len()

@@ -320,7 +320,9 @@ impl<'a> Builder<'a> {
                 }
                 log.begin();
             }
-            let ctx = self.jinja.as_ref().map(|j| j.context(&env, &sls, &rel, &path));
+            // The context (the minion's grains, pillar and options, copied) only for a file
+            // the Jinja renderer will see: a tenth of `lowstate` on plain trees otherwise.
+            let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| j.context(&env, &sls, &rel, &path));
             let rendered = render::render_with_hints(text, id, ctx.as_ref());
             drop(ctx);
             if let (Some((memo, setup)), Some(log)) = (&memo, log) {

@@ -11,7 +11,6 @@ use crate::state::highstate::{Builder, HighState};
 use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
 use crate::targeting::Matches;
-use crate::value::Val;
 use crate::workspace::config::Opts;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -39,7 +38,7 @@ impl LowState {
         pick_errors(&self.show_errors, &self.apply_errors)
     }
     pub fn chunks_json(&self) -> serde_json::Value {
-        serde_json::Value::Array(self.chunks.iter().flatten().map(|c| Val::dict(c.d.clone()).to_json()).collect())
+        serde_json::Value::Array(self.chunks.iter().flatten().map(|c| c.d.to_json()).collect())
     }
 }
 

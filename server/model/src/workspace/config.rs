@@ -239,7 +239,7 @@ pub fn opts_from_dict(d: &Dict) -> Opts {
             opts.version = SaltVersion::V3007;
         }
     }
-    opts.raw = Val::dict(d.clone()).to_json();
+    opts.raw = d.to_json();
     opts
 }
 
