@@ -69,13 +69,14 @@ impl CheckContext {
     /// Check one SLS file as the root of an include closure (what `state.sls NAME` loads).
     pub fn check_root(&self, fs: &dyn Vfs, ws: &Workspace, files: &mut FileTable, env: &str, rel: &str, path: &std::path::Path) -> RootCheck {
         match self.compile_root(fs, ws, files, env, rel, path) {
-            Ok((check, _, _)) => check,
+            Ok((check, ..)) => check,
             Err(done) => done,
         }
     }
 
     /// The static compile behind [`CheckContext::check_root`]: the root's check, its rendered
-    /// high data and that data's [`ordering_errors`] (what a recheck starts from), or the
+    /// high data, that data's [`ordering_errors`], the root's call problems and whether the
+    /// apply steps got through (what a recheck starts from), or the
     /// whole result when the root is not compiled.
     pub(crate) fn compile_root(
         &self,
@@ -85,25 +86,17 @@ impl CheckContext {
         env: &str,
         rel: &str,
         path: &std::path::Path,
-    ) -> Result<(RootCheck, HighState, Vec<SaltError>), RootCheck> {
+    ) -> Result<RootCompile, RootCheck> {
         let name = self.root_name(env, rel, path)?;
         let matches = Matches::from([(env.to_string(), vec![name])]);
         let mut builder = Builder::new(fs, &self.roots, &ws.opts, files);
         builder.static_mode = true;
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
-        let check = self.diagnose(&self.root_errors(fs, &highstate, &ordering, files, path), &highstate, files, path);
-        Ok((check, highstate, ordering))
-    }
-
-    /// What a root's check reports of its compiled closure: the static pipeline's errors
-    /// ([`static_errors`], as [`pick_errors`] picks them), then the call problems of the
-    /// states the root declares.
-    pub(crate) fn root_errors(&self, fs: &dyn Vfs, highstate: &HighState, ordering: &[SaltError], files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
-        let (show, apply) = static_errors(highstate, ordering);
-        let mut errors: Vec<SaltError> = pick_errors(&show, &apply).into_iter().cloned().collect();
-        errors.extend(root_call_errors(fs, &self.roots, highstate, files, path));
-        errors
+        let (show, apply, applies) = static_errors(&highstate, &ordering);
+        let calls = root_call_errors(fs, &self.roots, &highstate, files, path);
+        let check = self.diagnose(&root_errors(&show, &apply, &calls), &highstate, files, path);
+        Ok((check, highstate, ordering, calls, applies))
     }
 
     /// The SLS name a root file is compiled as, or its whole result when it is not compiled
@@ -155,11 +148,24 @@ impl CheckContext {
     }
 }
 
+/// [`CheckContext::compile_root`]'s result: the root's check, its rendered high data, that
+/// data's ordering errors, the root's call problems and whether the apply steps got through.
+pub(crate) type RootCompile = (RootCheck, HighState, Vec<SaltError>, Vec<SaltError>, bool);
+
+/// What a root's check reports of its compiled closure: the static pipeline's errors
+/// ([`static_errors`]' `show` and `apply`, as [`pick_errors`] picks them), then the call
+/// problems of the states the root declares (`calls`, from [`root_call_errors`]).
+pub(crate) fn root_errors(show: &[SaltError], apply: &[SaltError], calls: &[SaltError]) -> Vec<SaltError> {
+    let mut errors: Vec<SaltError> = pick_errors(show, apply).into_iter().cloned().collect();
+    errors.extend(calls.iter().cloned());
+    errors
+}
+
 /// The call problems ([`call_errors`]) of the states `path` itself declares, judged on the
 /// chunks of its whole include closure (another file may `extend` them), when `extend`, `_in`
 /// and `use` go through (a missing include elsewhere does not hide them). A templated root is left to the minion's rendered highstate: statically its data
 /// is only partly known.
-fn root_call_errors(fs: &dyn Vfs, roots: &FileRoots, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
+pub(crate) fn root_call_errors(fs: &dyn Vfs, roots: &FileRoots, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
     let root = files.id(path);
     let templated = highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == path));
     if root.is_none() || templated {

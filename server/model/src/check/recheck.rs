@@ -8,12 +8,14 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::check::{CheckContext, RootCheck};
+use crate::check::{root_call_errors, root_errors, CheckContext, RootCheck};
 use crate::diagnostic::SaltError;
 use crate::py::fnmatch::has_magic;
 use crate::requisites::is_requisite_key;
+use crate::state::catalog::custom_modules;
 use crate::state::compile::low_views;
 use crate::state::highstate::{handle_state_decls, HighState};
+use crate::state::lowstate::static_errors;
 use crate::state::order::{ordering_errors, LowChunk};
 use crate::value::{Dict, FileId, Loc, Val, V};
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -31,6 +33,12 @@ pub struct Session {
     targets: HashSet<String>,
     /// Whether one of `targets` is a glob (it may match any name).
     magic: bool,
+    /// The root's call problems ([`root_call_errors`]), in the order of the states in `high`.
+    calls: Vec<SaltError>,
+    /// Whether `apply_chunks` got through on `high` (else there are no call problems to keep).
+    applied: bool,
+    /// The workspace's custom state modules `calls` were judged against.
+    custom: Vec<crate::state::catalog::Module>,
 }
 
 impl Session {
@@ -46,7 +54,7 @@ impl CheckContext {
     /// `keep_from` states and rendered without errors.
     pub fn check_root_kept(&self, fs: &dyn Vfs, ws: &Workspace, env: &str, rel: &str, path: &Path, keep_from: usize) -> (RootCheck, Option<Session>) {
         let mut files = FileTable::default();
-        let (check, highstate, ordering) = match self.compile_root(fs, ws, &mut files, env, rel, path) {
+        let (check, highstate, ordering, calls, applied) = match self.compile_root(fs, ws, &mut files, env, rel, path) {
             Ok(compiled) => compiled,
             Err(done) => return (done, None),
         };
@@ -54,7 +62,7 @@ impl CheckContext {
             return (check, None);
         }
         let (targets, magic) = requisite_targets(&highstate.high);
-        (check, Some(Session { path: path.to_path_buf(), files, highstate, ordering, targets, magic }))
+        (check, Some(Session { path: path.to_path_buf(), files, highstate, ordering, targets, magic, calls, applied, custom: custom_modules(fs, &self.roots) }))
     }
 
     /// The root's check after its files changed on disk (as `fs` reads them now), from the
@@ -72,10 +80,21 @@ impl CheckContext {
                 changed = Some((id, now));
             }
         }
-        if let Some((file, text)) = changed {
-            patch(s, ws, file, text)?;
-        }
-        let errors = self.root_errors(fs, &s.highstate, &s.ordering, &s.files, &s.path);
+        let edited = match changed {
+            Some((file, text)) => Some(patch(s, ws, file, text)?),
+            None => None,
+        };
+        let (show, apply, applies) = static_errors(&s.highstate, &s.ordering);
+        // Where the apply steps got through before and after, the custom modules are the same
+        // and no state's chunks borrow from another's, only the edited state's chunks can have
+        // changed: its calls are judged again. Otherwise (a custom module edited, say) all are.
+        let custom = custom_modules(fs, &self.roots);
+        s.calls = match edited {
+            Some(pos) if s.applied && applies && custom == s.custom && local_calls(&s.highstate.high) => recheck_calls(fs, &self.roots, s, pos),
+            _ => root_call_errors(fs, &self.roots, &s.highstate, &s.files, &s.path),
+        };
+        (s.applied, s.custom) = (applies, custom);
+        let errors = root_errors(&show, &apply, &s.calls);
         Some(self.diagnose(&errors, &s.highstate, &s.files, &s.path))
     }
 }
@@ -136,9 +155,49 @@ impl Edit {
     }
 }
 
-/// Apply the edit of `file` (now `text`) to the session, or `None` when it is not an edit
-/// inside one state's body that the session can take.
-fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<()> {
+/// Whether a state's chunks are made from its own declaration alone (which `extend`,
+/// `exclude`, `use` and `use_in` break: they carry one state's arguments, or its absence, into
+/// others).
+fn local_calls(high: &Dict) -> bool {
+    if high.contains("__extend__") || high.contains("__exclude__") {
+        return false;
+    }
+    let borrows = |arg: &Val| arg.as_dict().and_then(Dict::first_key_str).is_some_and(|k| k == "use" || k == "use_in");
+    !high.0.iter().filter_map(|(_, body)| body.as_dict()).flat_map(|d| d.0.iter()).filter_map(|(_, run)| run.as_list()).flatten().any(borrows)
+}
+
+/// The root's call problems after the state at `pos` of the high data changed, where
+/// [`local_calls`] holds: the other states' problems as they were, the edited state's judged
+/// on its own chunks, in its place (the order [`root_call_errors`] gives).
+fn recheck_calls(fs: &dyn Vfs, roots: &crate::workspace::roots::FileRoots, s: &Session, pos: usize) -> Vec<SaltError> {
+    let high = &s.highstate.high;
+    let root = s.files.id(&s.path);
+    let templated = s.highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == s.path));
+    if root.is_none() || templated {
+        return Vec::new();
+    }
+    let (key, body) = &high.0[pos];
+    let id = key.py_str();
+    let one = Dict(vec![(key.clone(), body.clone())]);
+    let catalog = crate::state::catalog::workspace_catalog(fs, roots);
+    let fresh =
+        crate::state::calls::call_errors(&one, &crate::state::compile::compile_high_data(&one), &catalog, &|loc| loc.is_none_or(|l| Some(l.file) != root));
+    // Where each kept problem's state is in the high data.
+    let place = |e: &SaltError| e.id.as_deref().and_then(|i| high.0.iter().position(|(k, _)| k.as_str() == Some(i))).unwrap_or(usize::MAX);
+    let kept: Vec<&SaltError> = s.calls.iter().filter(|e| e.id.as_deref() != Some(id.as_str())).collect();
+    let at = kept.iter().position(|e| place(e) > pos).unwrap_or(kept.len());
+    #[cfg(test)]
+    {
+        tests::LOCAL_CALLS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        tests::LOCAL_CALLS[1].fetch_add(usize::from(!fresh.is_empty()), std::sync::atomic::Ordering::Relaxed);
+    }
+    kept[..at].iter().map(|e| (*e).clone()).chain(fresh).chain(kept[at..].iter().map(|e| (*e).clone())).collect()
+}
+
+/// Apply the edit of `file` (now `text`) to the session and return the position of the edited
+/// state in the high data, or `None` when it is not an edit inside one state's body that the
+/// session can take.
+fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<usize> {
     let (edit, block, block_end, new_block_end) = locate(file, s.files.text(file), &text)?;
     let node = syntax::yaml::load(&text[block..new_block_end]).ok()?;
     let syntax::yaml::Value::Map(pairs) = &node.value else { return None };
@@ -211,13 +270,16 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
     s.files.add(path, text.into());
     #[cfg(test)]
     tests::KEPT[usize::from(keep_ordering)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // The other states' call problems move with their states (the edited state's are judged
+    // again by the caller).
+    s.calls.iter_mut().for_each(|e| edit.shift_error(e));
     if keep_ordering {
         s.ordering.iter_mut().for_each(|e| edit.shift_error(e));
     } else {
         s.ordering = ordering_errors(&s.highstate.high);
         (s.targets, s.magic) = requisite_targets(&s.highstate.high);
     }
-    Some(())
+    Some(pos)
 }
 
 /// Where the edit from `old` to `new` is, and the top-level block of `old` holding it (its
@@ -415,6 +477,9 @@ mod tests {
 
     /// How many patches recomputed (0) and kept (1) the ordering errors.
     pub(super) static KEPT: [std::sync::atomic::AtomicUsize; 2] = [const { std::sync::atomic::AtomicUsize::new(0) }; 2];
+    /// How many rechecks judged only the edited state's calls, and how many of those found a
+    /// problem in it.
+    pub(super) static LOCAL_CALLS: [std::sync::atomic::AtomicUsize; 2] = [const { std::sync::atomic::AtomicUsize::new(0) }; 2];
 
     /// The recheck asks `is_requisite_key` alone whether an argument shapes the graph.
     #[test]
@@ -597,6 +662,12 @@ mod tests {
                         assert_eq!(format!("{:?}", s.highstate.high), format!("{:?}", f.highstate.high), "seed {seed}, tree:\n{}", dump(&fs));
                         assert_eq!(format!("{:?}", s.ordering), format!("{:?}", f.ordering), "seed {seed}");
                         assert_eq!((&s.targets, s.magic), (&f.targets, f.magic), "seed {seed}");
+                        assert_eq!(
+                            format!("{:?}", (&s.calls, s.applied, &s.custom)),
+                            format!("{:?}", (&f.calls, f.applied, &f.custom)),
+                            "seed {seed}, tree:\n{}",
+                            dump(&fs)
+                        );
                         continue;
                     }
                 }
@@ -616,5 +687,9 @@ mod tests {
         eprintln!("{fast} of {total} edits rechecked ({no_session} without a session); ordering kept {} times, recomputed {}", kept[1], kept[0]);
         assert!(fast * 3 > (total - no_session) * 2, "only {fast} of {} rendered edits were rechecked", total - no_session);
         assert!(kept[0] > seeds as usize && kept[1] > seeds as usize / 2, "ordering kept {} times, recomputed {}", kept[1], kept[0]);
+        // And the calls of the edited state alone were judged often, finding problems too.
+        let local = LOCAL_CALLS.each_ref().map(|k| k.load(std::sync::atomic::Ordering::Relaxed));
+        eprintln!("calls judged for the edited state alone {} times ({} with a problem in it)", local[0], local[1]);
+        assert!(local[0] > seeds as usize / 2 && local[1] > seeds as usize / 10, "calls judged locally {} times, {} with a problem", local[0], local[1]);
     }
 }

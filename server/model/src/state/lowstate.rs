@@ -95,12 +95,15 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
 
 /// The static pipeline's show and apply errors for rendered high data whose
 /// [`ordering_errors`] are `ordering` (computed by the caller, which may have kept them from
-/// an earlier compile).
-pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (Vec<SaltError>, Vec<SaltError>) {
+/// an earlier compile), and whether [`apply_chunks`] gets through (without `extend`: no
+/// `verify_high` error, no `_in` error).
+pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (Vec<SaltError>, Vec<SaltError>, bool) {
     // A checker keeps going past render and shape errors to find requisite problems too;
     // a target that exists but was malformed is not reported missing.
     let mut show_errors = highstate.errors.clone();
-    show_errors.extend(verify_high(&highstate.high));
+    let verify = verify_high(&highstate.high);
+    let mut applies = verify.is_empty();
+    show_errors.extend(verify);
     let high = &highstate.high;
     show_errors.extend(
         ordering
@@ -112,8 +115,9 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (V
             .cloned(),
     );
     let mut apply_errors = apply_pipeline(&highstate.high);
+    applies &= apply_errors.is_empty();
     apply_errors.retain(|e| !show_errors.contains(e));
-    (show_errors, apply_errors)
+    (show_errors, apply_errors, applies)
 }
 
 /// The checker's part of `State.call_high` before states run: only extend/`_in` problems
