@@ -45,6 +45,20 @@ impl Fixture {
     }
 
     /// Opens a fixture file in the host with its disk text.
+    /// A fixture of `tree` with the cursor at `marker` (see [`pick_marker`]) and `minion`
+    /// selected.
+    pub(crate) fn at_marker(tree: &str, marker: char, minion: Option<&str>) -> Fixture {
+        let mut f = Fixture::new(&pick_marker(tree, marker));
+        f.host.set_minion(minion.map(str::to_string));
+        f
+    }
+
+    /// The markdown of the hover at the cursor (there must be one).
+    pub(crate) fn hover_markdown(&self) -> String {
+        let (path, offset) = self.cursor();
+        self.analysis().hover(&path, offset).unwrap().expect("a hover").markdown
+    }
+
     pub(crate) fn open(&mut self, rel: &str) {
         let path = Path::new("/ws").join(rel);
         let text = model::workspace::vfs::Vfs::read(&*self.disk, &path).expect("fixture file");

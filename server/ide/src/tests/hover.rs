@@ -35,13 +35,7 @@ db_$Fid: test.nop
 "#;
 
 fn hover(marker: char, minion: Option<&str>, expect: Expect) {
-    let text = crate::fixture::pick_marker(TREE, marker);
-    let mut f = Fixture::new(&text);
-    f.host.set_minion(minion.map(str::to_string));
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    let h = a.hover(&path, offset).unwrap().expect("a hover");
-    expect.assert_eq(&h.markdown);
+    expect.assert_eq(&Fixture::at_marker(TREE, marker, minion).hover_markdown());
 }
 
 #[test]
@@ -320,15 +314,11 @@ app:
 "#;
 
 fn calls_hover(marker: char, docs: Option<crate::StateDocs>, expect: Expect) {
-    let text = crate::fixture::pick_marker(CALLS, marker);
-    let mut f = Fixture::new(&text);
+    let mut f = Fixture::at_marker(CALLS, marker, None);
     if let Some(d) = docs {
         f.host.set_state_docs(crate::DocsStatus::Ready(std::sync::Arc::new(d)));
     }
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    let h = a.hover(&path, offset).unwrap().expect("a hover");
-    expect.assert_eq(&h.markdown);
+    expect.assert_eq(&f.hover_markdown());
 }
 
 fn replace_docs() -> crate::StateDocs {

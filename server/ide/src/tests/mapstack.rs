@@ -37,17 +37,11 @@ app_pkg:
 "#;
 
 fn fixture(marker: char, minion: Option<&str>) -> Fixture {
-    let text = crate::fixture::pick_marker(FORMULA, marker);
-    let mut f = Fixture::new(&text);
-    f.host.set_minion(minion.map(str::to_string));
-    f
+    Fixture::at_marker(FORMULA, marker, minion)
 }
 
 fn hover(marker: char, minion: Option<&str>, expect: Expect) {
-    let f = fixture(marker, minion);
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    expect.assert_eq(&a.hover(&path, offset).unwrap().expect("a hover").markdown);
+    expect.assert_eq(&fixture(marker, minion).hover_markdown());
 }
 
 fn goto(marker: char, expect: Expect) {

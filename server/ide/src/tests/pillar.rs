@@ -40,12 +40,7 @@ web:
 "#;
 
 fn hover(marker: char, minion: Option<&str>, expect: Expect) {
-    let text = crate::fixture::pick_marker(TREE, marker);
-    let mut f = Fixture::new(&text);
-    f.host.set_minion(minion.map(str::to_string));
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    expect.assert_eq(&a.hover(&path, offset).unwrap().expect("a hover").markdown);
+    expect.assert_eq(&Fixture::at_marker(TREE, marker, minion).hover_markdown());
 }
 
 #[test]
