@@ -12,12 +12,13 @@ use std::path::PathBuf;
 
 use crate::diagnostic::{Code, Diagnostic, Related, SaltError, Severity};
 use crate::state::calls::call_errors;
-use crate::state::catalog::workspace_catalog;
+use crate::state::catalog::{workspace_catalog, Catalog};
+use crate::state::compile::Chunk;
 use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{apply_chunks, pick_errors, static_errors};
 use crate::state::order::ordering_errors;
 use crate::targeting::Matches;
-use crate::value::Loc;
+use crate::value::{Dict, FileId, Loc};
 use crate::workspace::roots::{dotted_component, sls_name_of, FileRoots};
 use crate::workspace::vfs::{FileTable, Vfs};
 use crate::workspace::Workspace;
@@ -94,7 +95,7 @@ impl CheckContext {
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
         let (show, apply, applies) = static_errors(&highstate, &ordering);
-        let calls = root_call_errors(fs, &self.roots, &highstate, files, path);
+        let calls = root_call_errors(&workspace_catalog(fs, &self.roots), &highstate, files, path);
         let check = self.diagnose(&root_errors(&show, &apply, &calls), &highstate, files, path);
         Ok((check, highstate, ordering, calls, applies))
     }
@@ -163,17 +164,24 @@ pub(crate) fn root_errors(show: &[SaltError], apply: &[SaltError], calls: &[Salt
 
 /// The call problems ([`call_errors`]) of the states `path` itself declares, judged on the
 /// chunks of its whole include closure (another file may `extend` them), when `extend`, `_in`
-/// and `use` go through (a missing include elsewhere does not hide them). A templated root is left to the minion's rendered highstate: statically its data
-/// is only partly known.
-pub(crate) fn root_call_errors(fs: &dyn Vfs, roots: &FileRoots, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
-    let root = files.id(path);
-    let templated = highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == path));
-    if root.is_none() || templated {
-        return Vec::new();
-    }
+/// and `use` go through (a missing include elsewhere does not hide them).
+pub(crate) fn root_call_errors(catalog: &Catalog, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
+    let Some(root) = judged_root(highstate, files, path) else { return Vec::new() };
     let Ok(chunks) = apply_chunks(&highstate.high) else { return Vec::new() };
-    let catalog = workspace_catalog(fs, roots);
-    call_errors(&highstate.high, &chunks, &catalog, &|loc| loc.is_none_or(|l| Some(l.file) != root))
+    root_calls(catalog, &highstate.high, &chunks, root)
+}
+
+/// The root file whose states' calls a root check judges: none when it was not read, or when
+/// it is templated (statically its data is only partly known: the minion's rendered highstate
+/// judges it).
+pub(crate) fn judged_root(highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Option<FileId> {
+    let templated = highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == path));
+    files.id(path).filter(|_| !templated)
+}
+
+/// The call problems of `chunks` (made from `high`) placed in the root file `root`.
+pub(crate) fn root_calls(catalog: &Catalog, high: &Dict, chunks: &[Chunk], root: FileId) -> Vec<SaltError> {
+    call_errors(high, chunks, catalog, &|loc| loc.is_none_or(|l| l.file != root))
 }
 
 /// The diagnostics of one error of a fully rendered compilation (a minion's highstate), as

@@ -8,12 +8,12 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use crate::check::{root_call_errors, root_errors, CheckContext, RootCheck};
+use crate::check::{judged_root, root_call_errors, root_calls, root_errors, CheckContext, RootCheck};
 use crate::diagnostic::SaltError;
 use crate::py::fnmatch::has_magic;
 use crate::requisites::is_requisite_key;
-use crate::state::catalog::custom_modules;
-use crate::state::compile::low_views;
+use crate::state::catalog::{catalog_with, custom_modules, Catalog};
+use crate::state::compile::{compile_high_data, low_views};
 use crate::state::highstate::{handle_state_decls, HighState};
 use crate::state::lowstate::static_errors;
 use crate::state::order::{ordering_errors, LowChunk};
@@ -89,9 +89,11 @@ impl CheckContext {
         // and no state's chunks borrow from another's, only the edited state's chunks can have
         // changed: its calls are judged again. Otherwise (a custom module edited, say) all are.
         let custom = custom_modules(fs, &self.roots);
-        s.calls = match edited {
-            Some(pos) if s.applied && applies && custom == s.custom && local_calls(&s.highstate.high) => recheck_calls(fs, &self.roots, s, pos),
-            _ => root_call_errors(fs, &self.roots, &s.highstate, &s.files, &s.path),
+        let local = edited.filter(|_| s.applied && applies && custom == s.custom && local_calls(&s.highstate.high));
+        let catalog = catalog_with(custom.clone());
+        s.calls = match local {
+            Some(pos) => recheck_calls(&catalog, s, pos),
+            None => root_call_errors(&catalog, &s.highstate, &s.files, &s.path),
         };
         (s.applied, s.custom) = (applies, custom);
         let errors = root_errors(&show, &apply, &s.calls);
@@ -169,23 +171,18 @@ fn local_calls(high: &Dict) -> bool {
 /// The root's call problems after the state at `pos` of the high data changed, where
 /// [`local_calls`] holds: the other states' problems as they were, the edited state's judged
 /// on its own chunks, in its place (the order [`root_call_errors`] gives).
-fn recheck_calls(fs: &dyn Vfs, roots: &crate::workspace::roots::FileRoots, s: &Session, pos: usize) -> Vec<SaltError> {
+fn recheck_calls(catalog: &Catalog, s: &Session, pos: usize) -> Vec<SaltError> {
+    let Some(root) = judged_root(&s.highstate, &s.files, &s.path) else { return Vec::new() };
     let high = &s.highstate.high;
-    let root = s.files.id(&s.path);
-    let templated = s.highstate.rendered.iter().any(|r| r.templated && r.file.as_ref().is_some_and(|f| f.path == s.path));
-    if root.is_none() || templated {
-        return Vec::new();
-    }
     let (key, body) = &high.0[pos];
     let id = key.py_str();
     let one = Dict(vec![(key.clone(), body.clone())]);
-    let catalog = crate::state::catalog::workspace_catalog(fs, roots);
-    let fresh =
-        crate::state::calls::call_errors(&one, &crate::state::compile::compile_high_data(&one), &catalog, &|loc| loc.is_none_or(|l| Some(l.file) != root));
-    // Where each kept problem's state is in the high data.
-    let place = |e: &SaltError| e.id.as_deref().and_then(|i| high.0.iter().position(|(k, _)| k.as_str() == Some(i))).unwrap_or(usize::MAX);
+    let fresh = root_calls(catalog, &one, &compile_high_data(&one), root);
+    // The kept problems of the states before the edited one stay before its problems (a
+    // problem without a state of the high data goes after, as its chunks would).
+    let before: HashSet<&str> = high.0[..pos].iter().filter_map(|(k, _)| k.as_str()).collect();
     let kept: Vec<&SaltError> = s.calls.iter().filter(|e| e.id.as_deref() != Some(id.as_str())).collect();
-    let at = kept.iter().position(|e| place(e) > pos).unwrap_or(kept.len());
+    let at = kept.iter().position(|e| !e.id.as_deref().is_some_and(|i| before.contains(i))).unwrap_or(kept.len());
     #[cfg(test)]
     {
         tests::LOCAL_CALLS[0].fetch_add(1, std::sync::atomic::Ordering::Relaxed);

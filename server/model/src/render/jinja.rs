@@ -97,7 +97,7 @@ impl JinjaSetup {
         if let Some(m) = raw.as_object_mut() {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
         }
-        let fingerprint = crate::render::memo::fingerprint(&(
+        let fingerprint = crate::workspace::reads::hash(&(
             serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw]).to_string(),
             format!("{:?} {:?}", opts.saltenv, opts.file_roots),
         ));
@@ -116,14 +116,14 @@ impl JinjaSetup {
     /// The same setup answering `match.filter_by` with `matcher` (a function of the minion,
     /// which the fingerprint covers).
     pub fn with_matcher(self, matcher: Matcher) -> JinjaSetup {
-        let fingerprint = crate::render::memo::fingerprint(&(self.fingerprint, "matcher"));
+        let fingerprint = crate::workspace::reads::hash(&(self.fingerprint, "matcher"));
         JinjaSetup { matcher: Some(matcher), fingerprint, ..self }
     }
 
     /// The same setup answering `salt["map.data"]` with `map_data` (through the compile's
     /// recorder, so what it reads is among each render's reads).
     pub fn with_map_data(self, map_data: MapDataFn) -> JinjaSetup {
-        let fingerprint = crate::render::memo::fingerprint(&(self.fingerprint, "map.data"));
+        let fingerprint = crate::workspace::reads::hash(&(self.fingerprint, "map.data"));
         JinjaSetup { map_data: Some(map_data), fingerprint, ..self }
     }
 

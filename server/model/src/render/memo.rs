@@ -4,13 +4,12 @@
 //! unchanged. An edit to one templated file then re-renders that file, not the highstate.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasher, Hash};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use crate::diagnostic::SaltError;
 use crate::value::{FileId, Val};
-use crate::workspace::reads::Reads;
+use crate::workspace::reads::{hash, Reads};
 
 /// One file's render: its data, its hints and what it read. Only successful renders are
 /// kept (an error is placed through the compile's file table, which a later compile does
@@ -61,16 +60,6 @@ pub struct RenderMemo(Arc<Mutex<Inner>>);
 /// user switched between).
 const KEEP_SETUPS: usize = 4;
 
-/// The fingerprint of a text, the same in every run.
-pub fn text_hash(text: &str) -> u64 {
-    foldhash::fast::FixedState::with_seed(0x5a17).hash_one(text)
-}
-
-/// The fingerprint of anything hashable, the same in every run.
-pub fn fingerprint<T: Hash + ?Sized>(v: &T) -> u64 {
-    foldhash::fast::FixedState::with_seed(0x5a18).hash_one(v)
-}
-
 impl RenderMemo {
     /// The kept render `key` names, when its id and text match. The caller checks its reads
     /// before using it.
@@ -81,7 +70,7 @@ impl RenderMemo {
         let (used, files) = inner.setups.get_mut(&key.setup)?;
         *used = tick;
         let stored = files.get(&(key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()))?;
-        (stored.id == key.id && stored.text == text_hash(key.text)).then(|| stored.entry.clone())
+        (stored.id == key.id && stored.text == hash(key.text)).then(|| stored.entry.clone())
     }
 
     /// Keeps a render (replacing the file's earlier one under this setup).
@@ -98,15 +87,8 @@ impl RenderMemo {
         inner.kept += 1;
         let (used, files) = inner.setups.entry(setup).or_default();
         *used = tick;
-        let stored = Stored { id: key.id, text: text_hash(key.text), entry: Arc::new(entry) };
+        let stored = Stored { id: key.id, text: hash(key.text), entry: Arc::new(entry) };
         files.insert((key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()), stored);
-    }
-
-    /// Forgets every render.
-    pub fn clear(&self) {
-        if let Ok(mut inner) = self.0.lock() {
-            inner.setups.clear();
-        }
     }
 
     /// How many renders were kept since the memo was made: each is a file rendered afresh.

@@ -148,7 +148,11 @@ impl Catalog {
 /// minion of this workspace calls after `saltutil.sync_states`. Reads go through `fs`, so a
 /// recorder sees every `_states` listing and file this depends on.
 pub fn workspace_catalog(fs: &dyn Vfs, roots: &FileRoots) -> Cow<'static, Catalog> {
-    let custom = custom_modules(fs, roots);
+    catalog_with(custom_modules(fs, roots))
+}
+
+/// The built-in catalog with the custom modules `custom` ([`custom_modules`]) laid over it.
+pub fn catalog_with(custom: Vec<Module>) -> Cow<'static, Catalog> {
     if custom.is_empty() {
         return Cow::Borrowed(Catalog::builtin());
     }

@@ -253,8 +253,8 @@ pub fn names(fs: &dyn Vfs, roots: &FileRoots, env: &str, pattern: &str) {
 }
 
 /// A fingerprint: fast (every text a compile reads is hashed once), fixed-seeded so that two
-/// runs agree.
-fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
+/// runs agree. The one fingerprint of the crate's caches (the render memo keys by it too).
+pub fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
     use std::hash::BuildHasher;
     foldhash::fast::FixedState::with_seed(0x5a17).hash_one(v)
 }
