@@ -72,8 +72,8 @@ pub(crate) struct Highstate {
     pub(crate) cache: MinionCache,
     /// The diagnostics, by file.
     by_file: BTreeMap<PathBuf, Vec<Diagnostic>>,
-    /// The run order of `compiled`, once a query asked for it.
-    plan: Option<(Arc<Compiled>, RunOrder)>,
+    /// The run order of `compiled` (by its serial), once a query asked for it.
+    plan: Option<(u64, RunOrder)>,
 }
 
 impl Highstate {
@@ -128,6 +128,8 @@ impl Highstate {
             return;
         }
         let wanted = choice(world, explicit);
+        // The cache patches a compile after an edit in place when nothing else holds it.
+        let previous = self.compiled.take().map(|c| c.serial);
         let compiled = wanted.as_ref().and_then(|c| {
             let fs: Arc<dyn Vfs> = Arc::new(files.fork());
             // A bug in the compiler must not take the per-root diagnostics down with it
@@ -136,11 +138,7 @@ impl Highstate {
             let run = std::panic::AssertUnwindSafe(|| self.cache.get(&fs, &world.ws, &world.ctx.roots, &c.request(), &world.ctx.memo));
             std::panic::catch_unwind(run).ok()
         });
-        let same = match (&compiled, &self.compiled) {
-            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-            (None, None) => true,
-            _ => false,
-        };
+        let same = compiled.as_ref().map(|c| c.serial) == previous;
         let by_file = if same {
             std::mem::take(&mut self.by_file)
         } else {
@@ -154,10 +152,7 @@ impl Highstate {
             }
         }
         self.by_file = by_file;
-        // Freeing a 2,000-file compile takes milliseconds the edit's answer need not wait for.
-        if let Some(old) = std::mem::replace(&mut self.compiled, compiled).filter(|c| Arc::strong_count(c) == 1) {
-            let _ = std::thread::Builder::new().name("salt-analyzer-free".into()).spawn(move || drop(old));
-        }
+        self.compiled = compiled;
         self.computed_for = Some(wanted);
         self.dirty = false;
     }
@@ -170,14 +165,14 @@ impl Highstate {
         let compiled = self.compiled.clone()?;
         let minion = compiled.minion.as_ref().ok()?.id.clone();
         if let Some((of, plan)) = &self.plan {
-            if Arc::ptr_eq(of, &compiled) {
+            if *of == compiled.serial {
                 return Some((minion, plan.clone()));
             }
         }
         let low = compiled.low.as_ref()?;
         let run = std::panic::AssertUnwindSafe(|| model::state::run::plan(low));
         let plan = Arc::new(std::panic::catch_unwind(run).ok()?);
-        self.plan = Some((compiled, plan.clone()));
+        self.plan = Some((compiled.serial, plan.clone()));
         Some((minion, plan))
     }
 

@@ -14,7 +14,7 @@ use crate::workspace::reads::{hash, Reads};
 /// One file's render: its data, its hints and what it read. Only successful renders are
 /// kept (an error is placed through the compile's file table, which a later compile does
 /// not share).
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct Entry {
     pub val: Val,
     pub hints: Vec<SaltError>,
@@ -73,10 +73,11 @@ impl RenderMemo {
         (stored.id == key.id && stored.text == hash(key.text)).then(|| stored.entry.clone())
     }
 
-    /// Keeps a render (replacing the file's earlier one under this setup).
-    pub fn put(&self, key: &Key, entry: Entry) {
+    /// Keeps a render (replacing the file's earlier one under this setup), and returns it.
+    pub fn put(&self, key: &Key, entry: Entry) -> Arc<Entry> {
         let setup = key.setup;
-        let Ok(mut inner) = self.0.lock() else { return };
+        let entry = Arc::new(entry);
+        let Ok(mut inner) = self.0.lock() else { return entry };
         inner.tick += 1;
         let tick = inner.tick;
         if !inner.setups.contains_key(&setup) && inner.setups.len() >= KEEP_SETUPS {
@@ -87,8 +88,9 @@ impl RenderMemo {
         inner.kept += 1;
         let (used, files) = inner.setups.entry(setup).or_default();
         *used = tick;
-        let stored = Stored { id: key.id, text: hash(key.text), entry: Arc::new(entry) };
+        let stored = Stored { id: key.id, text: hash(key.text), entry: entry.clone() };
         files.insert((key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()), stored);
+        entry
     }
 
     /// How many renders were kept since the memo was made: each is a file rendered afresh.

@@ -28,6 +28,17 @@ pub struct Rendered {
     pub includes: Vec<ResolvedInclude>,
     /// Whether the file uses Jinja (static mode only knows its certain parts).
     pub templated: bool,
+    /// What its render read and gave, where the compile keeps renders (the editor's).
+    pub part: Option<Part>,
+}
+
+/// A file's render as a compile that keeps renders records it.
+#[derive(Debug, Clone)]
+pub enum Part {
+    /// It rendered: the memo's entry (its data, hints and what it read besides its own text).
+    Kept(Arc<render::memo::Entry>),
+    /// It failed to render, after reading these (its own text too).
+    Failed(crate::workspace::reads::Reads),
 }
 
 #[derive(Debug, Clone)]
@@ -145,35 +156,10 @@ impl<'a> Builder<'a> {
     /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
     fn render_state(&mut self, sls: &str, saltenv: &str, mods: &mut HashSet<String>, matches: &Matches, origin: Option<Loc>) -> (Option<Dict>, Vec<SaltError>) {
         let mut errors = Vec::new();
-        let state_data = reads::state(self.fs, self.roots, saltenv, sls);
-        let index = self.rendered.len();
-        self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new(), templated: false });
-        let mut rendered: Option<Val> = None;
-        match &state_data {
-            None => errors.push(
-                SaltError::new(
-                    Code::MissingInclude,
-                    format!("Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"),
-                )
-                .at(origin.clone()),
-            ),
-            Some(file) => {
-                match self.load(&file.path) {
-                    Ok((text, id)) => match self.render_text(&text, id, index) {
-                        Ok(v) => rendered = Some(v),
-                        Err(mut e) => {
-                            if e.code == Code::NotAnalysed {
-                                self.rendered[index].templated = true;
-                            } else {
-                                e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
-                            }
-                            errors.push(e)
-                        }
-                    },
-                    Err(e) => errors.push(SaltError::new(Code::UnreadableFile, format!("Rendering SLS {sls} failed, render error: {e}")).at(origin.clone())),
-                }
-                mods.insert(format!("{saltenv}:{sls}"));
-            }
+        let (index, rendered) = self.fetch(sls, saltenv, &origin, &mut errors);
+        let state_data = self.rendered[index].file.clone();
+        if state_data.is_some() {
+            mods.insert(format!("{saltenv}:{sls}"));
         }
         let Some(rendered) = rendered.filter(Val::truthy) else {
             return (Some(Dict::new()), errors);
@@ -299,6 +285,67 @@ impl<'a> Builder<'a> {
         (Some(state), errors)
     }
 
+    /// Finds, loads and renders SLS `sls` of `saltenv` (recorded in [`Builder::rendered`] at
+    /// the index returned): its data, or the errors in `errors`. Where renders are kept, what
+    /// it read (its own text included) is a part of the compile's reads ([`Rendered::part`]).
+    fn fetch(&mut self, sls: &str, saltenv: &str, origin: &Option<Loc>, errors: &mut Vec<SaltError>) -> (usize, Option<Val>) {
+        let state_data = reads::state(self.fs, self.roots, saltenv, sls);
+        let index = self.rendered.len();
+        self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new(), templated: false, part: None });
+        let Some(file) = &state_data else {
+            errors.push(
+                SaltError::new(
+                    Code::MissingInclude,
+                    format!("Specified SLS {sls} in saltenv {saltenv} is not available on the salt master or through a configured fileserver"),
+                )
+                .at(origin.clone()),
+            );
+            return (index, None);
+        };
+        let log = self.fs.log().filter(|_| self.keeps_renders());
+        if let Some(log) = log {
+            log.begin();
+        }
+        let mut rendered = None;
+        match self.load(&file.path) {
+            Ok((text, id)) => match self.render_text(&text, id, index) {
+                Ok(v) => rendered = Some(v),
+                Err(mut e) => {
+                    if e.code == Code::NotAnalysed {
+                        self.rendered[index].templated = true;
+                    } else {
+                        e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
+                    }
+                    errors.push(e)
+                }
+            },
+            Err(e) => errors.push(SaltError::new(Code::UnreadableFile, format!("Rendering SLS {sls} failed, render error: {e}")).at(origin.clone())),
+        }
+        if let Some(log) = log {
+            let reads = log.end();
+            let r = &mut self.rendered[index];
+            if r.part.is_none() {
+                r.part = Some(Part::Failed(reads));
+            }
+        }
+        (index, rendered)
+    }
+
+    /// Whether this compile keeps renders (a memo to keep them in, and reads recorded to
+    /// say when one is stale).
+    fn keeps_renders(&self) -> bool {
+        !self.static_mode && self.fs.log().is_some() && self.jinja.as_ref().is_some_and(|j| j.memo.is_some())
+    }
+
+    /// Renders SLS `sls` of `saltenv` alone, as [`Builder::render_highstate`] would before it
+    /// uses the data (a compile that patches an earlier one re-renders the files a change
+    /// touched): the part it makes, with the errors a failed render gives.
+    pub fn render_alone(mut self, sls: &str, saltenv: &str) -> (Option<Part>, Vec<SaltError>) {
+        let mut errors = Vec::new();
+        let (index, _) = self.fetch(sls, saltenv, &None, &mut errors);
+        (self.rendered.swap_remove(index).part, errors)
+    }
+
     fn render_text(&mut self, text: &str, id: u32, index: usize) -> Result<Val, SaltError> {
         if !self.static_mode {
             let r = &self.rendered[index];
@@ -315,7 +362,9 @@ impl<'a> Builder<'a> {
                     if hit.reads.unchanged(self.fs, self.roots) {
                         log.replay(&hit.reads);
                         self.hints.extend(hit.hints.iter().cloned());
-                        return Ok(hit.val.clone());
+                        let val = hit.val.clone();
+                        self.rendered[index].part = Some(Part::Kept(hit));
+                        return Ok(val);
                     }
                 }
                 log.begin();
@@ -328,7 +377,8 @@ impl<'a> Builder<'a> {
             if let (Some((memo, setup)), Some(log)) = (&memo, log) {
                 let reads = log.end();
                 if let Ok((v, hints)) = &rendered {
-                    memo.put(&key(*setup), render::memo::Entry { val: v.clone(), hints: hints.clone(), reads });
+                    let entry = memo.put(&key(*setup), render::memo::Entry { val: v.clone(), hints: hints.clone(), reads });
+                    self.rendered[index].part = Some(Part::Kept(entry));
                 }
             }
             let (v, hints) = rendered.map_err(|mut e| {

@@ -16,6 +16,7 @@ use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 
 /// What compiling a set of SLS gives.
+#[derive(Clone)]
 pub struct LowState {
     /// `state.show_low_sls`'s answer when it has no errors.
     pub chunks: Option<Vec<Chunk>>,

@@ -10,5 +10,6 @@ pub mod extend;
 pub mod highstate;
 pub mod lowstate;
 pub mod order;
+pub mod patch;
 pub mod run;
 pub mod verify;

@@ -95,6 +95,45 @@ impl Reads {
         })
     }
 
+    /// The files whose text changed, when nothing else did (every existence test, directory
+    /// walk and question to `roots` has its answer): `None` when something else changed.
+    pub fn changed_texts(&self, fs: &dyn Vfs, roots: &FileRoots) -> Option<Vec<PathBuf>> {
+        let mut changed = Vec::new();
+        for r in &self.list {
+            let same = match r {
+                Read::Text(p, h) => {
+                    if text_hash(&fs.read(p)) != *h {
+                        changed.push(p.clone());
+                    }
+                    true
+                }
+                Read::IsFile(p, b) => fs.is_file(p) == *b,
+                Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
+                Read::Roots(l, h) => l.answer(roots) == *h,
+            };
+            if !same {
+                return None;
+            }
+        }
+        Some(changed)
+    }
+
+    /// These reads with each file's text fingerprinted as `fs` has it now, and `more` (a part
+    /// computed again) added.
+    pub fn refreshed(&self, fs: &dyn Vfs, changed: &[PathBuf], more: &Reads) -> Reads {
+        let mut list: Vec<Read> = self
+            .list
+            .iter()
+            .map(|r| match r {
+                Read::Text(p, _) if changed.contains(p) => Read::Text(p.clone(), text_hash(&fs.read(p))),
+                other => other.clone(),
+            })
+            .collect();
+        let mut seen: std::collections::HashSet<u64> = list.iter().map(hash).collect();
+        list.extend(more.list.iter().filter(|r| seen.insert(hash(r))).cloned());
+        Reads { list }
+    }
+
     /// Whether every question asked of the file roots has the same answer under `roots` (a new
     /// listing after files were created or deleted).
     pub fn lookups_unchanged(&self, roots: &FileRoots) -> bool {
@@ -127,6 +166,9 @@ pub struct Recorder<F: Vfs> {
 pub struct ReadLog {
     reads: Mutex<(Vec<Read>, std::collections::HashSet<u64>)>,
     parts: Mutex<Vec<Vec<Read>>>,
+    /// The paths read while no part was in progress (the top file, the pillar, the minion's
+    /// profile): a change there is not one a part's result can absorb.
+    outside: Mutex<std::collections::HashSet<PathBuf>>,
 }
 
 impl ReadLog {
@@ -134,6 +176,15 @@ impl ReadLog {
         if let Ok(mut parts) = self.parts.lock() {
             for part in parts.iter_mut() {
                 part.push(read.clone());
+            }
+            if parts.is_empty() {
+                if let Read::Text(p, _) | Read::IsFile(p, _) | Read::Walk(p, _) = &read {
+                    if let Ok(mut outside) = self.outside.lock() {
+                        if !outside.contains(p) {
+                            outside.insert(p.clone());
+                        }
+                    }
+                }
             }
         }
         let key = hash(&read);
@@ -182,6 +233,11 @@ impl<F: Vfs> Recorder<F> {
     /// What was read so far.
     pub fn reads(&self) -> Reads {
         Reads { list: self.log.reads.lock().map(|r| r.0.clone()).unwrap_or_default() }
+    }
+
+    /// The paths read outside every part (see [`ReadLog::begin`]).
+    pub fn read_outside_parts(&self) -> std::collections::HashSet<PathBuf> {
+        self.log.outside.lock().map(|o| o.clone()).unwrap_or_default()
     }
 }
 
