@@ -20,6 +20,8 @@ pub(crate) struct DiskCache {
     texts: RwLock<HashMap<PathBuf, Cached>>,
     /// `walk(root)` results, sorted.
     walks: RwLock<HashMap<PathBuf, Vec<String>>>,
+    /// The fingerprints of cached texts, made once each.
+    fingerprints: RwLock<HashMap<PathBuf, u64>>,
     /// How many texts were read from `base`: a cheap count that lets tests tell a cache hit
     /// from a read.
     pub(crate) reads: AtomicUsize,
@@ -27,7 +29,13 @@ pub(crate) struct DiskCache {
 
 impl DiskCache {
     pub(crate) fn new(base: Arc<dyn Vfs>) -> DiskCache {
-        DiskCache { base, texts: RwLock::new(HashMap::new()), walks: RwLock::new(HashMap::new()), reads: AtomicUsize::new(0) }
+        DiskCache {
+            base,
+            texts: RwLock::new(HashMap::new()),
+            walks: RwLock::new(HashMap::new()),
+            fingerprints: RwLock::new(HashMap::new()),
+            reads: AtomicUsize::new(0),
+        }
     }
 
     pub(crate) fn read_shared(&self, path: &Path) -> io::Result<Arc<str>> {
@@ -48,6 +56,11 @@ impl DiskCache {
         if let Ok(mut t) = self.texts.write() {
             for p in paths {
                 t.retain(|k, _| !k.starts_with(p));
+            }
+        }
+        if let Ok(mut f) = self.fingerprints.write() {
+            for p in paths {
+                f.retain(|k, _| !k.starts_with(p));
             }
         }
         let mut changed = Vec::new();
@@ -139,6 +152,19 @@ impl Vfs for Disk {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.0.read_shared(path).map(|t| t.to_string())
     }
+    fn fingerprint(&self, path: &Path) -> u64 {
+        if let Some(&h) = self.0.fingerprints.read().ok().and_then(|f| f.get(path).copied()).as_ref() {
+            return h;
+        }
+        let h = match self.0.read_shared(path) {
+            Ok(text) => model::workspace::reads::hash(&*text),
+            Err(e) => model::workspace::reads::text_fingerprint(&Err(e)),
+        };
+        if let Ok(mut f) = self.0.fingerprints.write() {
+            f.insert(path.to_path_buf(), h);
+        }
+        h
+    }
     fn is_file(&self, path: &Path) -> bool {
         if let Some(hit) = self.0.texts.read().ok().and_then(|t| t.get(path).map(|r| r.is_ok())) {
             return hit;
@@ -191,6 +217,9 @@ impl Vfs for Files {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.overlay.read(path)
     }
+    fn fingerprint(&self, path: &Path) -> u64 {
+        self.overlay.fingerprint(path)
+    }
     fn is_file(&self, path: &Path) -> bool {
         self.overlay.is_file(path)
     }
@@ -219,9 +248,18 @@ mod tests {
         // Until the host is told, the cached text stands; then the new one is read.
         fs.write(Path::new("/ws/a.sls"), "a: test.fail_without_changes\n");
         assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.nop\n");
+        // Fingerprints are kept with the texts: the same as the text's, made without a read.
+        let print = |p: &str| disk.fingerprint(Path::new(p));
+        let of = |p: &str| model::workspace::reads::text_fingerprint(&disk.read(Path::new(p)));
+        assert_eq!((print("/ws/a.sls"), print("/ws/gone.sls")), (of("/ws/a.sls"), of("/ws/gone.sls")));
+        assert_eq!(reads(), 2);
         assert!(cache.invalidate(&[PathBuf::from("/ws/a.sls")]).is_empty());
         assert_eq!(disk.read(Path::new("/ws/a.sls")).unwrap(), "a: test.fail_without_changes\n");
         assert_eq!(reads(), 3);
+        assert_eq!(print("/ws/a.sls"), of("/ws/a.sls"));
+        // An open buffer's fingerprint is its text's.
+        let files = Files::new(cache.clone(), HashMap::from([(PathBuf::from("/ws/a.sls"), Arc::from("ß: ℝ💣\n"))]));
+        assert_eq!(files.fingerprint(Path::new("/ws/a.sls")), model::workspace::reads::text_fingerprint(&Ok("ß: ℝ💣\n".to_string())));
     }
 
     #[test]

@@ -119,6 +119,9 @@ pub struct Compiled {
     /// The paths read outside every rendered SLS file's part (the top file, the pillar, the
     /// profile): a file read only by renders can be re-rendered alone ([`MinionCache::get`]).
     pub read_outside_renders: std::collections::HashSet<PathBuf>,
+    /// The file roots the compile asked its questions of: while a caller passes the same
+    /// listing, every answer is the same.
+    pub roots: Arc<FileRoots>,
     /// Which result this is: a compile, or a compile patched after an edit, has a serial of
     /// its own (a caller that keeps a result's diagnostics compares serials, not pointers).
     pub serial: u64,
@@ -187,7 +190,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     let read_outside_renders = recorder.read_outside_parts();
-    Compiled { minion, top, low, rendered, mapdata, pillar, files, reads, read_outside_renders, serial: next_serial() }
+    Compiled { minion, top, low, rendered, mapdata, pillar, files, reads, read_outside_renders, roots: roots.clone(), serial: next_serial() }
 }
 
 /// The workspace's options as `req` asks for them.
@@ -324,7 +327,8 @@ fn patched(old: Arc<Compiled>, (renders, files, more): Redone, changed: &[PathBu
         }
         low.highstate.rendered[i].part = Some(Part::Kept(entry));
     }
-    let reads = old.reads.refreshed(&**fs, changed, &more);
+    let mut reads = old.reads;
+    reads.refresh(&**fs, changed, &more);
     Some(Compiled { low: Some(low), files, reads, serial: next_serial(), ..old })
 }
 
@@ -341,6 +345,7 @@ impl Compiled {
             files: self.files.clone(),
             reads: self.reads.clone(),
             read_outside_renders: self.read_outside_renders.clone(),
+            roots: self.roots.clone(),
             serial: self.serial,
         }
     }
@@ -634,7 +639,7 @@ impl MinionCache {
     pub fn get(&mut self, fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, memo: &Memo) -> Arc<Compiled> {
         if let Some(i) = self.entries.iter().position(|(r, _)| r == req) {
             let (r, c) = self.entries.remove(i);
-            match c.reads.changed_texts(&**fs, roots) {
+            match c.reads.changed_texts(&**fs, (!Arc::ptr_eq(&c.roots, roots)).then_some(&**roots)) {
                 Some(changed) if changed.is_empty() => {
                     self.entries.insert(0, (r, c.clone()));
                     return c;

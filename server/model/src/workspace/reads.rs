@@ -88,7 +88,7 @@ impl Reads {
     /// Whether every file read still has the text it had.
     pub fn files_unchanged(&self, fs: &dyn Vfs) -> bool {
         self.list.iter().all(|r| match r {
-            Read::Text(p, h) => text_hash(&fs.read(p)) == *h,
+            Read::Text(p, h) => fs.fingerprint(p) == *h,
             Read::IsFile(p, b) => fs.is_file(p) == *b,
             Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
             Read::Roots(..) => true,
@@ -96,20 +96,21 @@ impl Reads {
     }
 
     /// The files whose text changed, when nothing else did (every existence test, directory
-    /// walk and question to `roots` has its answer): `None` when something else changed.
-    pub fn changed_texts(&self, fs: &dyn Vfs, roots: &FileRoots) -> Option<Vec<PathBuf>> {
+    /// walk and question to `roots` has its answer; no `roots`: the listing the questions
+    /// were asked of, which answers them as it did): `None` when something else changed.
+    pub fn changed_texts(&self, fs: &dyn Vfs, roots: Option<&FileRoots>) -> Option<Vec<PathBuf>> {
         let mut changed = Vec::new();
         for r in &self.list {
             let same = match r {
                 Read::Text(p, h) => {
-                    if text_hash(&fs.read(p)) != *h {
+                    if fs.fingerprint(p) != *h {
                         changed.push(p.clone());
                     }
                     true
                 }
                 Read::IsFile(p, b) => fs.is_file(p) == *b,
                 Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
-                Read::Roots(l, h) => l.answer(roots) == *h,
+                Read::Roots(l, h) => roots.is_none_or(|roots| l.answer(roots) == *h),
             };
             if !same {
                 return None;
@@ -118,20 +119,21 @@ impl Reads {
         Some(changed)
     }
 
-    /// These reads with each file's text fingerprinted as `fs` has it now, and `more` (a part
-    /// computed again) added.
-    pub fn refreshed(&self, fs: &dyn Vfs, changed: &[PathBuf], more: &Reads) -> Reads {
-        let mut list: Vec<Read> = self
-            .list
-            .iter()
-            .map(|r| match r {
-                Read::Text(p, _) if changed.contains(p) => Read::Text(p.clone(), text_hash(&fs.read(p))),
-                other => other.clone(),
-            })
-            .collect();
-        let mut seen: std::collections::HashSet<u64> = list.iter().map(hash).collect();
-        list.extend(more.list.iter().filter(|r| seen.insert(hash(r))).cloned());
-        Reads { list }
+    /// Takes each of the `changed` files' text as `fs` has it now, and adds `more` (the reads
+    /// of parts computed again).
+    pub fn refresh(&mut self, fs: &dyn Vfs, changed: &[PathBuf], more: &Reads) {
+        for r in &mut self.list {
+            if let Read::Text(p, h) = r {
+                if changed.contains(p) {
+                    *h = fs.fingerprint(p);
+                }
+            }
+        }
+        for r in &more.list {
+            if !self.list.contains(r) {
+                self.list.push(r.clone());
+            }
+        }
     }
 
     /// Whether every question asked of the file roots has the same answer under `roots` (a new
@@ -244,7 +246,7 @@ impl<F: Vfs> Recorder<F> {
 impl<F: Vfs> Vfs for Recorder<F> {
     fn read(&self, path: &Path) -> io::Result<String> {
         let r = self.inner.read(path);
-        self.log.push(Read::Text(path.to_path_buf(), text_hash(&r)));
+        self.log.push(Read::Text(path.to_path_buf(), text_fingerprint(&r)));
         r
     }
     fn is_file(&self, path: &Path) -> bool {
@@ -260,6 +262,11 @@ impl<F: Vfs> Vfs for Recorder<F> {
     fn log(&self) -> Option<&ReadLog> {
         Some(&self.log)
     }
+    fn fingerprint(&self, path: &Path) -> u64 {
+        let h = self.inner.fingerprint(path);
+        self.log.push(Read::Text(path.to_path_buf(), h));
+        h
+    }
 }
 
 /// Reads through `F` (whose recorder logs every file read and directory walk) without logging
@@ -271,6 +278,9 @@ pub struct OtherRoots<F: Vfs>(pub F);
 impl<F: Vfs> Vfs for OtherRoots<F> {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.0.read(path)
+    }
+    fn fingerprint(&self, path: &Path) -> u64 {
+        self.0.fingerprint(path)
     }
     fn is_file(&self, path: &Path) -> bool {
         self.0.is_file(path)
@@ -315,7 +325,8 @@ pub fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
     foldhash::fast::FixedState::with_seed(0x5a17).hash_one(v)
 }
 
-fn text_hash(r: &io::Result<String>) -> u64 {
+/// The fingerprint of a read's result (its text, or the error).
+pub fn text_fingerprint(r: &io::Result<String>) -> u64 {
     match r {
         Ok(t) => hash(t.as_str()),
         Err(e) => hash(&(e.kind() as u32, e.to_string())),

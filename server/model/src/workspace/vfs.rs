@@ -22,6 +22,12 @@ pub trait Vfs: Send + Sync {
     fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
         None
     }
+    /// The fingerprint of what [`Vfs::read`] gives ([`crate::workspace::reads::text_fingerprint`]):
+    /// what a compile checks to know a file is unchanged. A file system that keeps texts
+    /// keeps their fingerprints too, so checking 2,000 files copies none.
+    fn fingerprint(&self, path: &Path) -> u64 {
+        crate::workspace::reads::text_fingerprint(&self.read(path))
+    }
 }
 
 /// A shared file system is one too (a recorder that a Jinja loader owns reads through one), and
@@ -40,6 +46,9 @@ macro_rules! forward_vfs {
             }
             fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
                 (**self).log()
+            }
+            fn fingerprint(&self, path: &Path) -> u64 {
+                (**self).fingerprint(path)
             }
         }
     )*};
@@ -108,6 +117,12 @@ impl<F: Vfs> Vfs for Overlay<F> {
             return Ok(text.to_string());
         }
         self.base.read(path)
+    }
+    fn fingerprint(&self, path: &Path) -> u64 {
+        if let Some(h) = self.buffers.read().ok().and_then(|b| b.get(path).map(|t| crate::workspace::reads::hash(&**t))) {
+            return h;
+        }
+        self.base.fingerprint(path)
     }
     fn is_file(&self, path: &Path) -> bool {
         self.buffers.read().map(|b| b.contains_key(path)).unwrap_or(false) || self.base.is_file(path)
