@@ -119,6 +119,9 @@ pub struct Compiled {
     /// The paths read outside every rendered SLS file's part (the top file, the pillar, the
     /// profile): a file read only by renders can be re-rendered alone ([`MinionCache::get`]).
     pub read_outside_renders: std::collections::HashSet<PathBuf>,
+    /// What patching this compile needs to know of it (found by the first patch, kept by the
+    /// patched compiles: a patch changes no state, requisite or keyword).
+    pub patch_facts: std::sync::OnceLock<Arc<crate::state::patch::Facts>>,
     /// The file roots the compile asked its questions of: while a caller passes the same
     /// listing, every answer is the same.
     pub roots: Arc<FileRoots>,
@@ -190,7 +193,20 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     let read_outside_renders = recorder.read_outside_parts();
-    Compiled { minion, top, low, rendered, mapdata, pillar, files, reads, read_outside_renders, roots: roots.clone(), serial: next_serial() }
+    Compiled {
+        minion,
+        top,
+        low,
+        rendered,
+        mapdata,
+        pillar,
+        files,
+        reads,
+        read_outside_renders,
+        patch_facts: Default::default(),
+        roots: roots.clone(),
+        serial: next_serial(),
+    }
 }
 
 /// The workspace's options as `req` asks for them.
@@ -270,7 +286,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     if redo.is_empty() || !changed.iter().all(|c| seen.contains(c) || redo.iter().any(|(_, e)| e.reads.paths().any(|p| p == c))) {
         return None;
     }
-    if patch::copies_arguments(&low.highstate.high) {
+    if old.patch_facts.get_or_init(|| Arc::new(patch::facts(&low.highstate.high))).copies_arguments {
         return None;
     }
     let opts = request_opts(ws, req);
@@ -304,10 +320,11 @@ fn patched(old: Arc<Compiled>, (renders, files, more): Redone, changed: &[PathBu
     use crate::state::patch;
     // The kept compile when nothing else holds it, else a copy.
     let old = Arc::try_unwrap(old).unwrap_or_else(|shared| shared.duplicate());
+    let facts = old.patch_facts.get().cloned()?;
     let mut low = old.low?;
     for (i, old_entry, entry, changes) in renders {
         let (env, sls) = (low.highstate.rendered[i].env.clone(), low.highstate.rendered[i].sls.clone());
-        if !patch::apply(&mut low, &env, &sls, &changes) {
+        if !patch::apply(&mut low, &facts, &env, &sls, &changes) {
             free_later(low);
             return None;
         }
@@ -345,6 +362,7 @@ impl Compiled {
             files: self.files.clone(),
             reads: self.reads.clone(),
             read_outside_renders: self.read_outside_renders.clone(),
+            patch_facts: self.patch_facts.clone(),
             roots: self.roots.clone(),
             serial: self.serial,
         }

@@ -134,10 +134,28 @@ fn body_changes(id: &Val, old: &Dict, new: &Dict, changes: &mut Vec<ArgChange>) 
     Some(())
 }
 
-/// Whether some state copies another's arguments (`use`, `use_in`) or the highstate
-/// extends states: a changed value may then show up in other states too.
-pub fn copies_arguments(high: &Dict) -> bool {
-    high.contains("__extend__") || requisites(high).any(|(k, _)| matches!(k, "use" | "use_in"))
+/// What a patch needs to know of a whole compile: the same for every patch of it (a patch
+/// changes no keyword, requisite or state), so it is found once per compile.
+#[derive(Debug)]
+pub struct Facts {
+    /// Some state copies another's arguments (`use`, `use_in`) or the highstate extends
+    /// states: a changed value may then show up in other states too.
+    pub copies_arguments: bool,
+    /// Every string in a requisite argument (keys too); `None` when one is a glob, which could
+    /// match any name.
+    targets: Option<std::collections::HashSet<String>>,
+}
+
+/// The [`Facts`] of rendered high data.
+pub fn facts(high: &Dict) -> Facts {
+    let mut copies_arguments = high.contains("__extend__");
+    let mut strings_in = Vec::new();
+    for (k, v) in requisites(high) {
+        copies_arguments |= matches!(k, "use" | "use_in");
+        strings(v, &mut strings_in);
+    }
+    let glob = strings_in.iter().any(|t| crate::py::fnmatch::has_magic(t));
+    Facts { copies_arguments, targets: (!glob).then(|| strings_in.into_iter().map(str::to_string).collect()) }
 }
 
 /// Every requisite argument of `high`'s states (any requisite or `_in` keyword), as
@@ -175,17 +193,13 @@ fn strings<'v>(v: &'v Val, out: &mut Vec<&'v str>) {
 /// anywhere names either (or is a glob), and no other chunk's ordering label
 /// (`state + name + fun`, the tie-break among equal orders) lies between the old label and
 /// the new one.
-fn renamable(low: &LowState, id: &str, module: &str, old: &Val, new: &Val) -> bool {
+fn renamable(low: &LowState, facts: &Facts, id: &str, module: &str, old: &Val, new: &Val) -> bool {
     let (Some(old), Some(new)) = (old.as_str(), new.as_str()) else { return false };
     let Some(chunks) = &low.chunks else { return false };
     if !low.show_errors.is_empty() || !low.apply_errors.is_empty() {
         return false;
     }
-    let mut targets = Vec::new();
-    for (_, v) in requisites(&low.highstate.high) {
-        strings(v, &mut targets);
-    }
-    if targets.iter().any(|t| *t == old || *t == new || crate::py::fnmatch::has_magic(t)) {
+    if facts.targets.as_ref().is_none_or(|t| t.contains(old) || t.contains(new)) {
         return false;
     }
     let mut mine = chunks.iter().filter(|c| c.d.get("__id__").and_then(Val::as_str) == Some(id) && c.d.get("state").and_then(Val::as_str) == Some(module));
@@ -197,29 +211,32 @@ fn renamable(low: &LowState, id: &str, module: &str, old: &Val, new: &Val) -> bo
     let label = |name: &str| format!("{module}{name}{fun}");
     let (a, b) = (label(old), label(new));
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
-    chunks.iter().filter(|c| !std::ptr::eq(*c, chunk)).all(|c| {
-        let l = format!("{}{}{}", c.get_str("state"), c.get_str("name"), c.get_str("fun"));
-        l < lo || l > hi
-    })
+    // Each label compared as the concatenation it is, without making it.
+    let cmp = |c: &crate::state::compile::Chunk, with: &str| {
+        let part = |k: &str| c.d.get(k).map_or(std::borrow::Cow::Borrowed(""), Val::py_cow);
+        let (s, n, f) = (part("state"), part("name"), part("fun"));
+        s.bytes().chain(n.bytes()).chain(f.bytes()).cmp(with.bytes())
+    };
+    chunks.iter().filter(|c| !std::ptr::eq(*c, chunk)).all(|c| cmp(c, &lo).is_lt() || cmp(c, &hi).is_gt())
 }
 
 /// Puts `changes` (made to SLS `sls` of `env`) into the compiled highstate `low`: its
 /// rendered high data and every low chunk of the changed states. `false` when a change has no
 /// single place there (the ID is declared by another file, the argument is not where the
 /// render put it): the caller compiles afresh, having changed `low` in part.
-pub fn apply(low: &mut LowState, env: &str, sls: &str, changes: &[ArgChange]) -> bool {
-    changes.iter().all(|c| apply_one(low, env, sls, c))
+pub fn apply(low: &mut LowState, facts: &Facts, env: &str, sls: &str, changes: &[ArgChange]) -> bool {
+    changes.iter().all(|c| apply_one(low, facts, env, sls, c))
 }
 
 /// [`apply`] of one change.
-fn apply_one(low: &mut LowState, env: &str, sls: &str, change: &ArgChange) -> bool {
+fn apply_one(low: &mut LowState, facts: &Facts, env: &str, sls: &str, change: &ArgChange) -> bool {
     let from_file = |d: &Dict| d.get("__sls__").and_then(Val::as_str) == Some(sls) && d.get("__env__").and_then(Val::as_str) == Some(env);
     let id = change.id.py_str();
     {
         let Some(body) = low.highstate.high.0.iter().find(|(k, _)| k == &change.id).and_then(|(_, b)| b.as_dict()) else { return false };
         let Some(run) = body.get(&change.module).and_then(Val::as_list).filter(|_| from_file(body)) else { return false };
         let olds: Vec<&Val> = run.iter().filter_map(Val::as_dict).filter_map(|d| d.get(&change.key)).collect();
-        if olds.len() != 1 || (change.key == "name" && !renamable(low, &id, &change.module, olds[0], &change.value)) {
+        if olds.len() != 1 || (change.key == "name" && !renamable(low, facts, &id, &change.module, olds[0], &change.value)) {
             return false;
         }
     }
