@@ -1004,6 +1004,54 @@ u-{{ i }}:
     }
 
     #[test]
+    fn a_compile_that_parses_ahead_gives_what_one_that_does_not_gives() {
+        // `compile` parses plain files ahead on every core; a compile that keeps renders does
+        // not (its memo does better).
+        let fs = MemFs::from_fixture(
+            "\
+#- salt-analyzer.yaml
+file_roots: {base: [base], dev: [dev]}
+minions:
+  m: {grains: {os: ß}}
+#- base/top.sls
+base:
+  '*': ['app*', broken, tpl, ℝ]
+#- base/app/init.sls
+include: [.web, {dev: tools}, 'lib.*']
+app: {test.nop: [{name: '💣'}]}
+#- base/app/web.sls
+include: [..lib.one]
+web: {test.nop: [{require: [{test: one}]}]}
+#- base/lib/one.sls
+one: {test.nop: []}
+#- base/lib/two.sls
+two: {test.nop: []}
+app: {test.nop: []}
+#- base/broken.sls
+x: [unclosed
+#- base/tpl.sls
+include: [lib.one]
+tpl: {test.nop: [{name: '{{ grains.os }}'}]}
+#- base/ℝ.sls
+#!json
+{\"ℝ\": {\"test.nop\": []}}
+#- dev/tools.sls
+tools: {test.nop: []}
+",
+        );
+        let (ws, roots) = setup(&fs);
+        let req = Request::new(Some("m"), Scope::Highstate);
+        let ahead = compile(Arc::new(fs.clone()), &ws, &roots, &req);
+        let walked = compile_with(Arc::new(fs.clone()), &ws, &roots, &req, &Memo::keeping_renders());
+        assert_eq!(answer(&ahead), answer(&walked));
+        let low = ahead.low.as_ref().expect("a highstate");
+        assert!(low.show_errors.iter().any(|e| e.message.contains("broken")), "{:?}", low.show_errors);
+        for id in ["app", "web", "one", "two", "tools", "tpl", "ℝ"] {
+            assert!(low.highstate.high.contains(id), "{id}");
+        }
+    }
+
+    #[test]
     fn the_cache_recompiles_only_when_something_read_changed() {
         let mut fs = MemFs::from_fixture(TREE);
         let (ws, roots) = setup(&fs);

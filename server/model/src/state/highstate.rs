@@ -97,7 +97,13 @@ pub struct Builder<'a> {
     pub static_mode: bool,
     /// The minion data templates are rendered with (none: templates are a render error).
     pub jinja: Option<crate::render::jinja::JinjaSetup>,
+    /// Plain files read and parsed ahead, on every core ([`Builder::prefetch`]): their text
+    /// and data (located in file [`PREFETCHED`] until the walk gives them their id).
+    prefetched: std::collections::HashMap<std::path::PathBuf, (Arc<str>, Result<Val, SaltError>)>,
 }
+
+/// The file id data parsed ahead is located in until the walk numbers its file.
+const PREFETCHED: crate::value::FileId = crate::value::FileId::MAX;
 
 impl<'a> Builder<'a> {
     pub fn new(fs: &'a dyn Vfs, roots: &'a FileRoots, opts: &'a Opts, files: &'a mut FileTable) -> Builder<'a> {
@@ -108,11 +114,26 @@ impl<'a> Builder<'a> {
             let states = roots.list_states_shared(&env);
             avail.insert(env, states);
         }
-        Builder { fs, roots, opts, files, avail, iorder: 10000, rendered: Vec::new(), hints: Vec::new(), static_mode: false, jinja: None }
+        Builder {
+            fs,
+            roots,
+            opts,
+            files,
+            avail,
+            iorder: 10000,
+            rendered: Vec::new(),
+            hints: Vec::new(),
+            static_mode: false,
+            jinja: None,
+            prefetched: Default::default(),
+        }
     }
 
     /// `render_highstate(matches)`.
     pub fn render_highstate(mut self, matches: &Matches) -> HighState {
+        if !self.static_mode && !self.keeps_renders() {
+            self.prefetch(matches);
+        }
         let mut high = Dict::new();
         let mut known = HashSet::default();
         let mut all_errors = Vec::new();
@@ -331,6 +352,73 @@ impl<'a> Builder<'a> {
         (index, rendered)
     }
 
+    /// Reads and parses, on every core, the plain (Jinja-free) SLS files the walk of
+    /// `matches` will load: the files the top assigns, then those their includes name, wave
+    /// after wave. Only a head start: the walk still decides what it loads, in its order, and
+    /// takes a file's data from here when it comes to it (a file named here that the walk
+    /// never reaches was read for nothing). A templated file is left to the walk, which has
+    /// the context to render it.
+    fn prefetch(&mut self, matches: &Matches) {
+        let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+        if workers < 2 {
+            return;
+        }
+        let mut wave: Vec<(String, String)> = Vec::new();
+        for (env, states) in matches {
+            let Some(avail) = self.avail.get(env) else { continue };
+            for sls_match in states {
+                let names = fnmatch::filter_sorted(avail, sls_match);
+                if names.is_empty() {
+                    wave.push((env.clone(), sls_match.clone()));
+                }
+                wave.extend(names.into_iter().map(|n| (env.clone(), n.to_string())));
+            }
+        }
+        let mut seen: HashSet<(String, String)> = HashSet::new();
+        while !wave.is_empty() {
+            wave.retain(|k| seen.insert(k.clone()));
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let (fs, roots, wave_ref) = (self.fs, self.roots, &wave);
+            type Found = Vec<(std::path::PathBuf, Arc<str>, Result<Val, SaltError>, Vec<(String, String)>)>;
+            let found: Vec<Found> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..workers)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut out = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                let Some((env, sls)) = wave_ref.get(i) else { break };
+                                let Some(file) = roots.get_state(env, sls) else { continue };
+                                let Ok(text) = fs.read(&file.path) else { continue };
+                                if render::is_templated(&text) || render::unsupported_renderer(&text).is_some() {
+                                    continue;
+                                }
+                                let parsed = render::render_with_hints(&text, PREFETCHED, None).map(|(v, _)| v);
+                                let includes = parsed.as_ref().map(|v| included(v, env, sls, file.is_init())).unwrap_or_default();
+                                out.push((file.path, Arc::from(text), parsed, includes));
+                            }
+                            out
+                        })
+                    })
+                    .collect();
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            });
+            wave = Vec::new();
+            for (path, text, parsed, includes) in found.into_iter().flatten() {
+                self.prefetched.insert(path, (text, parsed));
+                for (env, name) in includes {
+                    match self.avail.get(&env) {
+                        Some(avail) if fnmatch::has_magic(&name) => {
+                            wave.extend(fnmatch::filter_sorted(avail, &name).into_iter().map(|n| (env.clone(), n.to_string())))
+                        }
+                        Some(_) => wave.push((env, name)),
+                        None => {}
+                    }
+                }
+            }
+        }
+    }
+
     /// Whether this compile keeps renders (a memo to keep them in, and reads recorded to
     /// say when one is stale).
     fn keeps_renders(&self) -> bool {
@@ -369,6 +457,22 @@ impl<'a> Builder<'a> {
                 }
                 log.begin();
             }
+            // Parsed ahead: the same data, located in this file.
+            if let Some((pre_text, parsed)) = self.prefetched.remove(&path) {
+                if *pre_text == *text {
+                    return parsed
+                        .map(|mut v| {
+                            relocate(&mut v, id);
+                            v
+                        })
+                        .map_err(|mut e| {
+                            if let Some(at) = e.loc.as_mut().filter(|at| at.file == PREFETCHED) {
+                                at.file = id;
+                            }
+                            e
+                        });
+                }
+            }
             // The context (the minion's grains, pillar and options, copied) only for a file
             // the Jinja renderer will see: a tenth of `lowstate` on plain trees otherwise.
             let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| j.context(&env, &sls, &rel, &path));
@@ -399,7 +503,10 @@ impl<'a> Builder<'a> {
             let text: Arc<str> = Arc::from(self.files.text(id));
             return Ok((text, id));
         }
-        let text: Arc<str> = Arc::from(self.fs.read(path)?);
+        let text: Arc<str> = match self.prefetched.get(path) {
+            Some((text, _)) => text.clone(),
+            None => Arc::from(self.fs.read(path)?),
+        };
         let id = self.files.add(path.to_path_buf(), text.clone());
         Ok((text, id))
     }
@@ -433,6 +540,36 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// Puts data parsed ahead ([`PREFETCHED`]) in file `id`.
+fn relocate(v: &mut Val, id: crate::value::FileId) {
+    if let Some(at) = v.at.as_mut().filter(|at| at.file == PREFETCHED) {
+        at.file = id;
+    }
+    match &mut v.v {
+        V::List(l) => l.iter_mut().for_each(|x| relocate(x, id)),
+        V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
+            relocate(k, id);
+            relocate(x, id)
+        }),
+        _ => {}
+    }
+}
+
+/// The (env, SLS name) pairs the `include` list of `data` (SLS `sls` of `env`) names, as far
+/// as [`Builder::prefetch`] needs them: strings and `{env: name}` items, relative names
+/// resolved; a name may still be a glob.
+fn included(data: &Val, env: &str, sls: &str, is_init: bool) -> Vec<(String, String)> {
+    let Some(list) = data.as_dict().and_then(|d| d.get("include")).and_then(Val::as_list) else { return Vec::new() };
+    list.iter()
+        .filter_map(|item| match &item.v {
+            V::Str(name) => Some((env.to_string(), name.clone())),
+            V::Dict(d) if d.len() == 1 => Some((d.0[0].0.py_str(), d.0[0].1.as_str()?.to_string())),
+            _ => None,
+        })
+        .filter_map(|(e, name)| Some((e, resolve_relative(sls, is_init, &name)?)))
+        .collect()
 }
 
 /// `merge_included_states`: pool extends and excludes, flag conflicting IDs, then update.
