@@ -662,18 +662,27 @@ fn compile_highstate(
         }
     }
     let highstate = builder.render_highstate(&top.matches);
-    let mut high = highstate.high.clone();
     let mut errors = highstate.errors.clone();
-    errors.extend(reconcile_extend(&mut high, false));
-    errors.extend(verify_high(&high));
-    errors.extend(requisite_in(&mut high));
-    apply_exclude(&mut high);
+    // Extending, `_in` requisites and excludes change a copy of the high data (the rendered
+    // one is kept): without any of them there is nothing to copy.
+    let rendered = &highstate.high;
+    let extended = if rendered.contains("__extend__") || rendered.contains("__exclude__") || crate::state::extend::has_requisite_in(rendered) {
+        let mut high = rendered.clone();
+        errors.extend(reconcile_extend(&mut high, false));
+        errors.extend(verify_high(&high));
+        errors.extend(requisite_in(&mut high));
+        apply_exclude(&mut high);
+        Some(high)
+    } else {
+        errors.extend(verify_high(rendered));
+        None
+    };
     let mut chunks = None;
     if errors.is_empty() {
-        let compiled = compile_high_data(&high);
+        let compiled = compile_high_data(extended.as_ref().unwrap_or(rendered));
         // The extended copy is done with once it is in chunks (ordering holds the chunks and
         // a graph over them).
-        drop(high);
+        drop(extended);
         let ordered = order_chunks(compiled);
         if ordered.errors.is_empty() {
             chunks = Some(ordered.chunks);

@@ -241,6 +241,10 @@ fn copyable_args(src: Option<&Vec<Val>>, ignore: &HashSet<String>) -> Vec<Val> {
 /// `requisite_in(high)`: expand `_in` requisites, `use` and `use_in` into extends, then
 /// `reconcile_extend(strict=True)`.
 pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
+    if !has_requisite_in(high) {
+        // Nothing to extend with: `high` stays as it is (and is not copied to find that out).
+        return Vec::new();
+    }
     let mut extend = Dict::new();
     let mut errors = Vec::new();
     let snapshot = high.clone();
@@ -369,6 +373,17 @@ pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
     errors
 }
 
+/// Whether a state of `high` has an argument [`requisite_in`] acts on (a `_in` requisite,
+/// `use`, `use_in`, `prereq_in`).
+pub fn has_requisite_in(high: &Dict) -> bool {
+    high.0.iter().filter_map(|(_, body)| body.as_dict()).any(|b| {
+        b.0.iter().any(|(k, run)| {
+            !k.py_cow().starts_with("__")
+                && run.as_list().into_iter().flatten().any(|arg| arg.as_dict().and_then(Dict::first_key_str).is_some_and(|k| REQUISITE_IN.contains(&k)))
+        })
+    })
+}
+
 /// `_apply_exclude(high)`.
 pub fn apply_exclude(high: &mut Dict) {
     let Some((_, exclude)) = high.remove("__exclude__") else { return };
@@ -403,5 +418,32 @@ pub fn apply_exclude(high: &mut Dict) {
     }
     for id in ex_id {
         high.remove(&id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn high(yaml: &str) -> Dict {
+        let mut errors = Vec::new();
+        let V::Dict(mut d) = crate::render::render_data(yaml, None, 0).expect("yaml").v else { panic!("a mapping") };
+        crate::state::highstate::handle_state_decls(&mut d, "s", "base", &mut errors);
+        d
+    }
+
+    #[test]
+    fn only_in_requisites_and_use_need_requisite_in() {
+        let plain = "a: {test.nop: [{require: [{test: b}]}, {watch: [b]}]}\nb: {test.nop: [{prereq: [{test: a}]}]}\n";
+        assert!(!has_requisite_in(&high(plain)));
+        let mut h = high(plain);
+        assert!(requisite_in(&mut h).is_empty());
+        assert_eq!(h.to_json(), high(plain).to_json(), "left as it was");
+        for with in
+            ["require_in: [{test: b}]", "watch_in: [b]", "use: [{test: b}]", "use_in: [{test: b}]", "prereq_in: [{test: b}]", "onchanges_in: [{test: b}]"]
+        {
+            let text = format!("a: {{test.nop: [{{{with}}}]}}\nb: {{test.nop: []}}\n");
+            assert!(has_requisite_in(&high(&text)), "{with}");
+        }
     }
 }

@@ -380,28 +380,28 @@ impl<'a> Builder<'a> {
             let next = std::sync::atomic::AtomicUsize::new(0);
             let (fs, roots, wave_ref) = (self.fs, self.roots, &wave);
             type Found = Vec<(std::path::PathBuf, Arc<str>, Result<Val, SaltError>, Vec<(String, String)>)>;
+            let work = || {
+                let mut out: Found = Vec::new();
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((env, sls)) = wave_ref.get(i) else { break };
+                    let Some(file) = roots.get_state(env, sls) else { continue };
+                    let Ok(text) = fs.read(&file.path) else { continue };
+                    if render::is_templated(&text) || render::unsupported_renderer(&text).is_some() {
+                        continue;
+                    }
+                    let parsed = render::render_with_hints(&text, PREFETCHED, None).map(|(v, _)| v);
+                    let includes = parsed.as_ref().map(|v| included(v, env, sls, file.is_init())).unwrap_or_default();
+                    out.push((file.path, Arc::from(text), parsed, includes));
+                }
+                out
+            };
+            // This thread works too: one thread fewer, one allocator heap fewer.
             let found: Vec<Found> = std::thread::scope(|scope| {
-                let handles: Vec<_> = (0..workers)
-                    .map(|_| {
-                        scope.spawn(|| {
-                            let mut out = Vec::new();
-                            loop {
-                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                                let Some((env, sls)) = wave_ref.get(i) else { break };
-                                let Some(file) = roots.get_state(env, sls) else { continue };
-                                let Ok(text) = fs.read(&file.path) else { continue };
-                                if render::is_templated(&text) || render::unsupported_renderer(&text).is_some() {
-                                    continue;
-                                }
-                                let parsed = render::render_with_hints(&text, PREFETCHED, None).map(|(v, _)| v);
-                                let includes = parsed.as_ref().map(|v| included(v, env, sls, file.is_init())).unwrap_or_default();
-                                out.push((file.path, Arc::from(text), parsed, includes));
-                            }
-                            out
-                        })
-                    })
-                    .collect();
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+                let handles: Vec<_> = (1..workers).map(|_| scope.spawn(work)).collect();
+                let mut found = vec![work()];
+                found.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+                found
             });
             wave = Vec::new();
             for (path, text, parsed, includes) in found.into_iter().flatten() {
