@@ -15,13 +15,16 @@ use model::workspace::vfs::{Overlay, Vfs};
 /// A file's text, or why it could not be read (kept so a missing file is asked once).
 type Cached = Result<Arc<str>, (io::ErrorKind, String)>;
 
+/// A map by path with a fast hasher (the disk cache is asked for every file a compile read).
+type Map<V> = HashMap<PathBuf, V, foldhash::fast::RandomState>;
+
 pub(crate) struct DiskCache {
     base: Arc<dyn Vfs>,
-    texts: RwLock<HashMap<PathBuf, Cached>>,
+    texts: RwLock<Map<Cached>>,
     /// `walk(root)` results, sorted.
-    walks: RwLock<HashMap<PathBuf, Vec<String>>>,
+    walks: RwLock<Map<Vec<String>>>,
     /// The fingerprints of cached texts, made once each.
-    fingerprints: RwLock<HashMap<PathBuf, u64>>,
+    fingerprints: RwLock<Map<u64>>,
     /// How many texts were read from `base`: a cheap count that lets tests tell a cache hit
     /// from a read.
     pub(crate) reads: AtomicUsize,
@@ -31,9 +34,9 @@ impl DiskCache {
     pub(crate) fn new(base: Arc<dyn Vfs>) -> DiskCache {
         DiskCache {
             base,
-            texts: RwLock::new(HashMap::new()),
-            walks: RwLock::new(HashMap::new()),
-            fingerprints: RwLock::new(HashMap::new()),
+            texts: RwLock::new(Map::default()),
+            walks: RwLock::new(Map::default()),
+            fingerprints: RwLock::new(Map::default()),
             reads: AtomicUsize::new(0),
         }
     }
