@@ -409,6 +409,22 @@ fn formulas(root: &Path) {
             keys.push(t.elapsed());
         }
     }
+    // A keystroke in a plain SLS file of the highstate -> its diagnostics.
+    let plain = root.join("plain/d0/p0.sls");
+    let ptext = std::fs::read_to_string(&plain).expect("read");
+    host.open(&plain, &ptext, 1);
+    let pat = ptext.find("name: p0").expect("anchor") + "name: p".len();
+    let mut plains = Vec::new();
+    let mut pversion = 1;
+    for _ in 0..rounds(100) {
+        for edit in [(pat..pat, "x"), (pat..pat + 1, "")] {
+            pversion += 1;
+            let t = Instant::now();
+            host.change(&plain, vec![(Some(edit.0.clone()), edit.1.to_string())], pversion);
+            std::hint::black_box(host.snapshot().diagnostics(&plain).expect("fresh"));
+            plains.push(t.elapsed());
+        }
+    }
     // A keystroke in a `parameters/` layer -> the hover on the value it sets and the
     // diagnostics of the file that reads it.
     let layer = root.join("f0/parameters/os_family/Debian.yaml");
@@ -453,6 +469,12 @@ fn formulas(root: &Path) {
         keys.len(),
         ms(percentile(&mut keys, 0.5)),
         ms(percentile(&mut keys, 0.99))
+    );
+    println!(
+        "  keystroke in a plain SLS file of the highstate -> its diagnostics ({} samples): p50 {}  p99 {}",
+        plains.len(),
+        ms(percentile(&mut plains, 0.5)),
+        ms(percentile(&mut plains, 0.99))
     );
     println!(
         "  keystroke in a parameters/ layer -> the value's hover and the reader's diagnostics ({} samples): p50 {}  p99 {}",

@@ -253,7 +253,15 @@ fn patch(old: Arc<Compiled>, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Worksp
 enum Redo {
     /// It rendered before and does now, declaring the same states: these argument values
     /// changed.
-    Values { i: usize, old: Arc<render::memo::Entry>, new: Arc<render::memo::Entry>, changes: Vec<crate::state::patch::ArgChange> },
+    /// (`edit`: the file's own text changed and it is plain YAML, whose data is located in its
+    /// text: every location after the edit moves.)
+    Values {
+        i: usize,
+        old: Arc<render::memo::Entry>,
+        new: Arc<render::memo::Entry>,
+        changes: Vec<crate::state::patch::ArgChange>,
+        edit: Option<crate::state::patch::Edit>,
+    },
     /// It failed to render before and does again (it declares nothing either way): its error
     /// is this one now, after these reads.
     Error { i: usize, error: SaltError, reads: Reads, file: crate::value::FileId },
@@ -308,9 +316,18 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     let recorder = Arc::new(Recorder::new(fs.clone()));
     let jinja = jinja_setup(&recorder, roots, minion, &opts, memo);
     let mut files = old.files.clone();
+    let mut edits = Vec::new();
     for c in changed {
-        if files.id(c).is_some() {
-            files.add(c.clone(), Arc::from(fs.read(c).ok()?));
+        if let Some(id) = files.id(c) {
+            let text: Arc<str> = Arc::from(fs.read(c).ok()?);
+            let was = files.text(id);
+            // A plain file's data is located in its text (a template's in the file only).
+            match (render::is_templated(was), render::is_templated(&text)) {
+                (true, true) => {}
+                (false, false) => edits.push((c.clone(), crate::state::patch::Edit::between(id, was, &text))),
+                _ => return None,
+            }
+            files.add(c.clone(), text);
         }
     }
     let mut renders = Vec::new();
@@ -321,8 +338,12 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
         let (part, mut errors) = builder.render_alone(&r.sls, &r.env);
         match (&r.part, part) {
             (Some(Part::Kept(old)), Some(Part::Kept(new))) if errors.is_empty() => {
-                let changes = patch::changed_args(&old.val, &new.val)?;
-                renders.push(Redo::Values { i, old: old.clone(), new, changes });
+                let edit = r.file.as_ref().and_then(|f| edits.iter().find(|(p, _)| *p == f.path)).map(|(_, e)| *e);
+                let changes = match &edit {
+                    Some(edit) => patch::changed_args_after(&old.val, &new.val, edit)?,
+                    None => patch::changed_args(&old.val, &new.val)?,
+                };
+                renders.push(Redo::Values { i, old: old.clone(), new, changes, edit });
             }
             (Some(Part::Failed(_)), Some(Part::Failed(reads))) if errors.len() == 1 => {
                 let error = errors.pop()?;
@@ -367,9 +388,11 @@ fn patched(old: Arc<Compiled>, (renders, files, more): Redone, changed: &[PathBu
 fn patch_one(low: &mut LowState, facts: &crate::state::patch::Facts, redo: Redo) -> bool {
     use crate::state::highstate::Part;
     match redo {
-        Redo::Values { i, old, new, changes } => {
+        Redo::Values { i, old, new, changes, edit } => {
             let (env, sls) = (low.highstate.rendered[i].env.clone(), low.highstate.rendered[i].sls.clone());
-            if !crate::state::patch::apply(low, facts, &env, &sls, &changes) {
+            // Everything of the file moves to the new text first; the changed values come
+            // from the new render, already there.
+            if edit.is_some_and(|edit| !edit.shift_low(low)) || !crate::state::patch::apply(low, facts, &env, &sls, &changes) {
                 return false;
             }
             // The file's render hints where its earlier ones were: renders add theirs in order.
@@ -997,22 +1020,39 @@ u-{{ i }}:
             String::from("#- salt-analyzer.yaml\nfile_roots: {base: [base]}\nminions:\n  m: {grains: {os: x}}\n#- base/top.sls\nbase:\n  '*': [a, b, c]\n");
         fs.push_str(&format!("#- base/lib.jinja\n{{%- set shared = {{'n': '{}', 'c': '{}'}} %}}\n", pool[next(8)], pool[next(8)]));
         let mut values = Vec::new();
+        // `c` is plain YAML in half the trees: its values are written in it, located in its
+        // text, and an edit moves what follows.
+        let plain_c = next(2) == 0;
         for f in ["a", "b", "c"] {
+            let plain = plain_c && f == "c";
+            let path = format!("/ws/base/{f}.sls");
             let states = 1 + next(4);
             let mut vars = Vec::new();
             let mut body = String::new();
             for k in 0..states {
                 let id = format!("{f}{k}");
                 vars.push(format!("'n{k}': '{}', 'c{k}': '{}'", pool[next(8)], pool[next(8)]));
-                values.push((format!("/ws/base/{f}.sls"), format!("n{k}")));
-                values.push((format!("/ws/base/{f}.sls"), format!("c{k}")));
                 body.push_str(&format!("{id}:\n  {}:\n", funs[next(funs.len())]));
-                body.push_str(&match next(4) {
-                    0 => "    - name: {{ shared.n }}\n".to_string(),
-                    1 => format!("    - names: ['{{{{ v.n{k} }}}}', '{}']\n", pool[next(8)]),
-                    _ => format!("    - name: '{{{{ v.n{k} }}}}'\n"),
-                });
-                body.push_str(&format!("    - contents: '{{{{ v.c{k} }}}} {{{{ shared.c }}}}'\n"));
+                if plain {
+                    let name = match next(3) {
+                        0 => format!("    # n{k}\n    - names: ['{}', '{}']\n", pool[next(8)], pool[next(8)]),
+                        _ => format!("    # n{k}\n    - name: '{}'\n", pool[next(8)]),
+                    };
+                    values.push((path.clone(), name[..name.rfind('\'').and_then(|e| name[..e].rfind('\'')).map_or(0, |q| q + 1)].to_string()));
+                    body.push_str(&name);
+                    let contents = format!("    # c{k}\n    - contents: '{}'\n", pool[next(8)]);
+                    values.push((path.clone(), format!("# c{k}\n    - contents: '")));
+                    body.push_str(&contents);
+                } else {
+                    values.push((path.clone(), format!("'n{k}': '")));
+                    values.push((path.clone(), format!("'c{k}': '")));
+                    body.push_str(&match next(4) {
+                        0 => "    - name: {{ shared.n }}\n".to_string(),
+                        1 => format!("    - names: ['{{{{ v.n{k} }}}}', '{}']\n", pool[next(8)]),
+                        _ => format!("    - name: '{{{{ v.n{k} }}}}'\n"),
+                    });
+                    body.push_str(&format!("    - contents: '{{{{ v.c{k} }}}} {{{{ shared.c }}}}'\n"));
+                }
                 if next(3) == 0 {
                     body.push_str(&format!("    - order: {}\n", next(3)));
                 }
@@ -1030,10 +1070,14 @@ u-{{ i }}:
             if next(15) == 0 {
                 body.push_str("extend:\n  a0:\n    test.nop:\n      - contents: extended\n");
             }
-            fs.push_str(&format!("#- base/{f}.sls\n{{%- from 'lib.jinja' import shared %}}\n{{%- set v = {{{}}} %}}\n{body}", vars.join(", ")));
+            if plain {
+                fs.push_str(&format!("#- base/{f}.sls\n{body}"));
+            } else {
+                fs.push_str(&format!("#- base/{f}.sls\n{{%- from 'lib.jinja' import shared %}}\n{{%- set v = {{{}}} %}}\n{body}", vars.join(", ")));
+            }
         }
-        values.push(("/ws/base/lib.jinja".into(), "n".into()));
-        values.push(("/ws/base/lib.jinja".into(), "c".into()));
+        values.push(("/ws/base/lib.jinja".into(), "'n': '".into()));
+        values.push(("/ws/base/lib.jinja".into(), "'c': '".into()));
         (MemFs::from_fixture(&fs), values)
     }
 
@@ -1054,8 +1098,8 @@ u-{{ i }}:
             for e in 0..12u64 {
                 let (path, key) = &values[((seed * 31 + e * 7) as usize) % values.len()];
                 let text = fs.files[Path::new(path)].clone();
-                let Some(at) = text.find(&format!("'{key}': '")) else { continue };
-                let start = at + key.len() + 5;
+                let Some(at) = text.find(key.as_str()) else { continue };
+                let start = at + key.len();
                 let end = start + text[start..].find('\'').expect("a quoted value");
                 let value = pool[((seed + e * 3) as usize) % pool.len()];
                 fs.files.insert(path.into(), format!("{}{value}{}", &text[..start], &text[end..]));
@@ -1070,6 +1114,67 @@ u-{{ i }}:
         // Most edits change a value or a name no requisite names: many are patched.
         assert!(patched * 4 > edits, "{patched} of {edits} edits patched");
         eprintln!("{patched} of {edits} edits patched");
+    }
+
+    #[test]
+    fn an_edit_in_a_plain_file_moves_what_follows_it() {
+        let mut fs = MemFs::from_fixture(
+            "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+minions:
+  m: {grains: {os: ß}}
+#- base/top.sls
+base:
+  '*': [plain, other]
+#- base/plain.sls
+ß-conf:
+  file.managed:
+    - name: /etc/ß.conf
+    - contents: ℝ
+    - require:
+      - user: 💣
+💣:
+  user.present:
+    - home: /home/💣
+    - bogus: 1
+#- base/other.sls
+other:
+  test.nop:
+    - require_in:
+      - user: 💣
+",
+        );
+        let (ws, roots) = setup(&fs);
+        let memo = Memo::keeping_renders();
+        let mut cache = MinionCache::default();
+        let req = Request::new(Some("m"), Scope::Highstate);
+        let mut check = |fs: &MemFs, patched: bool, why: &str| {
+            let (before, compiles) = (cache.patches, cache.compiles);
+            let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
+            assert_eq!((cache.patches - before, cache.compiles - compiles), if patched { (1, 0) } else { (0, 1) }, "{why}");
+            assert_eq!(answer(&c), answer(&compile(Arc::new(fs.clone()), &ws, &roots, &req)), "{why}");
+            c
+        };
+        let first = check(&fs, false, "the first compile");
+        assert!(first.low.as_ref().is_some_and(|l| l.calls.iter().any(|e| e.message.contains("bogus"))), "the unknown argument is found");
+        let path = "/ws/base/plain.sls";
+        let edit = |fs: &mut MemFs, from: &str, to: &str| {
+            let text = fs.files[Path::new(path)].replace(from, to);
+            fs.files.insert(path.into(), text);
+        };
+        // Longer, shorter, a name: what follows (the requisite, the other state, the unknown
+        // argument's place) moves.
+        edit(&mut fs, "contents: ℝ", "contents: ℝℝℝ");
+        check(&fs, true, "a longer value");
+        edit(&mut fs, "/home/💣", "/h");
+        check(&fs, true, "a shorter value after the requisite");
+        edit(&mut fs, "/etc/ß.conf", "/etc/ß-2.conf");
+        check(&fs, true, "a name");
+        edit(&mut fs, "user: 💣", "user:  💣");
+        check(&fs, false, "a requisite, even one that reads the same");
+        edit(&mut fs, "contents: ℝℝℝ", "contents: 💣");
+        check(&fs, false, "a value a requisite names");
     }
 
     #[test]

@@ -5,13 +5,15 @@
 //!
 //! Exact because nothing between the render and the low chunks reads a plain argument's
 //! value (one that is no Salt keyword: not `name`, `names`, a requisite, `order`, `onlyif`
-//! ...) but the chunk that carries it: `verify_high`, `_in` requisites, ordering and the
-//! call check look at keys, functions and keywords only. `extend` and `use` copy values
-//! between states, so a highstate with either is compiled again.
+//! ...) but the chunk that carries it: `verify_high`, ordering and the call check look at
+//! keys, functions and keywords only, and `_in` requisites at values only where a requisite
+//! names them (`find_name` matches any one-key argument), which [`apply`] checks. `extend`
+//! and `use` copy values between states, so a highstate with either is compiled again.
 
+use crate::diagnostic::SaltError;
 use crate::requisites::is_internal_keyword;
 use crate::state::lowstate::LowState;
-use crate::value::{Dict, Val, V};
+use crate::value::{Dict, Loc, Val, V};
 
 /// A state argument whose value an edit changed: state ID `id`, module `module`, argument
 /// `key`, new value `value`.
@@ -23,25 +25,134 @@ pub struct ArgChange {
     pub value: Val,
 }
 
-/// Whether two values are the same value of the same type, written in the same place (Python
-/// equality is looser: `1 == True`, dicts in any order).
-pub fn identical(a: &Val, b: &Val) -> bool {
-    a.at == b.at
+/// An edit of one file's text, as the spans of its data see it: bytes `start..old_end` of
+/// the old text became `start..new_end` of the new one. A span before the edit stays, one
+/// after it moves by the difference, one across it has no place in the new text.
+#[derive(Debug, Clone, Copy)]
+pub struct Edit {
+    pub file: crate::value::FileId,
+    pub start: usize,
+    pub old_end: usize,
+    pub new_end: usize,
+}
+
+impl Edit {
+    /// The edit between two texts of file `file`: their common prefix and suffix kept.
+    pub fn between(file: crate::value::FileId, old: &str, new: &str) -> Edit {
+        let start = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+        let room = old.len().min(new.len()) - start;
+        let tail = old.bytes().rev().zip(new.bytes().rev()).take(room).take_while(|(a, b)| a == b).count();
+        Edit { file, start, old_end: old.len() - tail, new_end: new.len() - tail }
+    }
+
+    /// Where `loc` is in the new text: `None` when it lies across the edit.
+    pub fn moved(&self, loc: &Option<Loc>) -> Option<Option<Loc>> {
+        let Some(l) = loc.as_ref().filter(|l| l.file == self.file) else { return Some(loc.clone()) };
+        if l.span.end <= self.start {
+            Some(loc.clone())
+        } else if l.span.start >= self.old_end {
+            let by = |x: usize| x + self.new_end - self.old_end;
+            Some(Some(Loc { file: l.file, span: by(l.span.start)..by(l.span.end) }))
+        } else {
+            None
+        }
+    }
+
+    /// Moves a location that must have one (`false`: it lies across the edit).
+    fn shift(&self, loc: &mut Option<Loc>) -> bool {
+        match self.moved(loc) {
+            Some(moved) => {
+                *loc = moved;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Moves every location in `v`; one across the edit is left (it belongs to a value the
+    /// patch replaces).
+    fn shift_val(&self, v: &mut Val) {
+        if let Some(Some(moved)) = self.moved(&v.at) {
+            v.at = Some(moved);
+        }
+        match &mut v.v {
+            V::List(l) => l.iter_mut().for_each(|x| self.shift_val(x)),
+            V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
+                self.shift_val(k);
+                self.shift_val(x)
+            }),
+            _ => {}
+        }
+    }
+
+    /// Moves an error's locations; `false` when one lies across the edit.
+    fn shift_error(&self, e: &mut SaltError) -> bool {
+        self.shift(&mut e.loc) && e.related.iter_mut().all(|(l, _)| self.shift_located(l)) && e.cycle_ids.iter_mut().all(|(_, l)| self.shift(l))
+    }
+
+    fn shift_located(&self, l: &mut Loc) -> bool {
+        let mut at = Some(l.clone());
+        let ok = self.shift(&mut at);
+        if let Some(moved) = at {
+            *l = moved;
+        }
+        ok
+    }
+
+    /// Moves every location of `low` in the edited file (high data, chunks, errors, hints,
+    /// includes); `false` when an error or an include lies across the edit.
+    pub fn shift_low(&self, low: &mut LowState) -> bool {
+        for (k, v) in &mut low.highstate.high.0 {
+            self.shift_val(k);
+            self.shift_val(v);
+        }
+        for chunk in low.chunks.iter_mut().flatten() {
+            for (k, v) in &mut chunk.d.0 {
+                self.shift_val(k);
+                self.shift_val(v);
+            }
+            if !self.shift(&mut chunk.id_loc) {
+                return false;
+            }
+        }
+        let errors =
+            low.show_errors.iter_mut().chain(&mut low.apply_errors).chain(&mut low.calls).chain(&mut low.highstate.errors).chain(&mut low.highstate.hints);
+        for e in errors {
+            if !self.shift_error(e) {
+                return false;
+            }
+        }
+        low.highstate.rendered.iter_mut().flat_map(|r| &mut r.includes).all(|i| self.shift(&mut i.loc))
+    }
+}
+
+/// How [`changed_args`] compares locations: where an old one is in the new text.
+type Places<'a> = &'a dyn Fn(&Option<Loc>) -> Option<Option<Loc>>;
+
+/// Whether two values are the same value of the same type, written in the same place (after
+/// `places` moved the old one; Python equality is looser: `1 == True`, dicts in any order).
+fn identical_at(a: &Val, b: &Val, places: Places) -> bool {
+    places(&a.at).is_some_and(|at| at == b.at)
         && match (&a.v, &b.v) {
             (V::None, V::None) => true,
             (V::Bool(x), V::Bool(y)) => x == y,
             (V::Int(x), V::Int(y)) => x == y,
             (V::Float(x), V::Float(y)) => x.to_bits() == y.to_bits(),
             (V::Str(x), V::Str(y)) => x == y,
-            (V::List(x), V::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| identical(p, q)),
-            (V::Dict(x), V::Dict(y)) => same_keys(x, y) && x.0.iter().zip(&y.0).all(|((_, p), (_, q))| identical(p, q)),
+            (V::List(x), V::List(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| identical_at(p, q, places)),
+            (V::Dict(x), V::Dict(y)) => same_keys(x, y, places) && x.0.iter().zip(&y.0).all(|((_, p), (_, q))| identical_at(p, q, places)),
             _ => false,
         }
 }
 
+/// Whether two values are the same value of the same type, written in the same place.
+pub fn identical(a: &Val, b: &Val) -> bool {
+    identical_at(a, b, &|l| Some(l.clone()))
+}
+
 /// The same keys in the same order.
-fn same_keys(a: &Dict, b: &Dict) -> bool {
-    a.0.len() == b.0.len() && a.0.iter().zip(&b.0).all(|((k, _), (l, _))| identical(k, l))
+fn same_keys(a: &Dict, b: &Dict, places: Places) -> bool {
+    a.0.len() == b.0.len() && a.0.iter().zip(&b.0).all(|((k, _), (l, _))| identical_at(k, l, places))
 }
 
 /// Whether an argument's value only ever reaches its own chunk: not a keyword Salt reads while
@@ -63,8 +174,20 @@ fn module(key: &str) -> &str {
 /// argument given twice in one list, a module declared twice under one ID and `names` with
 /// per-name arguments are left to a full compile.
 pub fn changed_args(old: &Val, new: &Val) -> Option<Vec<ArgChange>> {
+    changed_args_at(old, new, &|l| Some(l.clone()))
+}
+
+/// [`changed_args`] of a file whose text had `edit` (a plain file's data is located in its
+/// text: what follows the edit moved).
+pub fn changed_args_after(old: &Val, new: &Val, edit: &Edit) -> Option<Vec<ArgChange>> {
+    changed_args_at(old, new, &|l| edit.moved(l))
+}
+
+fn changed_args_at(old: &Val, new: &Val, places: Places) -> Option<Vec<ArgChange>> {
+    let identical = |a: &Val, b: &Val| identical_at(a, b, places);
     let (V::Dict(old), V::Dict(new)) = (&old.v, &new.v) else { return identical(old, new).then(Vec::new) };
-    if !same_keys(old, new) {
+    // (The document's own location is not kept by a compile, and spans the edit.)
+    if !same_keys(old, new, places) {
         return None;
     }
     let mut changes = Vec::new();
@@ -72,7 +195,7 @@ pub fn changed_args(old: &Val, new: &Val) -> Option<Vec<ArgChange>> {
         let key = id.as_str();
         let state_like = key.is_some_and(|k| !matches!(k, "include" | "extend" | "exclude") && !k.starts_with("__"));
         match (&a.v, &b.v) {
-            (V::Dict(a), V::Dict(b)) if state_like => body_changes(id, a, b, &mut changes)?,
+            (V::Dict(a), V::Dict(b)) if state_like => body_changes(id, a, b, places, &mut changes)?,
             _ if identical(a, b) => {}
             _ => return None,
         }
@@ -81,8 +204,9 @@ pub fn changed_args(old: &Val, new: &Val) -> Option<Vec<ArgChange>> {
 }
 
 /// [`changed_args`] within one state's body.
-fn body_changes(id: &Val, old: &Dict, new: &Dict, changes: &mut Vec<ArgChange>) -> Option<()> {
-    if !same_keys(old, new) {
+fn body_changes(id: &Val, old: &Dict, new: &Dict, places: Places, changes: &mut Vec<ArgChange>) -> Option<()> {
+    let identical = |a: &Val, b: &Val| identical_at(a, b, places);
+    if !same_keys(old, new, places) {
         return None;
     }
     let mut modules: Vec<&str> = Vec::new();
@@ -116,7 +240,7 @@ fn body_changes(id: &Val, old: &Dict, new: &Dict, changes: &mut Vec<ArgChange>) 
                 }
                 return None;
             };
-            if !same_keys(x, y) {
+            if !same_keys(x, y, places) {
                 return None;
             }
             for ((k, p), (_, q)) in x.0.iter().zip(&y.0) {
@@ -141,9 +265,10 @@ pub struct Facts {
     /// Some state copies another's arguments (`use`, `use_in`) or the highstate extends
     /// states: a changed value may then show up in other states too.
     pub copies_arguments: bool,
-    /// Every string in a requisite argument (keys too); `None` when one is a glob, which could
-    /// match any name.
-    targets: Option<std::collections::HashSet<String>>,
+    /// Every string in a requisite argument (keys too).
+    targets: std::collections::HashSet<String>,
+    /// One of them is a glob, which could match any name.
+    glob: bool,
 }
 
 /// The [`Facts`] of rendered high data.
@@ -155,7 +280,7 @@ pub fn facts(high: &Dict) -> Facts {
         strings(v, &mut strings_in);
     }
     let glob = strings_in.iter().any(|t| crate::py::fnmatch::has_magic(t));
-    Facts { copies_arguments, targets: (!glob).then(|| strings_in.into_iter().map(str::to_string).collect()) }
+    Facts { copies_arguments, targets: strings_in.into_iter().map(str::to_string).collect(), glob }
 }
 
 /// Every requisite argument of `high`'s states (any requisite or `_in` keyword), as
@@ -190,22 +315,35 @@ fn strings<'v>(v: &'v Val, out: &mut Vec<&'v str>) {
 /// Whether the state `id`'s `module` chunk may be renamed from `old` to `new` without a
 /// compile seeing the difference anywhere but in that chunk: both are strings, the state has
 /// no `names`, the compile has no errors (their messages name states), no requisite
-/// anywhere names either (or is a glob), and no other chunk's ordering label
-/// (`state + name + fun`, the tie-break among equal orders) lies between the old label and
-/// the new one.
+/// anywhere names either (or is a glob), and the chunk's ordering label (`state + name +
+/// fun`, the tie-break among equal orders) cannot decide anything: its own order is unique,
+/// or no other chunk's label lies between the old label and the new one.
 fn renamable(low: &LowState, facts: &Facts, id: &str, module: &str, old: &Val, new: &Val) -> bool {
     let (Some(old), Some(new)) = (old.as_str(), new.as_str()) else { return false };
     let Some(chunks) = &low.chunks else { return false };
     if !low.show_errors.is_empty() || !low.apply_errors.is_empty() {
         return false;
     }
-    if facts.targets.as_ref().is_none_or(|t| t.contains(old) || t.contains(new)) {
+    if facts.glob || facts.targets.contains(old) || facts.targets.contains(new) {
         return false;
     }
     let mut mine = chunks.iter().filter(|c| c.d.get("__id__").and_then(Val::as_str) == Some(id) && c.d.get("state").and_then(Val::as_str) == Some(module));
     let (Some(chunk), None) = (mine.next(), mine.next()) else { return false };
     if chunk.d.contains("name_order") || chunk.d.get("name").and_then(Val::as_str) != Some(old) {
         return false;
+    }
+    // The label breaks ties of the order key (the order after requisites, then the chunk's own
+    // order, numeric once ordered): a chunk whose own order no other chunk has never ties.
+    let own = |c: &crate::state::compile::Chunk| match c.d.get("order").map(|v| &v.v) {
+        Some(V::Int(i)) => Some(*i as f64),
+        Some(V::Float(f)) => Some(*f),
+        Some(V::Bool(b)) => Some(*b as i64 as f64),
+        _ => None,
+    };
+    if let Some(mine) = own(chunk) {
+        if chunks.iter().filter(|c| !std::ptr::eq(*c, chunk)).all(|c| own(c).is_some_and(|o| o != mine)) {
+            return true;
+        }
     }
     let fun = chunk.d.get("fun").and_then(Val::as_str).unwrap_or("");
     let label = |name: &str| format!("{module}{name}{fun}");
@@ -237,6 +375,12 @@ fn apply_one(low: &mut LowState, facts: &Facts, env: &str, sls: &str, change: &A
         let Some(run) = body.get(&change.module).and_then(Val::as_list).filter(|_| from_file(body)) else { return false };
         let olds: Vec<&Val> = run.iter().filter_map(Val::as_dict).filter_map(|d| d.get(&change.key)).collect();
         if olds.len() != 1 || (change.key == "name" && !renamable(low, facts, &id, &change.module, olds[0], &change.value)) {
+            return false;
+        }
+        // An `_in` requisite finds its target by any one-key argument whose value is the
+        // name it gives (`find_name`), not only by `name`: a value a requisite names is no
+        // plain value.
+        if [olds[0], &change.value].iter().any(|v| v.as_str().is_some_and(|s| facts.targets.contains(s))) {
             return false;
         }
     }
