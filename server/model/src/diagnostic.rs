@@ -120,6 +120,10 @@ pub struct SaltError {
 }
 
 impl SaltError {
+    /// Calls `f` on every location of the error (its own, the related places, the cycle's).
+    pub fn locs_mut(&mut self, f: &mut dyn FnMut(&mut Loc)) {
+        self.loc.iter_mut().chain(self.related.iter_mut().map(|(l, _)| l)).chain(self.cycle_ids.iter_mut().filter_map(|(_, l)| l.as_mut())).for_each(f);
+    }
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
         SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None, cycle_ids: Vec::new(), in_template: None }
     }

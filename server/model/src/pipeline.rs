@@ -324,7 +324,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
             // A plain file's data is located in its text (a template's in the file only).
             match (render::is_templated(was), render::is_templated(&text)) {
                 (true, true) => {}
-                (false, false) => edits.push((c.clone(), crate::state::patch::Edit::between(id, was, &text))),
+                (false, false) => edits.extend(crate::state::patch::Edit::between(id, was, &text).map(|e| (c.clone(), e))),
                 _ => return None,
             }
             files.add(c.clone(), text);
@@ -392,7 +392,7 @@ fn patch_one(low: &mut LowState, facts: &crate::state::patch::Facts, redo: Redo)
             let (env, sls) = (low.highstate.rendered[i].env.clone(), low.highstate.rendered[i].sls.clone());
             // Everything of the file moves to the new text first; the changed values come
             // from the new render, already there.
-            if edit.is_some_and(|edit| !edit.shift_low(low)) || !crate::state::patch::apply(low, facts, &env, &sls, &changes) {
+            if edit.is_some_and(|edit| !crate::state::patch::shift_low(&edit, low)) || !crate::state::patch::apply(low, facts, &env, &sls, &changes) {
                 return false;
             }
             // The file's render hints where its earlier ones were: renders add theirs in order.

@@ -70,7 +70,62 @@ impl V {
     }
 }
 
+/// An edit of one file's text as the locations of its data see it: bytes `start..old_end` of
+/// the old text became `start..new_end` of the new one (their common prefix and suffix kept).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TextEdit {
+    pub file: FileId,
+    pub start: usize,
+    pub old_end: usize,
+    pub new_end: usize,
+}
+
+impl TextEdit {
+    /// The edit between two texts of `file`; `None` when they are equal.
+    pub fn between(file: FileId, old: &str, new: &str) -> Option<TextEdit> {
+        let syntax::text_diff::Changed { start, old_end, new_end } = syntax::text_diff::changed(old, new)?;
+        Some(TextEdit { file, start, old_end, new_end })
+    }
+
+    /// Where `loc` is in the new text: the same before the edit (or in another file), moved
+    /// after it, `None` across it.
+    pub fn moved(&self, loc: &Loc) -> Option<Loc> {
+        if loc.file != self.file || loc.span.end <= self.start {
+            Some(loc.clone())
+        } else if loc.span.start >= self.old_end {
+            Some(self.after(loc))
+        } else {
+            None
+        }
+    }
+
+    /// Moves `loc` when it lies after the edit (one across it stays where it was).
+    pub fn shift_after(&self, loc: &mut Loc) {
+        if loc.file == self.file && loc.span.start >= self.old_end {
+            *loc = self.after(loc);
+        }
+    }
+
+    fn after(&self, loc: &Loc) -> Loc {
+        let by = |x: usize| x - self.old_end + self.new_end;
+        Loc { file: loc.file, span: by(loc.span.start)..by(loc.span.end) }
+    }
+}
+
 impl Val {
+    /// Calls `f` on the location of this value and of every key and value inside it.
+    pub fn locs_mut(&mut self, f: &mut dyn FnMut(&mut Option<Loc>)) {
+        f(&mut self.at);
+        match &mut self.v {
+            V::List(l) => l.iter_mut().for_each(|x| x.locs_mut(f)),
+            V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
+                k.locs_mut(f);
+                x.locs_mut(f)
+            }),
+            _ => {}
+        }
+    }
+
     pub fn new(v: V) -> Val {
         Val { v, at: None }
     }

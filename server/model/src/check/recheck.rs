@@ -101,60 +101,21 @@ impl CheckContext {
     }
 }
 
-/// An edit of one file as the common prefix and suffix of its two texts leave it.
-struct Edit {
-    file: FileId,
-    /// Where the old and new texts start to differ.
-    start: usize,
-    /// Where the differing part of the old text ends.
-    old_end: usize,
-    /// Where the differing part of the new text ends.
-    new_end: usize,
+/// An edit of one file; a recheck moves the locations after it ([`TextEdit::shift_after`]).
+type Edit = crate::value::TextEdit;
+
+/// Moves every location of `v` that lies after `edit`.
+fn shift_val(edit: &Edit, v: &mut Val) {
+    v.locs_mut(&mut |at| {
+        if let Some(at) = at {
+            edit.shift_after(at);
+        }
+    });
 }
 
-impl Edit {
-    /// `None` when the texts are equal.
-    fn new(file: FileId, old: &str, new: &str) -> Option<Edit> {
-        let syntax::text_diff::Changed { start, old_end, new_end } = syntax::text_diff::changed(old, new)?;
-        Some(Edit { file, start, old_end, new_end })
-    }
-
-    /// Move a location of the old text to where the same text is in the new one (locations
-    /// after the edit; those before it, and those of other files, stay).
-    fn shift(&self, loc: &mut Loc) {
-        if loc.file == self.file && loc.span.start >= self.old_end {
-            loc.span.start = loc.span.start - self.old_end + self.new_end;
-            loc.span.end = loc.span.end - self.old_end + self.new_end;
-        }
-    }
-
-    fn shift_val(&self, v: &mut Val) {
-        if let Some(at) = &mut v.at {
-            self.shift(at);
-        }
-        match &mut v.v {
-            V::List(items) => items.iter_mut().for_each(|x| self.shift_val(x)),
-            V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
-                self.shift_val(k);
-                self.shift_val(x)
-            }),
-            _ => {}
-        }
-    }
-
-    fn shift_error(&self, e: &mut SaltError) {
-        if let Some(at) = &mut e.loc {
-            self.shift(at);
-        }
-        for (at, _) in &mut e.related {
-            self.shift(at);
-        }
-        for (_, at) in &mut e.cycle_ids {
-            if let Some(at) = at {
-                self.shift(at);
-            }
-        }
-    }
+/// Moves every location of `e` that lies after `edit`.
+fn shift_error(edit: &Edit, e: &mut SaltError) {
+    e.locs_mut(&mut |at| edit.shift_after(at));
 }
 
 /// Whether a state's chunks are made from its own declaration alone (which `extend`,
@@ -252,15 +213,15 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
         let from_file = k.at.as_ref().is_some_and(|l| l.file == file);
         let special = k.as_str().is_some_and(|k| k.starts_with("__"));
         if i != pos && (special || (from_file && k.at.as_ref().is_some_and(|l| l.span.start >= edit.old_end))) {
-            edit.shift_val(k);
-            edit.shift_val(v);
+            shift_val(&edit, k);
+            shift_val(&edit, v);
         }
     }
     s.highstate.high.0[pos].1 = body;
     for r in &mut s.highstate.rendered {
         for inc in &mut r.includes {
             if let Some(at) = &mut inc.loc {
-                edit.shift(at);
+                edit.shift_after(at);
             }
         }
     }
@@ -269,9 +230,9 @@ fn patch(s: &mut Session, ws: &Workspace, file: FileId, text: String) -> Option<
     tests::KEPT[usize::from(keep_ordering)].fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // The other states' call problems move with their states (the edited state's are judged
     // again by the caller).
-    s.calls.iter_mut().for_each(|e| edit.shift_error(e));
+    s.calls.iter_mut().for_each(|e| shift_error(&edit, e));
     if keep_ordering {
-        s.ordering.iter_mut().for_each(|e| edit.shift_error(e));
+        s.ordering.iter_mut().for_each(|e| shift_error(&edit, e));
     } else {
         s.ordering = ordering_errors(&s.highstate.high);
         (s.targets, s.magic) = requisite_targets(&s.highstate.high);
@@ -286,7 +247,7 @@ fn locate(file: FileId, old: &str, new: &str) -> Option<(Edit, usize, usize, usi
     if crate::render::is_templated(old) || crate::render::is_templated(new) {
         return None;
     }
-    let edit = Edit::new(file, old, new)?;
+    let edit = Edit::between(file, old, new)?;
     let keys = syntax::yaml_reuse::key_line_starts(old)?;
     let at = keys.partition_point(|&k| k <= edit.start).checked_sub(1)?;
     let block = keys[at];

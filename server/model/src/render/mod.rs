@@ -143,15 +143,7 @@ pub fn place_in_template(
 }
 
 fn clear_spans(v: &mut Val, file: FileId) {
-    v.at = Some(Loc { file, span: 0..0 });
-    match &mut v.v {
-        V::List(l) => l.iter_mut().for_each(|x| clear_spans(x, file)),
-        V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
-            clear_spans(k, file);
-            clear_spans(x, file)
-        }),
-        _ => {}
-    }
+    v.locs_mut(&mut |at| *at = Some(Loc { file, span: 0..0 }));
 }
 
 /// The data step of the file's renderer pipe (`yaml`, or `json`) on `rendered` (the Jinja

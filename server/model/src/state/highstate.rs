@@ -544,17 +544,11 @@ impl<'a> Builder<'a> {
 
 /// Puts data parsed ahead ([`PREFETCHED`]) in file `id`.
 fn relocate(v: &mut Val, id: crate::value::FileId) {
-    if let Some(at) = v.at.as_mut().filter(|at| at.file == PREFETCHED) {
-        at.file = id;
-    }
-    match &mut v.v {
-        V::List(l) => l.iter_mut().for_each(|x| relocate(x, id)),
-        V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
-            relocate(k, id);
-            relocate(x, id)
-        }),
-        _ => {}
-    }
+    v.locs_mut(&mut |at| {
+        if let Some(at) = at.as_mut().filter(|at| at.file == PREFETCHED) {
+            at.file = id;
+        }
+    });
 }
 
 /// The (env, SLS name) pairs the `include` list of `data` (SLS `sls` of `env`) names, as far

@@ -10,7 +10,6 @@
 //! names them (`find_name` matches any one-key argument), which [`apply`] checks. `extend`
 //! and `use` copy values between states, so a highstate with either is compiled again.
 
-use crate::diagnostic::SaltError;
 use crate::requisites::is_internal_keyword;
 use crate::state::lowstate::LowState;
 use crate::value::{Dict, Loc, Val, V};
@@ -25,105 +24,48 @@ pub struct ArgChange {
     pub value: Val,
 }
 
-/// An edit of one file's text, as the spans of its data see it: bytes `start..old_end` of
-/// the old text became `start..new_end` of the new one. A span before the edit stays, one
-/// after it moves by the difference, one across it has no place in the new text.
-#[derive(Debug, Clone, Copy)]
-pub struct Edit {
-    pub file: crate::value::FileId,
-    pub start: usize,
-    pub old_end: usize,
-    pub new_end: usize,
+/// The edit of a plain file's text (its data is located in it): what follows moves.
+pub type Edit = crate::value::TextEdit;
+
+/// Where an old location is in the edited text: `None` when it lies across the edit.
+fn moved(edit: &Edit, loc: &Option<Loc>) -> Option<Option<Loc>> {
+    match loc {
+        Some(l) => edit.moved(l).map(Some),
+        None => Some(None),
+    }
 }
 
-impl Edit {
-    /// The edit between two texts of file `file`: their common prefix and suffix kept.
-    pub fn between(file: crate::value::FileId, old: &str, new: &str) -> Edit {
-        let start = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
-        let room = old.len().min(new.len()) - start;
-        let tail = old.bytes().rev().zip(new.bytes().rev()).take(room).take_while(|(a, b)| a == b).count();
-        Edit { file, start, old_end: old.len() - tail, new_end: new.len() - tail }
+/// Moves every location of `low` in the edited file (high data, chunks, errors, hints,
+/// includes) to the new text; `false` when an error, an include or a state's ID lies across
+/// the edit. A value across it is left: it is one the patch replaces.
+pub fn shift_low(edit: &Edit, low: &mut LowState) -> bool {
+    let mut fits = true;
+    let mut value = |at: &mut Option<Loc>| {
+        if let Some(Some(moved)) = moved(edit, at) {
+            *at = Some(moved);
+        }
+    };
+    let mut must = |at: &mut Loc| match edit.moved(at) {
+        Some(moved) => *at = moved,
+        None => fits = false,
+    };
+    for (k, v) in &mut low.highstate.high.0 {
+        k.locs_mut(&mut value);
+        v.locs_mut(&mut value);
     }
-
-    /// Where `loc` is in the new text: `None` when it lies across the edit.
-    pub fn moved(&self, loc: &Option<Loc>) -> Option<Option<Loc>> {
-        let Some(l) = loc.as_ref().filter(|l| l.file == self.file) else { return Some(loc.clone()) };
-        if l.span.end <= self.start {
-            Some(loc.clone())
-        } else if l.span.start >= self.old_end {
-            let by = |x: usize| x + self.new_end - self.old_end;
-            Some(Some(Loc { file: l.file, span: by(l.span.start)..by(l.span.end) }))
-        } else {
-            None
+    for chunk in low.chunks.iter_mut().flatten() {
+        for (k, v) in &mut chunk.d.0 {
+            k.locs_mut(&mut value);
+            v.locs_mut(&mut value);
         }
+        chunk.id_loc.iter_mut().for_each(&mut must);
     }
-
-    /// Moves a location that must have one (`false`: it lies across the edit).
-    fn shift(&self, loc: &mut Option<Loc>) -> bool {
-        match self.moved(loc) {
-            Some(moved) => {
-                *loc = moved;
-                true
-            }
-            None => false,
-        }
+    let errors = low.show_errors.iter_mut().chain(&mut low.apply_errors).chain(&mut low.calls).chain(&mut low.highstate.errors).chain(&mut low.highstate.hints);
+    for e in errors {
+        e.locs_mut(&mut must);
     }
-
-    /// Moves every location in `v`; one across the edit is left (it belongs to a value the
-    /// patch replaces).
-    fn shift_val(&self, v: &mut Val) {
-        if let Some(Some(moved)) = self.moved(&v.at) {
-            v.at = Some(moved);
-        }
-        match &mut v.v {
-            V::List(l) => l.iter_mut().for_each(|x| self.shift_val(x)),
-            V::Dict(d) => d.0.iter_mut().for_each(|(k, x)| {
-                self.shift_val(k);
-                self.shift_val(x)
-            }),
-            _ => {}
-        }
-    }
-
-    /// Moves an error's locations; `false` when one lies across the edit.
-    fn shift_error(&self, e: &mut SaltError) -> bool {
-        self.shift(&mut e.loc) && e.related.iter_mut().all(|(l, _)| self.shift_located(l)) && e.cycle_ids.iter_mut().all(|(_, l)| self.shift(l))
-    }
-
-    fn shift_located(&self, l: &mut Loc) -> bool {
-        let mut at = Some(l.clone());
-        let ok = self.shift(&mut at);
-        if let Some(moved) = at {
-            *l = moved;
-        }
-        ok
-    }
-
-    /// Moves every location of `low` in the edited file (high data, chunks, errors, hints,
-    /// includes); `false` when an error or an include lies across the edit.
-    pub fn shift_low(&self, low: &mut LowState) -> bool {
-        for (k, v) in &mut low.highstate.high.0 {
-            self.shift_val(k);
-            self.shift_val(v);
-        }
-        for chunk in low.chunks.iter_mut().flatten() {
-            for (k, v) in &mut chunk.d.0 {
-                self.shift_val(k);
-                self.shift_val(v);
-            }
-            if !self.shift(&mut chunk.id_loc) {
-                return false;
-            }
-        }
-        let errors =
-            low.show_errors.iter_mut().chain(&mut low.apply_errors).chain(&mut low.calls).chain(&mut low.highstate.errors).chain(&mut low.highstate.hints);
-        for e in errors {
-            if !self.shift_error(e) {
-                return false;
-            }
-        }
-        low.highstate.rendered.iter_mut().flat_map(|r| &mut r.includes).all(|i| self.shift(&mut i.loc))
-    }
+    low.highstate.rendered.iter_mut().flat_map(|r| &mut r.includes).filter_map(|i| i.loc.as_mut()).for_each(&mut must);
+    fits
 }
 
 /// How [`changed_args`] compares locations: where an old one is in the new text.
@@ -180,7 +122,7 @@ pub fn changed_args(old: &Val, new: &Val) -> Option<Vec<ArgChange>> {
 /// [`changed_args`] of a file whose text had `edit` (a plain file's data is located in its
 /// text: what follows the edit moved).
 pub fn changed_args_after(old: &Val, new: &Val, edit: &Edit) -> Option<Vec<ArgChange>> {
-    changed_args_at(old, new, &|l| edit.moved(l))
+    changed_args_at(old, new, &|l| moved(edit, l))
 }
 
 fn changed_args_at(old: &Val, new: &Val, places: Places) -> Option<Vec<ArgChange>> {
