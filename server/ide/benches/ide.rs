@@ -344,6 +344,23 @@ fn templated(root: &Path) {
     );
 }
 
+/// `rounds` times, types an `x` at `at` in the open document `path` and deletes it: the time of
+/// each keystroke to the document's diagnostics.
+fn type_and_delete(host: &mut AnalysisHost, path: &Path, at: usize, rounds: usize) -> Vec<Duration> {
+    let mut samples = Vec::new();
+    let mut version = 1000;
+    for _ in 0..rounds {
+        for edit in [(at..at, "x"), (at..at + 1, "")] {
+            version += 1;
+            let t = Instant::now();
+            host.change(path, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
+            std::hint::black_box(host.snapshot().diagnostics(path).expect("fresh"));
+            samples.push(t.elapsed());
+        }
+    }
+    samples
+}
+
 /// Workload 6: `formulas` saltext-style formulas and `plain` plain SLS files, all assigned by
 /// the top file.
 fn formula_workspace(root: &Path, formulas: usize, plain: usize) {
@@ -397,34 +414,14 @@ fn formulas(root: &Path) {
     let cold = t.elapsed();
     let rss = peak_rss_mb();
     // A keystroke in a templated SLS -> its diagnostics (the highstate re-rendered).
-    let mut version = 1;
-    let mut keys = Vec::new();
     let at = text.find("/etc/f0.conf").expect("anchor") + "/etc/f0".len();
-    for _ in 0..rounds(100) {
-        for edit in [(at..at, "x"), (at..at + 1, "")] {
-            version += 1;
-            let t = Instant::now();
-            host.change(&sls, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
-            std::hint::black_box(host.snapshot().diagnostics(&sls).expect("fresh"));
-            keys.push(t.elapsed());
-        }
-    }
+    let mut keys = type_and_delete(&mut host, &sls, at, rounds(100));
     // A keystroke in a plain SLS file of the highstate -> its diagnostics.
     let plain = root.join("plain/d0/p0.sls");
     let ptext = std::fs::read_to_string(&plain).expect("read");
     host.open(&plain, &ptext, 1);
     let pat = ptext.find("name: p0").expect("anchor") + "name: p".len();
-    let mut plains = Vec::new();
-    let mut pversion = 1;
-    for _ in 0..rounds(100) {
-        for edit in [(pat..pat, "x"), (pat..pat + 1, "")] {
-            pversion += 1;
-            let t = Instant::now();
-            host.change(&plain, vec![(Some(edit.0.clone()), edit.1.to_string())], pversion);
-            std::hint::black_box(host.snapshot().diagnostics(&plain).expect("fresh"));
-            plains.push(t.elapsed());
-        }
-    }
+    let mut plains = type_and_delete(&mut host, &plain, pat, rounds(100));
     // A keystroke in a `parameters/` layer -> the hover on the value it sets and the
     // diagnostics of the file that reads it.
     let layer = root.join("f0/parameters/os_family/Debian.yaml");
