@@ -270,11 +270,6 @@ enum Redo {
 /// The files a patch renders again; the file table with the new texts; what the renders read.
 type Redone = (Vec<Redo>, FileTable, Reads);
 
-/// The message prefix of SLS `sls` of `env`'s render error (`Builder::fetch`'s).
-fn render_error_prefix(env: &str, sls: &str) -> String {
-    format!("Rendering SLS '{env}:{sls}' failed: ")
-}
-
 /// [`patch`]'s renders, when every changed file is read only by renders and each of them
 /// changes argument values only (or fails to render as it did).
 fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, req: &Request, memo: &Memo) -> Option<Redone> {
@@ -353,7 +348,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
                 let in_file = error.loc.as_ref().is_some_and(|l| l.file == file);
                 if !in_file
                     || error.code == Code::NotAnalysed
-                    || !error.message.starts_with(&render_error_prefix(&r.env, &r.sls))
+                    || !error.message.starts_with(&crate::state::highstate::render_error_prefix(&r.env, &r.sls))
                     || error.message.contains("is not available")
                 {
                     return None;
@@ -413,7 +408,7 @@ fn patch_one(low: &mut LowState, facts: &crate::state::patch::Facts, redo: Redo)
         Redo::Error { i, error, reads, file } => {
             // The render error is where it was, among the highstate's errors and at the same
             // place in what `show_low_sls` answers (which starts with them).
-            let prefix = render_error_prefix(&low.highstate.rendered[i].env, &low.highstate.rendered[i].sls);
+            let prefix = crate::state::highstate::render_error_prefix(&low.highstate.rendered[i].env, &low.highstate.rendered[i].sls);
             let mut at = low.highstate.errors.iter().enumerate().filter(|(_, e)| e.code != Code::NotAnalysed && e.message.starts_with(&prefix)).map(|(k, _)| k);
             let (Some(k), None) = (at.next(), at.next()) else { return false };
             if low.show_errors.get(k) != Some(&low.highstate.errors[k]) || low.highstate.errors[k].loc.as_ref().is_none_or(|l| l.file != file) {
@@ -689,7 +684,7 @@ fn compile_highstate(
     // Extending, `_in` requisites and excludes change a copy of the high data (the rendered
     // one is kept): without any of them there is nothing to copy.
     let rendered = &highstate.high;
-    let extended = if rendered.contains("__extend__") || rendered.contains("__exclude__") || crate::state::extend::has_requisite_in(rendered) {
+    let extended = if lowstate::has_extend_or_requisite_in(rendered) || rendered.contains("__exclude__") {
         let mut high = rendered.clone();
         errors.extend(reconcile_extend(&mut high, false));
         errors.extend(verify_high(&high));

@@ -122,11 +122,7 @@ fn shift_error(edit: &Edit, e: &mut SaltError) {
 /// `exclude`, `use` and `use_in` break: they carry one state's arguments, or its absence, into
 /// others).
 fn local_calls(high: &Dict) -> bool {
-    if high.contains("__extend__") || high.contains("__exclude__") {
-        return false;
-    }
-    let borrows = |arg: &Val| arg.as_dict().and_then(Dict::first_key_str).is_some_and(|k| k == "use" || k == "use_in");
-    !high.0.iter().filter_map(|(_, body)| body.as_dict()).flat_map(|d| d.0.iter()).filter_map(|(_, run)| run.as_list()).flatten().any(borrows)
+    !(high.contains("__extend__") || high.contains("__exclude__") || crate::state::extend::borrows_arguments(high))
 }
 
 /// The root's call problems after the state at `pos` of the high data changed, where

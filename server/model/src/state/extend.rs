@@ -384,6 +384,13 @@ pub fn has_requisite_in(high: &Dict) -> bool {
     })
 }
 
+/// Whether a state of `high` takes another's arguments (`use`) or gives its own (`use_in`):
+/// then one state's arguments show up in another's chunks.
+pub fn borrows_arguments(high: &Dict) -> bool {
+    let borrows = |arg: &Val| arg.as_dict().and_then(Dict::first_key_str).is_some_and(|k| k == "use" || k == "use_in");
+    high.0.iter().filter_map(|(_, body)| body.as_dict()).flat_map(|d| d.0.iter()).filter_map(|(_, run)| run.as_list()).flatten().any(borrows)
+}
+
 /// `_apply_exclude(high)`.
 pub fn apply_exclude(high: &mut Dict) {
     let Some((_, exclude)) = high.remove("__exclude__") else { return };

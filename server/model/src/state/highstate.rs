@@ -335,7 +335,7 @@ impl<'a> Builder<'a> {
                     if e.code == Code::NotAnalysed {
                         self.rendered[index].templated = true;
                     } else {
-                        e.message = format!("Rendering SLS '{saltenv}:{sls}' failed: {}", e.message);
+                        e.message = format!("{}{}", render_error_prefix(saltenv, sls), e.message);
                     }
                     errors.push(e)
                 }
@@ -540,6 +540,11 @@ impl<'a> Builder<'a> {
             }
         }
     }
+}
+
+/// How the error of SLS `sls` of `env` that fails to render begins.
+pub(crate) fn render_error_prefix(env: &str, sls: &str) -> String {
+    format!("Rendering SLS '{env}:{sls}' failed: ")
 }
 
 /// Puts data parsed ahead ([`PREFETCHED`]) in file `id`.

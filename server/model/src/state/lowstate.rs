@@ -154,15 +154,5 @@ pub(crate) fn apply_chunks(high: &crate::value::Dict) -> Result<Vec<Chunk>, Vec<
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).
 pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
-    high.contains("__extend__")
-        || high.0.iter().any(|(_, body)| {
-            body.as_dict().is_some_and(|b| {
-                b.0.iter().any(|(_, run)| {
-                    run.as_list()
-                        .into_iter()
-                        .flatten()
-                        .any(|arg| arg.as_dict().and_then(|d| d.first_key_str()).is_some_and(|k| crate::requisites::REQUISITE_IN.contains(&k)))
-                })
-            })
-        })
+    high.contains("__extend__") || crate::state::extend::has_requisite_in(high)
 }

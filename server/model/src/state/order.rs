@@ -187,7 +187,8 @@ impl Graph {
     }
 }
 
-fn num_of(v: &Val) -> Option<f64> {
+/// A number's value (`True` is 1, as in Python).
+pub(crate) fn num_of(v: &Val) -> Option<f64> {
     match v.v {
         V::Int(i) => Some(i as f64),
         V::Float(f) => Some(f),

@@ -215,30 +215,15 @@ pub struct Facts {
 
 /// The [`Facts`] of rendered high data.
 pub fn facts(high: &Dict) -> Facts {
-    let mut copies_arguments = high.contains("__extend__");
+    let copies_arguments = high.contains("__extend__") || crate::state::extend::borrows_arguments(high);
+    // Every string of every requisite argument (any requisite or `_in` keyword).
     let mut strings_in = Vec::new();
-    for (k, v) in requisites(high) {
-        copies_arguments |= matches!(k, "use" | "use_in");
+    let args = high.0.iter().filter_map(|(_, body)| body.as_dict()).flat_map(|b| b.0.iter().filter_map(|(_, run)| run.as_list()).flatten());
+    for (_, v) in args.filter_map(Val::as_dict).flat_map(|d| &d.0).filter(|(k, _)| k.as_str().is_some_and(crate::requisites::is_requisite_key)) {
         strings(v, &mut strings_in);
     }
     let glob = strings_in.iter().any(|t| crate::py::fnmatch::has_magic(t));
     Facts { copies_arguments, targets: strings_in.into_iter().map(str::to_string).collect(), glob }
-}
-
-/// Every requisite argument of `high`'s states (any requisite or `_in` keyword), as
-/// (keyword, value).
-fn requisites(high: &Dict) -> impl Iterator<Item = (&str, &Val)> {
-    let is_requisite = |k: &str| {
-        use crate::requisites::*;
-        STATE_REQUISITE_KEYWORDS.contains(&k) || STATE_REQUISITE_IN_KEYWORDS.contains(&k) || REQUISITE_IN.contains(&k) || REQUISITE_TYPES.contains(&k)
-    };
-    high.0
-        .iter()
-        .filter_map(|(_, body)| body.as_dict())
-        .flat_map(|b| b.0.iter().filter_map(|(_, run)| run.as_list()).flatten())
-        .filter_map(Val::as_dict)
-        .flat_map(|d| d.0.iter().filter_map(|(k, v)| Some((k.as_str()?, v))))
-        .filter(move |(k, _)| is_requisite(k))
 }
 
 /// Every string inside `v` (dict keys too).
@@ -276,12 +261,7 @@ fn renamable(low: &LowState, facts: &Facts, id: &str, module: &str, old: &Val, n
     }
     // The label breaks ties of the order key (the order after requisites, then the chunk's own
     // order, numeric once ordered): a chunk whose own order no other chunk has never ties.
-    let own = |c: &crate::state::compile::Chunk| match c.d.get("order").map(|v| &v.v) {
-        Some(V::Int(i)) => Some(*i as f64),
-        Some(V::Float(f)) => Some(*f),
-        Some(V::Bool(b)) => Some(*b as i64 as f64),
-        _ => None,
-    };
+    let own = |c: &crate::state::compile::Chunk| c.d.get("order").and_then(crate::state::order::num_of);
     if let Some(mine) = own(chunk) {
         if chunks.iter().filter(|c| !std::ptr::eq(*c, chunk)).all(|c| own(c).is_some_and(|o| o != mine)) {
             return true;
@@ -312,8 +292,9 @@ pub fn apply(low: &mut LowState, facts: &Facts, env: &str, sls: &str, changes: &
 fn apply_one(low: &mut LowState, facts: &Facts, env: &str, sls: &str, change: &ArgChange) -> bool {
     let from_file = |d: &Dict| d.get("__sls__").and_then(Val::as_str) == Some(sls) && d.get("__env__").and_then(Val::as_str) == Some(env);
     let id = change.id.py_str();
+    let Some(at) = low.highstate.high.0.iter().position(|(k, _)| k == &change.id) else { return false };
     {
-        let Some(body) = low.highstate.high.0.iter().find(|(k, _)| k == &change.id).and_then(|(_, b)| b.as_dict()) else { return false };
+        let Some(body) = low.highstate.high.0[at].1.as_dict() else { return false };
         let Some(run) = body.get(&change.module).and_then(Val::as_list).filter(|_| from_file(body)) else { return false };
         let olds: Vec<&Val> = run.iter().filter_map(Val::as_dict).filter_map(|d| d.get(&change.key)).collect();
         if olds.len() != 1 || (change.key == "name" && !renamable(low, facts, &id, &change.module, olds[0], &change.value)) {
@@ -326,7 +307,7 @@ fn apply_one(low: &mut LowState, facts: &Facts, env: &str, sls: &str, change: &A
             return false;
         }
     }
-    let run = low.highstate.high.0.iter_mut().find(|(k, _)| k == &change.id).and_then(|(_, b)| b.as_dict_mut()).and_then(|b| b.get_mut(&change.module));
+    let run = low.highstate.high.0[at].1.as_dict_mut().and_then(|b| b.get_mut(&change.module));
     for arg in run.and_then(Val::as_list_mut).into_iter().flatten().filter_map(Val::as_dict_mut) {
         if let Some(v) = arg.get_mut(&change.key) {
             *v = change.value.clone();

@@ -57,6 +57,20 @@ pub enum Read {
     Roots(Lookup, u64),
 }
 
+impl Read {
+    /// Whether the read gets the answer it got: asked of `fs` (a text, an existence test, a
+    /// walk) and of `roots` (a question to the file roots); what neither is given for counts
+    /// as the same.
+    fn answers_as_before(&self, fs: Option<&dyn Vfs>, roots: Option<&FileRoots>) -> bool {
+        match self {
+            Read::Text(p, h) => fs.is_none_or(|fs| fs.fingerprint(p) == *h),
+            Read::IsFile(p, b) => fs.is_none_or(|fs| fs.is_file(p) == *b),
+            Read::Walk(p, h) => fs.is_none_or(|fs| hash(&fs.walk(p)) == *h),
+            Read::Roots(l, h) => roots.is_none_or(|roots| l.answer(roots) == *h),
+        }
+    }
+}
+
 /// Everything one computation read, in order, without repeats.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Reads {
@@ -87,12 +101,7 @@ impl Reads {
 
     /// Whether every file read still has the text it had.
     pub fn files_unchanged(&self, fs: &dyn Vfs) -> bool {
-        self.list.iter().all(|r| match r {
-            Read::Text(p, h) => fs.fingerprint(p) == *h,
-            Read::IsFile(p, b) => fs.is_file(p) == *b,
-            Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
-            Read::Roots(..) => true,
-        })
+        self.list.iter().all(|r| r.answers_as_before(Some(fs), None))
     }
 
     /// The files whose text changed, when nothing else did (every existence test, directory
@@ -101,19 +110,12 @@ impl Reads {
     pub fn changed_texts(&self, fs: &dyn Vfs, roots: Option<&FileRoots>) -> Option<Vec<PathBuf>> {
         let mut changed = Vec::new();
         for r in &self.list {
-            let same = match r {
-                Read::Text(p, h) => {
-                    if fs.fingerprint(p) != *h {
-                        changed.push(p.clone());
-                    }
-                    true
-                }
-                Read::IsFile(p, b) => fs.is_file(p) == *b,
-                Read::Walk(p, h) => hash(&fs.walk(p)) == *h,
-                Read::Roots(l, h) => roots.is_none_or(|roots| l.answer(roots) == *h),
-            };
-            if !same {
-                return None;
+            if r.answers_as_before(Some(fs), roots) {
+                continue;
+            }
+            match r {
+                Read::Text(p, _) => changed.push(p.clone()),
+                _ => return None,
             }
         }
         Some(changed)
@@ -139,10 +141,7 @@ impl Reads {
     /// Whether every question asked of the file roots has the same answer under `roots` (a new
     /// listing after files were created or deleted).
     pub fn lookups_unchanged(&self, roots: &FileRoots) -> bool {
-        self.list.iter().all(|r| match r {
-            Read::Roots(l, h) => l.answer(roots) == *h,
-            _ => true,
-        })
+        self.list.iter().all(|r| r.answers_as_before(None, Some(roots)))
     }
 
     /// Whether a result computed from these reads is still right: the same texts on `fs`, the
