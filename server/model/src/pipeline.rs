@@ -54,6 +54,9 @@ pub enum Scope {
     MapData { tpldir: String },
     /// Only the minion's pillar (`pillar.items`), which every scope computes first.
     Pillar,
+    /// Its whole highstate, and the contents its `file.managed` states would write
+    /// ([`crate::state::managed`]): what `diff` compares between two sides of a change.
+    Impact,
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -101,14 +104,16 @@ impl Request {
 pub struct Compiled {
     /// The minion, or why its profile could not be read (nothing else is compiled then).
     pub minion: Result<Minion, ConfigError>,
-    /// The compiled top ([`Scope::Top`] and [`Scope::Highstate`]).
+    /// The compiled top ([`Scope::Top`], [`Scope::Highstate`] and [`Scope::Impact`]).
     pub top: Option<TopResult>,
-    /// The low chunks and errors ([`Scope::Highstate`] and [`Scope::Sls`]).
+    /// The low chunks and errors ([`Scope::Highstate`], [`Scope::Impact`] and [`Scope::Sls`]).
     pub low: Option<LowState>,
     /// The rendered file ([`Scope::Render`]).
     pub rendered: Option<FileRender>,
     /// The formula configuration ([`Scope::MapData`]).
     pub mapdata: Option<MapData>,
+    /// What the highstate's `file.managed` states would write ([`Scope::Impact`]).
+    pub managed: Option<Vec<crate::state::managed::ManagedFile>>,
     /// The minion's pillar computed from `pillar_roots` (every scope), before the profile's
     /// own `pillar`/`pillar_file` went over it; `minion.pillar` is the result.
     pub pillar: Option<Pillar>,
@@ -161,7 +166,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
     };
-    let (mut top, mut low, mut rendered, mut mapdata, mut pillar) = (None, None, None, None, None);
+    let (mut top, mut low, mut rendered, mut mapdata, mut pillar, mut managed) = (None, None, None, None, None, None);
     if let Ok(minion) = &mut minion {
         let opts = request_opts(ws, req);
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
@@ -179,6 +184,12 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
             Scope::Highstate => {
                 let (l, t) = compile_highstate(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja));
+                (top, low) = (Some(t), Some(l));
+            }
+            Scope::Impact => {
+                let (l, t) = compile_highstate(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja));
+                let chunks = l.chunks.as_deref().unwrap_or_default();
+                managed = Some(crate::state::managed::managed_files(&*recorder, roots, chunks, &jinja));
                 (top, low) = (Some(t), Some(l));
             }
             Scope::Sls { saltenv, names } => {
@@ -199,6 +210,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         low,
         rendered,
         mapdata,
+        managed,
         pillar,
         files,
         reads,
@@ -431,6 +443,7 @@ impl Compiled {
             low: self.low.clone(),
             rendered: None,
             mapdata: None,
+            managed: self.managed.clone(),
             pillar: self.pillar.clone(),
             files: self.files.clone(),
             reads: self.reads.clone(),
