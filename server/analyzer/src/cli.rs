@@ -122,6 +122,11 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
         format: PlanFormat,
     },
+    /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
+    /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
+    /// compile errors, minions with the same change grouped. Exit 1 when a minion that compiled
+    /// before fails after (with --exit-code also when anything changed), 2 when it cannot run.
+    Diff(crate::diff::DiffArgs),
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
@@ -144,12 +149,13 @@ pub fn run(args: Args) -> ExitCode {
             let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text } };
             plan(&sls, saltenv.as_deref(), &common, format)
         }
+        Some(Command::Diff(args)) => crate::diff::run(&args),
     }
 }
 
 /// The workspace root: the nearest directory at or above `start` (the first path given, else
 /// the current directory) that has a `salt-analyzer.yaml`; else `start` itself.
-fn find_root(start: Option<&Path>) -> PathBuf {
+pub(crate) fn find_root(start: Option<&Path>) -> PathBuf {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let start = match start {
         Some(p) => {

@@ -329,6 +329,77 @@ fn pillar_changes(before: &Value, after: &Value) -> Vec<PillarChange> {
     out
 }
 
+/// One side of a change as the pipeline reads it: a file system (the repository at a
+/// revision, the work tree, the editor's buffers), the workspace loaded from it and its roots.
+pub struct Tree {
+    pub fs: std::sync::Arc<dyn crate::workspace::vfs::Vfs>,
+    pub ws: crate::workspace::Workspace,
+    pub roots: std::sync::Arc<crate::workspace::roots::FileRoots>,
+}
+
+/// Whether two sides' workspaces are the same (options, profiles): then a minion whose
+/// recorded reads are unchanged has no diff.
+fn same_workspace(a: &crate::workspace::Workspace, b: &crate::workspace::Workspace) -> bool {
+    format!("{:?}{:?}{:?}", a.opts, a.profiles, a.default_minion) == format!("{:?}{:?}{:?}", b.opts, b.profiles, b.default_minion)
+}
+
+/// The name a minion goes by in a report.
+fn label(who: &crate::pipeline::Who, compiled: &Compiled) -> String {
+    match (who, compiled.minion.as_ref()) {
+        (crate::pipeline::Who::Profile(id), _) => id.clone(),
+        (_, Ok(m)) => m.id.clone(),
+        _ => "(configuration's minion)".to_string(),
+    }
+}
+
+/// One minion's diff. The after side is compiled only when something the before side's
+/// compile read (a file, a file-root answer, the profile, the pillar files) reads otherwise
+/// there, or the workspace itself changed: the recorded reads are all a compile depends on.
+pub fn minion(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn Fn(&Path) -> String) -> (String, MinionDiff) {
+    use crate::pipeline::{compile, Request, Scope};
+    let req = Request { minion: who.clone(), saltenv: None, scope: Scope::Impact };
+    let old = compile(before.fs.clone(), &before.ws, &before.roots, &req);
+    let name = label(who, &old);
+    let side = |c: &Compiled| match &c.minion {
+        Ok(_) => Side::of(c, rel),
+        Err(e) => Side::failed(e.to_string()),
+    };
+    let old_side = side(&old);
+    if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && old.reads.unchanged(&*after.fs, &after.roots) {
+        let errors = old_side.errors;
+        return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() });
+    }
+    drop(old);
+    let new = compile(after.fs.clone(), &after.ws, &after.roots, &req);
+    (name, diff(&old_side, &side(&new)))
+}
+
+/// Every minion's diff, in `who`'s order, compiled on every core; each compile is dropped as
+/// soon as it is compared, so memory holds diffs, not compiles.
+pub fn compare(before: &Tree, after: &Tree, who: &[crate::pipeline::Who], rel: &(dyn Fn(&Path) -> String + Sync)) -> Vec<(String, MinionDiff)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(who.len().max(1));
+    let mut results: Vec<(usize, String, MinionDiff)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(w) = who.get(i) else { break };
+                        let (name, d) = minion(w, before, after, rel);
+                        out.push((i, name, d));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    results.sort_by_key(|(i, _, _)| *i);
+    results.into_iter().map(|(_, n, d)| (n, d)).collect()
+}
+
 /// Minions with the same diff, in the order their first minion came.
 #[derive(Debug, Clone)]
 pub struct Group {
