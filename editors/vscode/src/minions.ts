@@ -6,6 +6,7 @@ export const COMMANDS = {
   selectMinion: 'salt-analyzer.selectMinion',
   topExplain: 'salt-analyzer.topExplain',
   refreshPillar: 'salt-analyzer.refreshPillar',
+  impactReport: 'salt-analyzer.impactReport',
 } as const;
 
 export interface Minion {

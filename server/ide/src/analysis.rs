@@ -170,6 +170,16 @@ impl Analysis {
         crate::top::explain(self, minion)
     }
 
+    /// Every minion's highstate at `base` against this snapshot's files, grouped.
+    pub fn impact(&self, base: &crate::impact::ImpactBase) -> Cancellable<Arc<crate::impact::ImpactReport>> {
+        crate::impact::report(self, base)
+    }
+
+    /// The impact code lens of a file that differs from `base` (`None` when it does not).
+    pub fn impact_lens(&self, path: &Path, base: &crate::impact::ImpactBase) -> Cancellable<Option<String>> {
+        crate::impact::lens(self, path, base)
+    }
+
     /// How many roots the cross-file index has checked from scratch and rechecked from a kept
     /// session so far, without bringing it up to this snapshot first (for tests and debugging).
     pub fn index_stats(&self) -> IndexStats {

@@ -27,6 +27,8 @@ pub(crate) struct World {
     pub(crate) roots_by_path: HashMap<PathBuf, Vec<RootKey>>,
     /// The top file's path relative to a file root (`top.sls`).
     pub(crate) top_rel: String,
+    /// The Salt configuration directory it was loaded with, if any.
+    pub(crate) config_dir: Option<PathBuf>,
 }
 
 impl World {
@@ -49,7 +51,7 @@ impl World {
             roots_by_path.entry(path.clone()).or_default().push((env.clone(), rel.clone()));
         }
         let top_rel = ctx.top_file.clone();
-        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel }
+        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel, config_dir }
     }
 
     /// Every `(env, relative path)` a path has under the file roots, in configuration order.

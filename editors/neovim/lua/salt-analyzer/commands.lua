@@ -1,5 +1,5 @@
 --- The server's commands over workspace/executeCommand: listMinions,
---- selectMinion and topExplain, and the UI around them (vim.ui.select, a
+--- selectMinion, topExplain and impactReport, and the UI around them (vim.ui.select, a
 --- scratch buffer). Works with Neovim 0.10 (client.request) and 0.11+ (client:request).
 local settings = require('salt-analyzer.settings')
 
@@ -9,6 +9,7 @@ M.list_minions = 'salt-analyzer.listMinions'
 M.select_minion = 'salt-analyzer.selectMinion'
 M.top_explain = 'salt-analyzer.topExplain'
 M.refresh_pillar_command = 'salt-analyzer.refreshPillar'
+M.impact_report = 'salt-analyzer.impactReport'
 
 local function notify(msg, level)
   vim.notify('salt-analyzer: ' .. msg, level or vim.log.levels.INFO)
@@ -110,6 +111,20 @@ end
 function M.refresh_pillar()
   M.execute(M.refresh_pillar_command, {}, function()
     notify('pillar refreshed')
+  end)
+end
+
+--- Opens the impact report (what the uncommitted and unsaved changes do to every minion's
+--- highstate against HEAD, minions with the same change grouped) in a markdown scratch buffer.
+--- The impact code lens runs this too (`salt-analyzer.showImpact`).
+function M.impact()
+  M.execute(M.impact_report, {}, function(result)
+    if type(result) ~= 'string' then
+      notify('no impact report: the workspace is not in a git repository with a commit', vim.log.levels.WARN)
+      return
+    end
+    local bufnr = M.show_scratch('salt-analyzer://impact', result)
+    vim.bo[bufnr].filetype = 'markdown'
   end)
 end
 
