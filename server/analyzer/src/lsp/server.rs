@@ -414,7 +414,7 @@ impl LanguageServer for Backend {
             }
             "salt-analyzer.impactReport" => {
                 // The report as Markdown, against `HEAD`; `null` outside a git repository.
-                self.query(|a, _| Ok(super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()?)).await
+                self.query(|a, _| super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()).await
             }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
