@@ -2,8 +2,9 @@
 //! configured queries normalised (`extract_queries`), each run with the minion id as its one
 //! bound parameter, and the rows folded into the pillar dict (`process_fields`,
 //! `process_results`: key columns, named fields, `as_list`, `with_lists`, `ignore_null`,
-//! `as_json`, roots), exactly as SALT-SEMANTICS G says, quirks included. Running a query is
-//! the caller's: a [`SqlCursor`] (the database adapters live outside the model).
+//! `as_json`, roots), exactly as docs/salt/pillar-and-sql-base.md §4-§6 says, quirks included.
+//! Running a query is the caller's: a [`SqlCursor`] (the database adapters live outside the
+//! model).
 
 use serde_json::{Map, Value};
 
@@ -485,7 +486,8 @@ mod tests {
         }
     }
 
-    /// SALT-SEMANTICS G.7, vectors 1-14: table `t4(a,b,c,d)`.
+    /// docs/salt/pillar-and-sql-base.md §7, vectors 1-14 (produced by Salt's own
+    /// `SqlBaseExtPillar.fetch`, `salt/pillar/sql_base.py`): table `t4(a,b,c,d)`.
     #[test]
     fn the_t4_vectors() {
         let t4 = || {
