@@ -635,8 +635,8 @@ mod tests {
         .assert_debug_eq(&out);
     }
 
-    /// G.2: positional first, then keyword queries sorted by key; empty ones dropped; a list's
-    /// third item ignored; unknown keys kept (and ignored).
+    /// docs/salt/pillar-and-sql-base.md §4 (`salt/pillar/sql_base.py` `extract_queries`): positional first, then keyword
+    /// queries sorted by key; empty ones dropped; a list's third item ignored; unknown keys kept (and ignored).
     #[test]
     fn queries_are_extracted_as_salt_extracts_them() {
         let args = json!(["SELECT 1", "", ["SELECT 2", 3, true], [""], {"query": "SELECT 3", "as_list": true, "with_lists": "1,3", "extra": 9}]);
