@@ -1,4 +1,4 @@
-//! The command-line interface (its contract is the README's "Usage"): parse, call the model, print text
+//! The command-line interface (its contract is docs/cli.md): parse, call the model, print text
 //! or JSON. Exit codes: 0 clean, 1 errors found, 2 the tool could not run.
 
 use std::path::{Path, PathBuf};

@@ -1,4 +1,4 @@
-//! The workspace file `salt-analyzer.yaml` (documented in the README, "Configuration"): where the
+//! The workspace file `salt-analyzer.yaml` (documented in docs/configuration.md): where the
 //! Salt config or the file roots are, and the minion profiles.
 
 use std::path::{Path, PathBuf};
