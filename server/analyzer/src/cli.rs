@@ -122,6 +122,12 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// List the fleet's minions (`--fleet PATH`, else the workspace's `fleet:`) with where each
+    /// came from; with --format json, each id with the grains and cached pillar read for it.
+    Fleet {
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print the order `state.apply` would run the states in (Salt's `__run_num__` order), each
     /// with what it waits for; with --format dot the requisite graph for Graphviz.
     Plan {
@@ -161,6 +167,7 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Render { file, common }) => render(&file, &common),
         Some(Command::Mapdata { tpldir, common }) => mapdata(&tpldir, &common),
         Some(Command::Pillar { explain, common }) => pillar(explain, &common),
+        Some(Command::Fleet { common }) => fleet_list(&common),
         Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet }) => {
             let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text }, fleet };
             plan(&sls, saltenv.as_deref(), &common, format)
@@ -436,6 +443,40 @@ fn error_text(e: &SaltError, files: &FileTable) -> String {
             format!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)))
         }
         None => format!("{severity}[{}]: {}", e.code.as_str(), e.message),
+    }
+}
+
+/// `salt-analyzer fleet`: what was read of the fleet.
+fn fleet_list(common: &Common) -> ExitCode {
+    let ws = match load_workspace(common) {
+        Ok(ws) => ws,
+        Err(code) => return code,
+    };
+    let (_, fleet) = match fleet_who(&ws, common) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    for p in &fleet.problems {
+        eprintln!("salt-analyzer: error: {p}");
+    }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if common.format == Format::Json {
+        let all: serde_json::Map<String, serde_json::Value> =
+            fleet.minions.iter().map(|m| (m.id.clone(), json!({"grains": m.grains, "pillar": m.pillar, "source": m.source.display().to_string()}))).collect();
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+    } else {
+        for m in &fleet.minions {
+            let os = m.grains.get("os").and_then(|v| v.as_str()).unwrap_or("?");
+            let pillar = if m.pillar.is_some() { ", cached pillar" } else { "" };
+            let _ = writeln!(out, "{}  os {os}{pillar}  ({})", m.id, rel(&m.source));
+        }
+        let _ = writeln!(out, "{} minion(s), {} unreadable", fleet.minions.len(), fleet.problems.len());
+    }
+    let _ = out.flush();
+    if fleet.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
