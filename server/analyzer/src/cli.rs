@@ -412,20 +412,21 @@ fn few(minions: &[String]) -> String {
     }
 }
 
-/// Which minions get which SLS in which saltenv: per saltenv, each SLS with how many minions
-/// get it and which.
+/// Which minions get which SLS in which saltenv: per saltenv, the SLS that the same minions
+/// get on one line (a few named, then a count), with how many minions get them and which.
 fn matrix_text(rows: &indexmap::IndexMap<(String, String), Vec<String>>, nothing: &[String], total: usize) -> String {
-    let mut envs: Vec<&str> = rows.keys().map(|(e, _)| e.as_str()).collect();
-    envs.dedup();
-    let mut seen = std::collections::HashSet::new();
-    envs.retain(|e| seen.insert(*e));
-    let width = rows.keys().map(|(_, s)| s.chars().count()).max().unwrap_or(0);
+    let mut envs: indexmap::IndexMap<&str, indexmap::IndexMap<&[String], Vec<&str>>> = indexmap::IndexMap::new();
+    for ((env, sls), minions) in rows {
+        envs.entry(env.as_str()).or_default().entry(minions.as_slice()).or_default().push(sls.as_str());
+    }
+    let name = |sls: &[&str]| if sls.len() <= 4 { sls.join(", ") } else { format!("{} and {} more SLS", sls[..3].join(", "), sls.len() - 3) };
+    let width = envs.values().flat_map(|g| g.values()).map(|sls| name(sls).chars().count()).max().unwrap_or(0);
     let mut out = String::new();
-    for env in envs {
+    for (env, groups) in &envs {
         out.push_str(&format!("{env}:\n"));
-        for ((_, sls), minions) in rows.iter().filter(|((e, _), _)| e == env) {
-            let all = if minions.len() == total { " (all)".to_string() } else { String::new() };
-            out.push_str(&format!("  {sls:width$}  {:>5} of {total}{all}  {}\n", minions.len(), few(minions)));
+        for (minions, sls) in groups {
+            let all = if minions.len() == total { " (all)" } else { "" };
+            out.push_str(&format!("  {:width$}  {:>5} of {total}{all}  {}\n", name(sls), minions.len(), few(minions)));
         }
     }
     if !nothing.is_empty() {
