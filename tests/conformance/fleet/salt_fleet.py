@@ -19,7 +19,13 @@ and extra values of every type, and a random pillar each. Salt writes them as a 
 
 Salt reads each back (`cache.fetch`, `json.loads`), and `BIN fleet --fleet SRC --format json`
 must give the same grains and pillar per minion; `BIN pillar --fleet` (no pillar_roots) must
-print the cached pillar. Prints `N passed, N failed` last.
+print the cached pillar.
+
+Then what the fleet is for: a top file targeting those grains (grain, glob, pcre, list,
+ipcidr, compound), and `BIN top --fleet DIR/c3008 --format json` must map each minion to what
+`salt-call --local state.show_top` prints with that minion's grains (top_driver.py's
+machinery: one SMinion per minion, in this process); `lowstate --fleet` likewise for
+`state.show_lowstate` on the first TOPS_LOWSTATE minions. Prints `N passed, N failed` last.
 """
 
 import argparse
@@ -213,8 +219,86 @@ def main():
         got = {}
     for mid, (_, pil) in expected["c3007"].items():
         check(got.get(mid) == pil, f"pillar --fleet {mid}: ours {got.get(mid)!r} salt {pil!r}")
+    # The top and the highstate of each minion, Salt's against ours.
+    tops_vs_salt(a, fleet, check)
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
+
+
+TOP = """base:
+  '*':
+    - common
+  'os_family:Debian':
+    - match: grain
+    - debian
+  'G@roles:web or G@roles:lb':
+    - match: compound
+    - web
+  'db*':
+    - db
+  'E@^cache\\d+\\.dc1\\.':
+    - match: compound
+    - cache
+  'S@10.0.0.0/26':
+    - match: compound
+    - lownet
+  'G@os:Windows and not G@roles:mon':
+    - match: compound
+    - windows
+"""
+
+
+def tops_vs_salt(a, fleet, check):
+    """`top --fleet` / `lowstate --fleet` against show_top / show_lowstate per minion."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.dirname(here))
+    import top_driver
+    from salt_driver import salt_call
+
+    root = os.path.join(a.out, "tops")
+    srv, var = os.path.join(root, "srv"), os.path.join(root, "var")
+    os.makedirs(srv)
+    with open(os.path.join(srv, "top.sls"), "w") as f:
+        f.write(TOP)
+    for sls in ["common", "debian", "web", "db", "cache", "lownet", "windows"]:
+        with open(os.path.join(srv, f"{sls}.sls"), "w") as f:
+            f.write(f"{sls}_state:\n  test.nop:\n    - name: {sls}\n")
+    base_conf = f"file_client: local\nfile_roots: {{base: [{srv}]}}\nroot_dir: {var}\ncachedir: {var}/cache\npki_dir: {var}/pki\nlog_file: {var}/log\nenable_fqdns_grains: false\n"
+    os.makedirs(os.path.join(root, "etc"))
+    with open(os.path.join(root, "etc", "minion"), "w") as f:
+        f.write("id: fleethost\n" + base_conf)
+    top_driver.setup_salt()
+    want_top, want_low = {}, {}
+    lowstate_count = int(os.environ.get("TOPS_LOWSTATE", "10"))
+    host = None
+    for i, (mid, (g, _)) in enumerate(fleet.items()):
+        d = os.path.join(root, "m", str(i))
+        os.makedirs(d)
+        conf = os.path.join(d, "minion")
+        with open(conf, "w", encoding="utf-8") as f:
+            f.write(f"id: {json.dumps(mid)}\n" + base_conf + "grains: " + json.dumps(g, ensure_ascii=False) + "\n")
+        # Host grains once: the fleet's grains carry every host key and override them all.
+        key = (mid, False, json.dumps([]))
+        if host is not None:
+            top_driver._HOST_GRAINS[key] = host
+        minion = top_driver.new_minion(conf)
+        if host is None:
+            host = top_driver._HOST_GRAINS.get(key)
+        want_top[mid] = salt_call(conf, "state.show_top", [], minion)
+        if i < lowstate_count:
+            want_low[mid] = salt_call(conf, "state.show_lowstate", [], minion)
+    distinct = {json.dumps(t, sort_keys=True) for t in want_top.values()}
+    print(f"{len(want_top)} minions, {len(distinct)} different tops from Salt")
+    check(len(distinct) >= 5, "the generated fleet gives at least 5 different tops")
+    for cmd, want in (("top", want_top), ("lowstate", want_low)):
+        p = subprocess.run([a.bin, cmd, "--fleet", os.path.join(a.out, "c3008"), "-c", os.path.join(root, "etc"), "--format", "json"], capture_output=True, text=True)
+        try:
+            got = json.loads(p.stdout)
+        except ValueError:
+            check(False, f"{cmd} --fleet: not JSON: {p.stdout[:300]} {p.stderr[:300]}")
+            continue
+        for mid, w in want.items():
+            check(got.get(mid) == w, f"{cmd} --fleet {mid}: ours {json.dumps(got.get(mid))[:300]} salt {json.dumps(w)[:300]}")
 
 
 if __name__ == "__main__":
