@@ -294,6 +294,17 @@ fn fleet_who(ws: &Workspace, common: &Common) -> Result<(Vec<Who>, model::worksp
     Ok((who, fleet))
 }
 
+/// The workspace and its fleet ([`fleet_who`]), each part that could not be read said on
+/// stderr (stdout stays the command's answer).
+fn load_fleet(common: &Common) -> Result<(Workspace, Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
+    let ws = load_workspace(common)?;
+    let (who, fleet) = fleet_who(&ws, common)?;
+    for p in &fleet.problems {
+        eprintln!("salt-analyzer: error: {p}");
+    }
+    Ok((ws, who, fleet))
+}
+
 /// One minion's answer in a fleet command, made on the thread that compiled it (the compile
 /// itself is dropped there).
 #[derive(Default)]
@@ -321,17 +332,10 @@ fn fleet_run(
     matrix: bool,
     answer: impl Fn(&Compiled) -> Answer + Sync,
 ) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let (who, fleet) = match fleet_who(&ws, common) {
+    let (ws, who, fleet) = match load_fleet(common) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    for p in &fleet.problems {
-        eprintln!("salt-analyzer: error: {p}");
-    }
     let scope = scope(&ws);
     let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
     let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(RealFs), Default::default());
@@ -449,17 +453,10 @@ fn error_text(e: &SaltError, files: &FileTable) -> String {
 
 /// `salt-analyzer fleet`: what was read of the fleet.
 fn fleet_list(common: &Common) -> ExitCode {
-    let ws = match load_workspace(common) {
-        Ok(ws) => ws,
-        Err(code) => return code,
-    };
-    let (_, fleet) = match fleet_who(&ws, common) {
+    let (_, _, fleet) = match load_fleet(common) {
         Ok(f) => f,
         Err(code) => return code,
     };
-    for p in &fleet.problems {
-        eprintln!("salt-analyzer: error: {p}");
-    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if common.format == Format::Json {
         let all: serde_json::Map<String, serde_json::Value> =

@@ -126,27 +126,19 @@ fn read_one(fs: &dyn Vfs, path: &Path) -> (Vec<FleetMinion>, Vec<ConfigError>) {
         let Some(id) = rel.strip_suffix(".p").filter(|id| !id.contains('/')) else { continue };
         cached = true;
         let file = grains_dir.join(&rel);
-        let grains = match read_msgpack(fs, &file) {
-            Ok(g @ Value::Object(_)) => g,
-            Ok(other) => {
-                problems.push(problem(&file, format!("minion `{id}`: the cached grains are {}, not a mapping", kind(&other))));
-                continue;
-            }
+        let grains = match cached_mapping(fs, &file, id, "cached grains") {
+            Ok(g) => g,
             Err(e) => {
-                problems.push(problem(&file, format!("minion `{id}`: cannot read the cached grains: {e}")));
+                problems.push(e);
                 continue;
             }
         };
         let pillar_file = path.join("pillar").join(format!("{id}.p"));
         let pillar = if fs.is_file(&pillar_file) {
-            match read_msgpack(fs, &pillar_file) {
-                Ok(p @ Value::Object(_)) => Some(p),
-                Ok(other) => {
-                    problems.push(problem(&pillar_file, format!("minion `{id}`: the cached pillar is {}, not a mapping", kind(&other))));
-                    continue;
-                }
+            match cached_mapping(fs, &pillar_file, id, "cached pillar") {
+                Ok(p) => Some(p),
                 Err(e) => {
-                    problems.push(problem(&pillar_file, format!("minion `{id}`: cannot read the cached pillar: {e}")));
+                    problems.push(e);
                     continue;
                 }
             }
@@ -164,14 +156,11 @@ fn read_one(fs: &dyn Vfs, path: &Path) -> (Vec<FleetMinion>, Vec<ConfigError>) {
             continue;
         }
         let file = minions_dir.join(&rel);
-        let data = match read_msgpack(fs, &file) {
+        let data = match cached_mapping(fs, &file, id, "cached minion data") {
             Ok(Value::Object(d)) => d,
-            Ok(other) => {
-                problems.push(problem(&file, format!("minion `{id}`: the cached minion data is {}, not a mapping", kind(&other))));
-                continue;
-            }
+            Ok(_) => continue,
             Err(e) => {
-                problems.push(problem(&file, format!("minion `{id}`: cannot read the cached minion data: {e}")));
+                problems.push(e);
                 continue;
             }
         };
@@ -247,6 +236,15 @@ fn kind(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "a mapping",
+    }
+}
+
+/// The mapping a cache file of minion `id` holds (`what` it is, for the problem).
+fn cached_mapping(fs: &dyn Vfs, file: &Path, id: &str, what: &str) -> Result<Value, ConfigError> {
+    match read_msgpack(fs, file) {
+        Ok(m @ Value::Object(_)) => Ok(m),
+        Ok(other) => Err(problem(file, format!("minion `{id}`: the {what} is {}, not a mapping", kind(&other)))),
+        Err(e) => Err(problem(file, format!("minion `{id}`: cannot read the {what}: {e}"))),
     }
 }
 
