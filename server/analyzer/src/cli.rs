@@ -338,7 +338,7 @@ fn fleet_run(
     };
     let scope = scope(&ws);
     let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
-    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(RealFs), Default::default());
+    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(RealFs), model::pipeline::Memo::sharing_parses());
     let work = |w: &Who| {
         let req = Request { minion: w.clone(), saltenv: saltenv.map(str::to_string), scope: scope.clone() };
         let compiled = model::pipeline::compile_with(fs.clone(), &ws, &roots, &req, &memo);
@@ -923,7 +923,11 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let ctx = CheckContext::new(&RealFs, &ws);
+    let mut ctx = CheckContext::new(&RealFs, &ws);
+    if common.fleet.fleet.is_some() {
+        // Every fleet minion's highstate: plain files are parsed once for all of them.
+        ctx.memo.parses = model::pipeline::Memo::sharing_parses().parses;
+    }
     let mut result = model::check::check_with(&RealFs, &ws, &ctx);
     // The highstates: with --fleet every minion of the fleet, else the named profile, else
     // every profile and the minion of `-c DIR`. A part of the fleet that cannot be read is a

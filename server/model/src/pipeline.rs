@@ -299,6 +299,9 @@ fn jinja_setup(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, roots: &Arc<FileRoots>, m
     if let Some(renders) = &memo.renders {
         jinja = jinja.with_memo(renders.clone());
     }
+    if let Some(parses) = &memo.parses {
+        jinja = jinja.with_parses(parses.clone());
+    }
     jinja
 }
 
@@ -575,6 +578,9 @@ fn minion_pillar(
 pub struct Memo {
     pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
     pub renders: Option<RenderMemo>,
+    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing_parses`]: a
+    /// fleet's compiles, which keep no renders).
+    pub parses: Option<crate::render::memo::ParseMemo>,
 }
 
 struct PillarMemo {
@@ -591,6 +597,12 @@ impl Memo {
     /// A memo that keeps rendered files too.
     pub fn keeping_renders() -> Memo {
         Memo { renders: Some(RenderMemo::default()), ..Memo::default() }
+    }
+
+    /// A memo whose compiles share the parses of plain SLS files: a run over many minions
+    /// (a fleet) parses each plain file once, not once per minion.
+    pub fn sharing_parses() -> Memo {
+        Memo { parses: Some(Default::default()), ..Memo::default() }
     }
 
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
