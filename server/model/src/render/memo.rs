@@ -105,7 +105,10 @@ impl RenderMemo {
 /// parsed from, so a file whose text differs is parsed again. Located in the file id the
 /// caller parses with (the compile relocates it).
 #[derive(Clone, Default)]
-pub struct ParseMemo(Arc<Mutex<HashMap<(PathBuf, String, String), Arc<Parsed>>>>);
+pub struct ParseMemo(Arc<Mutex<HashMap<ParseKey, Arc<Parsed>>>>);
+
+/// A plain file's path and the `env:sls` it was loaded as.
+type ParseKey = (PathBuf, String, String);
 
 /// One plain file's parse: its text, its data or error, and the SLS its `include:` names.
 pub struct Parsed {
