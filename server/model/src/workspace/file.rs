@@ -30,6 +30,8 @@ pub struct Workspace {
     pub default_minion: Option<String>,
     /// The workspace file, when there is one.
     pub file: Option<PathBuf>,
+    /// `fleet:`, the fleet sources (`workspace::fleet`), relative to the workspace file.
+    pub fleet: Vec<PathBuf>,
     /// The databases SQL ext_pillar entries read (set by the binary; none in tests that do
     /// not give one: the entries are then reported as not evaluated).
     pub sql: Option<crate::workspace::sql::Databases>,
@@ -41,7 +43,15 @@ impl Workspace {
     /// overrides `salt_config`.
     pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
         let file = root.join(WORKSPACE_FILE);
-        let mut ws = Workspace { root: root.to_path_buf(), opts: Opts::default(), profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
+        let mut ws = Workspace {
+            root: root.to_path_buf(),
+            opts: Opts::default(),
+            profiles: IndexMap::new(),
+            default_minion: None,
+            file: None,
+            fleet: Vec::new(),
+            sql: None,
+        };
         let mut doc = None;
         if fs.is_file(&file) {
             let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
@@ -98,6 +108,11 @@ impl Workspace {
                 );
             }
         }
+        ws.fleet = match d.get("fleet").map(|v| &v.v) {
+            Some(V::List(l)) => l.iter().filter_map(Val::as_str).map(rel).collect(),
+            Some(_) => d.get("fleet").and_then(Val::as_str).map(rel).into_iter().collect(),
+            None => Vec::new(),
+        };
         ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
         Ok(ws)
     }
