@@ -261,7 +261,7 @@ fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope)
 
 /// The minion `--minion` names: a profile, else a minion of the fleet (`--fleet PATH` or the
 /// workspace's `fleet:`) with that id; no `--minion`: the default one.
-fn who_of(ws: &Workspace, common: &Common) -> Who {
+pub(crate) fn who_of(ws: &Workspace, common: &Common) -> Who {
     let Some(name) = &common.minion else { return Who::Default };
     if ws.profiles.contains_key(name) {
         return Who::Profile(name.clone());
@@ -287,7 +287,7 @@ fn fleet_paths(ws: &Workspace, common: &Common) -> Result<Vec<PathBuf>, String> 
 
 /// The fleet's minions as the pipeline takes them (a profile with the same id wins), with
 /// the shard `--shard` asks for, and what could not be read.
-fn fleet_who(ws: &Workspace, common: &Common) -> Result<(Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
+pub(crate) fn fleet_who(ws: &Workspace, common: &Common) -> Result<(Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
     let paths = fleet_paths(ws, common).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
         ExitCode::from(2)

@@ -48,6 +48,10 @@ pub struct DiffArgs {
     pub exit_code: bool,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// The fleet's minions too (`--fleet PATH`, else the workspace's `fleet:`, which is used
+    /// without the flag as well); `--shard K/N` compares one shard, for a CI matrix.
+    #[command(flatten)]
+    pub fleet: crate::cli::FleetArgs,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -69,18 +73,38 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<
     Ok(impact::Tree { fs, ws, roots })
 }
 
-/// The minions to compare: those asked for, else every profile of either side, else the
-/// configuration's own minion.
-fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Vec<Who> {
+/// The minions to compare: those asked for (profiles, else fleet minions), else every profile
+/// of either side and every minion of the fleet (`--fleet`, or the workspace's `fleet:`).
+fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec<Who>, ExitCode> {
+    let common = |minion: Option<String>| crate::cli::Common {
+        config_dir: args.config_dir.clone(),
+        minion,
+        format: crate::cli::Format::Text,
+        fleet: args.fleet.clone(),
+    };
     if !args.minions.is_empty() {
-        return args.minions.iter().map(|m| Who::Profile(m.clone())).collect();
+        return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());
     }
     let mut ids: Vec<String> = after.profiles.keys().cloned().collect();
     ids.extend(before.profiles.keys().filter(|k| !after.profiles.contains_key(*k)).cloned());
-    if ids.is_empty() {
-        return vec![Who::Default];
+    // A shard of a CI matrix takes its share of the profiles too (the fleet is sharded as it
+    // is read).
+    if let Some((k, n)) = args.fleet.shard {
+        ids.retain(|id| model::workspace::fleet::in_shard(id, k, n));
     }
-    ids.into_iter().map(Who::Profile).collect()
+    let mut who: Vec<Who> = ids.into_iter().map(Who::Profile).collect();
+    if args.fleet.fleet.is_some() || !after.fleet.is_empty() {
+        let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
+        for p in &fleet.problems {
+            eprintln!("salt-analyzer: error: {p}");
+        }
+        // A fleet minion with a profile's id is that profile (already listed).
+        who.extend(fleet_who.into_iter().filter(|w| matches!(w, Who::Fleet(_))));
+    }
+    if who.is_empty() {
+        who.push(Who::Default);
+    }
+    Ok(who)
 }
 
 /// Roots of either side that lie outside the repository: read from the disk on both sides.
@@ -136,7 +160,10 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let who = minions(args, &before.ws, &after.ws);
+    let who = match minions(args, &before.ws, &after.ws) {
+        Ok(who) => who,
+        Err(code) => return code,
+    };
     let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
     let diffs = impact::compare(&before, &after, &who, &rel);
     let groups = impact::group(&diffs);
