@@ -185,8 +185,9 @@ class SaltExtension implements vscode.Disposable {
     }
     const picked = await vscode.window.showQuickPick(pickItems(minions), {
       title: 'Salt: Select Minion',
-      placeHolder: 'Minion profile whose grains and pillar drive the analysis',
+      placeHolder: 'Minion (profile or fleet) whose grains and pillar drive the analysis; type an id or a grain',
       matchOnDescription: true,
+      matchOnDetail: true,
     });
     if (picked === undefined) return;
     await this.execute(COMMANDS.selectMinion, [picked.id]);

@@ -191,6 +191,21 @@ impl Analysis {
 
     // Helpers for the query modules.
 
+    /// `minion` (a profile or a fleet minion; `None`: the selected one) compiled for `scope`
+    /// through the one pipeline, reading `files` (the snapshot's, or a fork a query changed),
+    /// with the workspace's memo.
+    pub(crate) fn compile_for(&self, minion: Option<&str>, files: Files, scope: model::pipeline::Scope) -> model::pipeline::Compiled {
+        let world = self.world();
+        let name = minion.map(str::to_string).or_else(|| crate::top::selected(self));
+        let req = model::pipeline::Request { minion: world.who(name.as_deref()), saltenv: None, scope };
+        model::pipeline::compile_with(Arc::new(files), &world.ws, &world.ctx.roots, &req, &world.ctx.memo)
+    }
+
+    /// The selected minion compiled for `scope` over this snapshot's files.
+    pub(crate) fn compile(&self, scope: model::pipeline::Scope) -> model::pipeline::Compiled {
+        self.compile_for(None, self.snap.files.fork(), scope)
+    }
+
     pub(crate) fn world(&self) -> &World {
         &self.snap.world
     }

@@ -65,9 +65,10 @@ function M.execute(command, arguments, on_result)
   end, bufnr)
 end
 
---- Keeps only well-formed `{ id = string, selected = boolean }` entries.
+--- Keeps only well-formed `{ id = string, selected = boolean }` entries (with the fleet's
+--- `source` and the grains `detail` the picker shows and searches).
 ---@param result any
----@return { id: string, selected: boolean }[]
+---@return { id: string, selected: boolean, fleet: boolean, detail: string }[]
 function M.parse_minions(result)
   local out = {}
   if type(result) ~= 'table' then
@@ -75,7 +76,12 @@ function M.parse_minions(result)
   end
   for _, item in ipairs(result) do
     if type(item) == 'table' and type(item.id) == 'string' and item.id ~= '' then
-      table.insert(out, { id = item.id, selected = item.selected == true })
+      table.insert(out, {
+        id = item.id,
+        selected = item.selected == true,
+        fleet = item.source == 'fleet',
+        detail = type(item.detail) == 'string' and item.detail or '',
+      })
     end
   end
   return out
@@ -138,8 +144,23 @@ function M.pick()
     end
     vim.ui.select(minions, {
       prompt = 'Salt minion:',
+      -- The grains are part of the line, so a fuzzy picker finds a minion by them too.
       format_item = function(m)
-        return m.selected and (m.id .. '  (selected)') or m.id
+        local tags = {}
+        if m.selected then
+          table.insert(tags, 'selected')
+        end
+        if m.fleet then
+          table.insert(tags, 'fleet')
+        end
+        local line = m.id
+        if #tags > 0 then
+          line = line .. '  (' .. table.concat(tags, ', ') .. ')'
+        end
+        if m.detail ~= '' then
+          line = line .. '  ' .. m.detail
+        end
+        return line
       end,
     }, function(choice)
       if choice then

@@ -422,5 +422,5 @@ impl LanguageServer for Backend {
 }
 
 fn minions_json(a: &Analysis) -> Value {
-    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected})).collect())
+    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected, "source": m.source, "detail": m.detail})).collect())
 }
