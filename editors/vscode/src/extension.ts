@@ -61,6 +61,14 @@ class SaltExtension implements vscode.Disposable {
       // The impact code lens runs this too: the server's grouped report of what the unsaved and
       // uncommitted changes do to every minion's highstate (against HEAD), as a Markdown preview.
       vscode.commands.registerCommand('salt-analyzer.showImpact', () => this.guard('Show Impact of Changes', () => this.showImpact())),
+      // Every fleet minion's highstate checked by the server (with its own progress); the
+      // findings arrive as diagnostics in the Problems panel.
+      vscode.commands.registerCommand('salt-analyzer.runCheckFleet', () =>
+        this.guard('Check Fleet', async () => {
+          const result = (await this.execute(COMMANDS.checkFleet, [])) as { minions?: number; findings?: number } | null;
+          void vscode.window.showInformationMessage(`salt-analyzer: checked ${result?.minions ?? 0} fleet minions, ${result?.findings ?? 0} findings.`);
+        }),
+      ),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatusVisibility()),
     );

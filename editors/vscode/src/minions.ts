@@ -7,6 +7,7 @@ export const COMMANDS = {
   topExplain: 'salt-analyzer.topExplain',
   refreshPillar: 'salt-analyzer.refreshPillar',
   impactReport: 'salt-analyzer.impactReport',
+  checkFleet: 'salt-analyzer.checkFleet',
 } as const;
 
 export interface Minion {

@@ -180,6 +180,17 @@ impl Analysis {
         crate::impact::lens(self, path, base)
     }
 
+    /// The fleet's code lenses of a file (byte offset, title): how many fleet minions each
+    /// top-file target matches, or get an SLS file from the top.
+    pub fn fleet_lenses(&self, path: &Path) -> Cancellable<Vec<(usize, String)>> {
+        crate::fleet::lenses(self, path)
+    }
+
+    /// Every fleet minion's highstate checked, findings by file (the "Check Fleet" command).
+    pub fn check_fleet(&self) -> Cancellable<crate::fleet::FleetCheck> {
+        crate::fleet::check(self)
+    }
+
     /// How many roots the cross-file index has checked from scratch and rechecked from a kept
     /// session so far, without bringing it up to this snapshot first (for tests and debugging).
     pub fn index_stats(&self) -> IndexStats {

@@ -28,6 +28,8 @@ pub(crate) struct Shared {
     pub(crate) summaries: Summaries,
     /// The last impact report (`crate::impact`).
     pub(crate) impact: crate::impact::ImpactCache,
+    /// The fleet's tops at the last revision asked (`crate::fleet`).
+    pub(crate) fleet: crate::fleet::FleetCache,
 }
 
 struct OpenDocument {
@@ -67,6 +69,7 @@ impl AnalysisHost {
             index: Mutex::new(Index::default()),
             summaries: Summaries::default(),
             impact: Default::default(),
+            fleet: Default::default(),
         });
         AnalysisHost {
             root: root.to_path_buf(),

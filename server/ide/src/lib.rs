@@ -10,6 +10,7 @@ mod document;
 mod files;
 #[cfg(test)]
 mod fixture;
+mod fleet;
 mod highstate;
 mod host;
 mod hover;
@@ -33,6 +34,7 @@ mod world;
 pub use analysis::Analysis;
 pub use completion::{CompletionItem, CompletionKind};
 pub use diagnostics::shift_diagnostics;
+pub use fleet::FleetCheck;
 pub use host::AnalysisHost;
 pub use impact::{ImpactBase, ImpactReport};
 pub use memory::MemoryDisk;

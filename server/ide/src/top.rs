@@ -134,6 +134,9 @@ pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, targe
         Err(e) => format!("**target** `{}` in section `{}` (matcher `{written}`)\n\nThe top file could not be compiled: {e}\n", target.target, env.env),
     };
     let mut out = body;
+    if let Some(fleet) = crate::fleet::target_hover(analysis, path, &env.env, &target.target) {
+        out.push_str(&fleet);
+    }
     if !sls.is_empty() {
         out.push_str(&format!("\nSLS: {}\n", sls.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")));
     }

@@ -49,6 +49,13 @@ for rel, lines in pairs(files) do
   vim.fn.mkdir(vim.fs.dirname(root .. '/' .. rel), 'p')
   vim.fn.writefile(lines, root .. '/' .. rel)
 end
+-- A small fleet (`salt '*' grains.items --out=json --static` output) for the fleet steps.
+vim.fn.writefile({
+  '{"web07.example.com": {"id": "web07.example.com", "os_family": "Debian", "roles": ["web"]},',
+  ' "web08.example.com": {"id": "web08.example.com", "os_family": "Debian", "roles": ["web"]},',
+  ' "mon01.example.com": {"id": "mon01.example.com", "os_family": "RedHat", "roles": ["monitoring"]}}',
+}, root .. '/fleet.json')
+vim.fn.writefile({ 'fleet: fleet.json' }, root .. '/salt-analyzer.yaml', 'a')
 
 -- Notifications would interleave with the result lines on stdout.
 local notes = {}
@@ -250,6 +257,35 @@ step('hover on a map.jinja import lists the formula layers for the selected mini
   end)
   assert(text:find('os_family/Debian.yaml', 1, true), 'hover: ' .. text)
   assert(text:find('app-debian', 1, true), 'hover: ' .. text)
+end)
+
+step('the top file carries fleet counts, :SaltMinion offers the fleet, :SaltCheckFleet reports', function()
+  local buf = open('salt/base/top.sls')
+  local titles
+  wait_for('the fleet lenses', function()
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    vim.wait(200)
+    titles = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title:find('fleet minions', 1, true) then
+        titles[lens.range.start.line + 1] = lens.command.title
+      end
+    end
+    return titles[4] ~= nil
+  end, 30000)
+  assert(titles[2] == '3 of 3 fleet minions', "'*': " .. tostring(titles[2]))
+  assert(titles[4] == '2 of 3 fleet minions', "'web*': " .. tostring(titles[4]))
+  local listed = require('salt-analyzer.commands').complete_minions('mon')
+  assert(vim.deep_equal(listed, { 'mon01.example.com' }), 'complete: ' .. vim.inspect(listed))
+  vim.cmd('SaltCheckFleet')
+  wait_for('the fleet check', function()
+    for _, n in ipairs(notes) do
+      if n:find('checked 3 fleet minions', 1, true) then
+        return true
+      end
+    end
+    return false
+  end, 60000)
 end)
 
 step('the impact lens counts the minions an unsaved change alters and opens the report', function()

@@ -10,6 +10,7 @@ M.select_minion = 'salt-analyzer.selectMinion'
 M.top_explain = 'salt-analyzer.topExplain'
 M.refresh_pillar_command = 'salt-analyzer.refreshPillar'
 M.impact_report = 'salt-analyzer.impactReport'
+M.check_fleet_command = 'salt-analyzer.checkFleet'
 
 local function notify(msg, level)
   vim.notify('salt-analyzer: ' .. msg, level or vim.log.levels.INFO)
@@ -131,6 +132,16 @@ function M.impact()
     end
     local bufnr = M.show_scratch('salt-analyzer://impact', result)
     vim.bo[bufnr].filetype = 'markdown'
+  end)
+end
+
+--- Checks every fleet minion's highstate on the server (progress through LspProgress); the
+--- findings arrive as diagnostics.
+function M.check_fleet()
+  notify('checking the fleet...')
+  M.execute(M.check_fleet_command, {}, function(result)
+    local r = type(result) == 'table' and result or {}
+    notify(('checked %d fleet minions, %d findings'):format(r.minions or 0, r.findings or 0))
   end)
 end
 

@@ -15,8 +15,14 @@ use std::sync::Arc;
 pub use server::Backend;
 
 /// The commands `workspace/executeCommand` accepts.
-pub const COMMANDS: &[&str] =
-    &["salt-analyzer.listMinions", "salt-analyzer.selectMinion", "salt-analyzer.topExplain", "salt-analyzer.refreshPillar", "salt-analyzer.impactReport"];
+pub const COMMANDS: &[&str] = &[
+    "salt-analyzer.listMinions",
+    "salt-analyzer.selectMinion",
+    "salt-analyzer.topExplain",
+    "salt-analyzer.refreshPillar",
+    "salt-analyzer.impactReport",
+    "salt-analyzer.checkFleet",
+];
 
 /// The client-side command an impact code lens runs: the VS Code extension and the Neovim
 /// plugin open the report (`salt-analyzer.impactReport`) in a preview or a scratch buffer.

@@ -344,6 +344,13 @@ pub mod to_proto {
         }
     }
 
+    /// A fleet count at a top-file target or the top of an SLS file: a title, nothing to run
+    /// (the hover on the target names the minions).
+    pub fn fleet_lens(index: &LineIndex, enc: PositionEncoding, at: usize, title: String) -> lsp::CodeLens {
+        let start = position(index, enc, at);
+        lsp::CodeLens { range: lsp::Range { start, end: start }, command: Some(lsp::Command { title, command: String::new(), arguments: None }), data: None }
+    }
+
     pub fn full_report(items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReportResult {
         lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
             related_documents: None,
