@@ -12,6 +12,8 @@ use std::sync::{Arc, RwLock};
 use gix::bstr::ByteSlice;
 use model::workspace::vfs::Vfs;
 
+pub mod serve;
+
 /// A repository that could not be opened, or a revision that does not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitError(pub String);

@@ -37,7 +37,15 @@ impl World {
             Ok(ws) => (Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws }, None),
             Err(e) => {
                 let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
-                let ws = Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
+                let ws = Workspace {
+                    root: root.to_path_buf(),
+                    opts,
+                    profiles: IndexMap::new(),
+                    default_minion: None,
+                    file: None,
+                    sql: None,
+                    gitfs_clones: IndexMap::new(),
+                };
                 (ws, Some(e))
             }
         };
