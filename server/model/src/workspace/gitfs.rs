@@ -7,6 +7,8 @@
 use indexmap::IndexMap;
 use serde_json::Value;
 
+use crate::py::builtins::{str_of as py_str, truthy};
+
 /// One saltenv's overrides (`saltenv: [{dev: [{ref: develop}, {mountpoint: x}]}]`), per remote
 /// or global (`gitfs_saltenv`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -367,26 +369,6 @@ pub fn strip_proto(url: &str) -> String {
 /// `salt.utils.stringutils.expr_match`: a glob, else a regex matched whole.
 fn expr_match(line: &str, expr: &str) -> bool {
     crate::py::fnmatch::fnmatch(line, expr) || crate::py::re::PyRegex::compile(&format!(r"\A{expr}\Z")).and_then(|r| r.re_match(line)).unwrap_or(false)
-}
-
-fn py_str(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "None".into(),
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        other => other.to_string(),
-    }
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Null => false,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
 }
 
 /// `enforce_types`' `stringlist`: a comma-separated string or a list of strings.
