@@ -141,6 +141,16 @@ impl Repo {
     }
 }
 
+impl Repo {
+    /// The work tree as it is at `rev`: the ref's tree mounted at the work tree's own directory,
+    /// so paths into the work tree read the ref's files and every other path the base's (what
+    /// `diff` reads for a side that is not the work tree). A bare repository has no work tree.
+    pub fn work_tree_at(&self, rev: &str) -> Result<Mount, GitError> {
+        let dir = self.work_dir().ok_or_else(|| GitError(format!("{}: a bare repository has no work tree", self.git_dir().display())))?;
+        Ok(Mount::new(dir, self.tree(rev)?))
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     oid: gix::ObjectId,

@@ -85,6 +85,8 @@ fn bare_clone_with_remote_branches() {
     assert_eq!(names, ["dev", "master", "v1"]);
     assert_eq!(r.tree("refs/remotes/origin/dev").unwrap().read_string("web/init.sls").unwrap(), "pkg: dev\n");
     assert!(Repo::open(&tmp.path().join("nothing")).is_err());
+    assert!(r.work_tree_at("dev").unwrap_err().0.contains("bare repository"));
+    assert_eq!(Repo::discover(&dir.join("web")).unwrap().work_dir(), Some(dir.as_path()));
 }
 
 #[test]
@@ -103,7 +105,7 @@ fn mounts_with_root_and_mountpoint_shadow_the_disk() {
     assert!(fs.is_file(&at.join("formulas/x/web.sls")));
     assert!(!fs.is_file(&at.join("top.sls")) && !fs.is_file(&at.join("formulas/x")));
     // diff: the work tree itself shown at `dev`; files outside it still come from the disk.
-    let fs = MountedFs::with_mounts(RealFs, vec![Mount::new(&dir, r.tree("dev").unwrap())]);
+    let fs = MountedFs::with_mounts(RealFs, vec![r.work_tree_at("dev").unwrap()]);
     assert_eq!(fs.read(&dir.join("web/init.sls")).unwrap(), "pkg: dev\n");
     assert!(!fs.is_file(&dir.join("states/db.sls")), "deleted at dev though on disk");
     assert_eq!(fs.walk(&dir), ["states/web.sls", "top.sls", "web/init.sls"], ".git is not a file of the tree");
