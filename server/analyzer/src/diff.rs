@@ -69,7 +69,13 @@ fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Ar
 fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<impact::Tree, String> {
     let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
     ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
-    let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.file_roots));
+    // The side's gitfs remotes (as its master configuration names them) mounted over it.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    for p in &served.problems {
+        eprintln!("salt-analyzer: warning[gitfs-remote]: at {label}: {}", p.message);
+    }
+    let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(fs, served.mounts));
+    let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots()));
     Ok(impact::Tree { fs, ws, roots })
 }
 

@@ -51,6 +51,8 @@ pub struct AnalysisHost {
     /// Salt's documentation of the state functions, or why there is none (yet).
     state_docs: Arc<crate::statedocs::DocsStatus>,
     shared: Arc<Shared>,
+    /// The gitfs remotes' trees, mounted over the file system when the world is loaded.
+    mounts: Arc<salt_gitfs::MountedFs<Arc<dyn Vfs>>>,
 }
 
 impl AnalysisHost {
@@ -61,9 +63,10 @@ impl AnalysisHost {
 
     /// A host over any file system (tests and benchmarks use an in-memory one).
     pub fn with_fs(fs: Arc<dyn Vfs>, root: &Path) -> AnalysisHost {
-        let disk = Arc::new(DiskCache::new(fs));
+        let mounts = Arc::new(salt_gitfs::MountedFs::new(fs));
+        let disk = Arc::new(DiskCache::new(mounts.clone()));
         let files = Files::new(disk.clone(), HashMap::new());
-        let world = Arc::new(World::load(&files, root, None));
+        let world = Arc::new(World::load(&files, root, None, &mounts));
         let shared = Arc::new(Shared {
             log: Mutex::new(ChangeLog::default()),
             index: Mutex::new(Index::default()),
@@ -83,6 +86,7 @@ impl AnalysisHost {
             minion: None,
             state_docs: Arc::default(),
             shared,
+            mounts,
         }
     }
 
@@ -248,7 +252,7 @@ impl AnalysisHost {
 
     fn rebuild_world(&mut self) {
         let files = Files::new(self.disk.clone(), self.buffers.clone());
-        self.world = Arc::new(World::load(&files, &self.root, self.salt_config.as_deref()));
+        self.world = Arc::new(World::load(&files, &self.root, self.salt_config.as_deref(), &self.mounts));
     }
 
     fn bump(&mut self) {

@@ -67,7 +67,10 @@ pub(crate) fn report(analysis: &Analysis, base: &ImpactBase) -> Cancellable<Arc<
         Err(_) => world.ws.clone(),
     };
     ws.sql = world.ws.sql.clone();
-    let before = Tree { roots: Arc::new(FileRoots::scan(&*base.fs, &ws.opts.file_roots)), fs: base.fs.clone(), ws };
+    // The base's gitfs remotes, as its configuration names them, mounted over it.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(base.fs.clone(), served.mounts));
+    let before = Tree { roots: Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots())), fs, ws };
     let after = Tree { fs: Arc::new(snap.files.fork()), ws: world.ws.clone(), roots: world.ctx.roots.clone() };
     let who: Vec<Who> = if world.ws.profiles.is_empty() { vec![Who::Default] } else { world.ws.profiles.keys().map(|p| Who::Profile(p.clone())).collect() };
     let rel = |p: &Path| world.rel(p);

@@ -34,15 +34,30 @@ pub(crate) struct World {
 }
 
 impl World {
-    pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>) -> World {
+    /// The workspace at `root`, with its gitfs remotes mounted into `mounts` (which `fs` reads
+    /// through).
+    pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>, mounts: &salt_gitfs::MountedFs<std::sync::Arc<dyn Vfs>>) -> World {
         let config_dir = salt_config.map(|p| if p.is_absolute() { p.to_path_buf() } else { root.join(p) });
         let (ws, config_error) = match Workspace::load(fs, root, config_dir.as_deref()) {
             // SQL ext_pillar entries read their databases, read-only.
-            Ok(ws) => (Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws }, None),
+            Ok(ws) => {
+                let mut ws = Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws };
+                // gitfs remotes are read from local copies and mounted, never fetched.
+                mounts.set_mounts(salt_gitfs::serve::serve_gitfs(&mut ws).mounts);
+                (ws, None)
+            }
             Err(e) => {
                 let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
-                let ws =
-                    Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None, fleet: Vec::new(), sql: None };
+                let ws = Workspace {
+                    root: root.to_path_buf(),
+                    opts,
+                    profiles: IndexMap::new(),
+                    default_minion: None,
+                    file: None,
+                    fleet: Vec::new(),
+                    sql: None,
+                    gitfs_clones: IndexMap::new(),
+                };
                 (ws, Some(e))
             }
         };

@@ -35,6 +35,9 @@ pub struct Workspace {
     /// The databases SQL ext_pillar entries read (set by the binary; none in tests that do
     /// not give one: the entries are then reported as not evaluated).
     pub sql: Option<crate::workspace::sql::Databases>,
+    /// `gitfs_clones`: a gitfs or git_pillar remote's URL to a local clone of it (nothing is
+    /// fetched; `file://` remotes and the master's gitfs cache need no entry).
+    pub gitfs_clones: IndexMap<String, PathBuf>,
 }
 
 impl Workspace {
@@ -51,6 +54,7 @@ impl Workspace {
             file: None,
             fleet: Vec::new(),
             sql: None,
+            gitfs_clones: IndexMap::new(),
         };
         let mut doc = None;
         if fs.is_file(&file) {
@@ -113,6 +117,9 @@ impl Workspace {
             Some(_) => d.get("fleet").and_then(Val::as_str).map(rel).into_iter().collect(),
             None => Vec::new(),
         };
+        if let Some(V::Dict(clones)) = d.get("gitfs_clones").map(|v| &v.v) {
+            ws.gitfs_clones = clones.0.iter().filter_map(|(url, p)| p.as_str().map(|p| (url.py_str(), rel(p)))).collect();
+        }
         ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
         Ok(ws)
     }
