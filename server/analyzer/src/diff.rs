@@ -138,7 +138,11 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     };
     let who = minions(args, &before.ws, &after.ws);
     let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
-    let diffs = impact::compare(&before, &after, &who, &rel);
+    let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);
+    // For tests and benchmarks: how many minions the recorded reads let through uncompiled.
+    if std::env::var_os("SALT_ANALYZER_DIFF_STATS").is_some_and(|v| v == "1") {
+        eprintln!("diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads", diffs.len(), diffs.len() - compiled_again);
+    }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
     let summary = report::Summary { from: &args.from, to: &to_label, minions: diffs.len(), notes: &notes };
