@@ -4,7 +4,8 @@
 #      state.show_lowstate` on a generated highstate (gen_highstate.py), output checked
 #      identical; `check` on the same tree;
 #   2. lowstate at 1k / 2k / 5k / 10k SLS files: time and peak RSS;
-#   3. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
+#   3. `diff` with 200 minion profiles: a formula change 10% see, a top change all see;
+#   4. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
 #      the real-formula-shaped workspace (200 formulas + 2,000 plain SLS files).
 #
 # Usage: tests/bench/run.sh [--quick] PYTHON BIN
@@ -61,7 +62,27 @@ for n in $SIZES; do
   echo "lowstate, $n SLS files: $(field "$r" seconds) s, peak RSS $(field "$r" rss_mb) MB"
 done
 
-# 3. The editor benchmark.
+# 3. `diff` on a git repository of the editor benchmark's shape (gen_diff_bench.py): 200
+#    minion profiles, a change to one formula 10% of them use, and a change to the top file
+#    every minion reads. The report must count exactly the minions that change.
+if [ -n "$QUICK" ]; then DARGS="--formulas 20 --plain 200 --minions 20"; DM=20; else DARGS=""; DM=200; fi
+for change in formula top; do
+  d=$WORK/diff-$change
+  python3 "$HERE/gen_diff_bench.py" --out "$d" $DARGS
+  python3 "$HERE/gen_diff_bench.py" --out "$d" --change "$change"
+  r=$(cd "$d" && measure "$RUNS" "$d.json" -- "$BIN" diff --format json)
+  want=$([ "$change" = formula ] && echo $((DM / 10)) || echo "$DM")
+  python3 - "$d.json" "$want" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+changed, failing = doc["summary"]["changed"], doc["summary"]["now_failing"]
+if changed != int(sys.argv[2]) or failing:
+    sys.exit(f"bench: diff reports {changed} minions changed ({failing} now failing), expected {sys.argv[2]}")
+PYEOF
+  echo "diff, $DM minions, change to the $change ($want minions change): $(field "$r" seconds) s, peak RSS $(field "$r" rss_mb) MB"
+done
+
+# 4. The editor benchmark.
 cd "$ROOT"
 if [ -n "$QUICK" ]; then
   SALT_BENCH_QUICK=1 cargo test --locked -p salt-ide --bench ide
@@ -69,6 +90,6 @@ else
   cargo bench --locked -p salt-ide --bench ide
 fi
 echo "bench: done"
-# Three steps ran without error (side by side with identical output, the curve, the editor
-# benchmark); any failure stops the script before this line.
-echo "3 passed, 0 failed"
+# Four steps ran without error (side by side with identical output, the curve, diff, the
+# editor benchmark); any failure stops the script before this line.
+echo "4 passed, 0 failed"
