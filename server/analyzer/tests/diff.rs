@@ -206,7 +206,17 @@ fn a_minion_whose_reads_did_not_change_is_not_compiled_again() {
     // Only db01 reads db.sls.
     t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\n");
     assert_eq!(stats(&t.root), "diff stats: 3 minions, 1 compiled at both sides, 2 skipped on unchanged reads");
-    // Every minion reads the top file and the pillar.
+    // Every minion reads the pillar file the pillar top gives everyone.
     t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: hunter2}\nextra: 1\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 3 compiled at both sides, 0 skipped on unchanged reads");
+    // A pillar file only the web servers' pillar top selects: db01's reads are unchanged.
+    t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: hunter2}\n");
+    t.write("pillar/top.sls", "base:\n  '*': [common]\n  'role:web': [{match: grain}, web]\n");
+    t.write("pillar/web.sls", "workers: 4\n");
+    commit(&t.root, "web pillar");
+    t.write("pillar/web.sls", "workers: 8\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 2 compiled at both sides, 1 skipped on unchanged reads");
+    // Every minion reads the top file.
+    t.write("salt/top.sls", "base:\n  'role:web': [{match: grain}, web]\n  'role:db': [{match: grain}, db]\n  '*': []\n");
     assert_eq!(stats(&t.root), "diff stats: 3 minions, 3 compiled at both sides, 0 skipped on unchanged reads");
 }
