@@ -90,7 +90,8 @@ fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
         for (kind, roots) in [("file root", &ws.opts.file_roots), ("pillar root", &ws.opts.pillar_roots)] {
             for (env, list) in roots {
                 for r in list {
-                    let abs = std::path::absolute(r).unwrap_or_else(|_| r.clone());
+                    // Lexically, as the mounts see it: `WORK/../shared` is outside.
+                    let abs = salt_gitfs::lexical(&std::path::absolute(r).unwrap_or_else(|_| r.clone()));
                     if !abs.starts_with(work_dir) {
                         let n = format!("{kind} {} ({env}) is outside the repository: read from disk on both sides", r.display());
                         if !notes.contains(&n) {
@@ -136,6 +137,11 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    if let Some(m) = args.minions.iter().find(|m| !before.ws.profiles.contains_key(*m) && !after.ws.profiles.contains_key(*m)) {
+        let known: Vec<&String> = after.ws.profiles.keys().chain(before.ws.profiles.keys().filter(|k| !after.ws.profiles.contains_key(*k))).collect();
+        let known = known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
+        return fail(format!("no minion profile `{m}` at either side (profiles: {known})"));
+    }
     let who = minions(args, &before.ws, &after.ws);
     let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
     let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);

@@ -130,6 +130,10 @@ fn exit_codes() {
     assert_eq!(code, 2, "{out}{err}");
     assert!(err.contains("is not in a git repository"), "{err}");
     assert!(out.is_empty(), "{out}");
+    // A minion no side has a profile for: 2, naming it.
+    let (code, out, err) = run(&t.root, &["diff", "--minion", "nosuch"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("no minion profile `nosuch` at either side (profiles: "), "{err}");
     // A revision that does not exist: 2, naming it.
     let (code, out, err) = run(&t.root, &["diff", "--from", "no-such-branch"]);
     assert_eq!(code, 2, "{out}{err}");
@@ -187,6 +191,16 @@ fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
         let (_, out, _) = run(&t.root, &["diff", "--format", format]);
         assert!(out.contains("outside the repository"), "{format}: {out}");
     }
+    // The same root as `../NAME`, relative to the workspace file: outside too.
+    let name = shared.root.file_name().unwrap().to_str().unwrap();
+    t.write("salt-analyzer.yaml", &ws.replace(&shared.root.display().to_string(), &format!("../{name}")));
+    commit(&t.root, "relative shared root");
+    shared.write("shared.sls", "ntp:\n  pkg.installed:\n    - version: '5'\n");
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["notes"].as_array().unwrap().len(), 1, "{out}");
+    assert!(doc["notes"][0].as_str().unwrap().contains(&format!("../{name}")), "{out}");
 }
 
 #[test]

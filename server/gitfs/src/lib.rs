@@ -340,7 +340,7 @@ impl<F: Vfs> MountedFs<F> {
 
 /// `path` with `.` dropped and each `..` taking away the component before it (lexically: a
 /// mount is a path, not a directory on the disk).
-fn lexical(path: &Path) -> PathBuf {
+pub fn lexical(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for c in path.components() {
