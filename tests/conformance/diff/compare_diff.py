@@ -16,8 +16,6 @@ identical per minion, and every minion must appear once. One minion in one scena
 case; the last line is `N passed, N failed`.
 """
 
-import argparse
-import concurrent.futures
 import json
 import os
 import subprocess
@@ -25,7 +23,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from cases import find_cases  # noqa: E402
+from cases import compare_main  # noqa: E402
 
 
 def tag(c):
@@ -95,6 +93,9 @@ def run_scenario(binary, case, meta, salt, sc):
 
 
 def compare(binary, case):
+    """[(label, None or why)] for every minion of every scenario of the case."""
+    if not os.path.isfile(os.path.join(case, "salt.json")):
+        return [(os.path.basename(case), "no salt.json (run salt_diff.py first)")]
     with open(os.path.join(case, "case.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
     with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
@@ -105,31 +106,5 @@ def compare(binary, case):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dirs", nargs="+")
-    ap.add_argument("--bin", required=True)
-    ap.add_argument("--jobs", type=int, default=2)
-    a = ap.parse_args()
-    binary = os.path.abspath(a.bin)
-    cases = find_cases(a.dirs)
-    missing = [c for c in cases if not os.path.isfile(os.path.join(c, "salt.json"))]
-    if not cases or missing:
-        print(f"no cases, or cases without salt.json (run salt_diff.py first): {missing[:1]}", file=sys.stderr)
-        print("0 passed, 1 failed")
-        return 1
-    passed = failed = 0
-    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for results in pool.map(lambda c: compare(binary, c), cases):
-            for label, problem in results:
-                if problem is None:
-                    passed += 1
-                else:
-                    failed += 1
-                    print(f"FAIL {label}: {problem}")
-    print(f"{passed} passed, {failed} failed")
-    return 0 if failed == 0 and passed > 0 else 1
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(compare_main(compare, __doc__))
