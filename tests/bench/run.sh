@@ -4,9 +4,10 @@
 #      state.show_lowstate` on a generated highstate (gen_highstate.py), output checked
 #      identical; `check` on the same tree;
 #   2. lowstate at 1k / 2k / 5k / 10k SLS files: time and peak RSS;
-#   3. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
+#   3. `diff` with 200 minion profiles: a formula change 10% see, a top change all see;
+#   4. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
 #      the real-formula-shaped workspace (200 formulas + 2,000 plain SLS files);
-#   4. `check --fleet` over a generated fleet (gen_fleet.py: 5 OS families, 20 role sets,
+#   5. `check --fleet` over a generated fleet (gen_fleet.py: 5 OS families, 20 role sets,
 #      unique id/fqdn/ipv4) of 100 / 1,000 / 5,000 minions on the 1,000-file tree with a
 #      role-targeted top file: time and peak RSS; the per-minion cost beside one
 #      `salt-call --local state.show_lowstate` with the first minion's grains.
@@ -65,7 +66,27 @@ for n in $SIZES; do
   echo "lowstate, $n SLS files: $(field "$r" seconds) s, peak RSS $(field "$r" rss_mb) MB"
 done
 
-# 3. The editor benchmark.
+# 3. `diff` on a git repository of the editor benchmark's shape (gen_diff_bench.py): 200
+#    minion profiles, a change to one formula 10% of them use, and a change to the top file
+#    every minion reads. The report must count exactly the minions that change.
+if [ -n "$QUICK" ]; then DARGS="--formulas 20 --plain 200 --minions 20"; DM=20; else DARGS=""; DM=200; fi
+for change in formula top; do
+  d=$WORK/diff-$change
+  python3 "$HERE/gen_diff_bench.py" --out "$d" $DARGS
+  python3 "$HERE/gen_diff_bench.py" --out "$d" --change "$change"
+  r=$(cd "$d" && measure "$RUNS" "$d.json" -- "$BIN" diff --format json)
+  want=$([ "$change" = formula ] && echo $((DM / 10)) || echo "$DM")
+  python3 - "$d.json" "$want" <<'PYEOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+changed, failing = doc["summary"]["changed"], doc["summary"]["now_failing"]
+if changed != int(sys.argv[2]) or failing:
+    sys.exit(f"bench: diff reports {changed} minions changed ({failing} now failing), expected {sys.argv[2]}")
+PYEOF
+  echo "diff, $DM minions, change to the $change ($want minions change): $(field "$r" seconds) s, peak RSS $(field "$r" rss_mb) MB"
+done
+
+# 4. The editor benchmark.
 cd "$ROOT"
 if [ -n "$QUICK" ]; then
   SALT_BENCH_QUICK=1 cargo test --locked -p salt-ide --bench ide
@@ -73,7 +94,7 @@ else
   cargo bench --locked -p salt-ide --bench ide
 fi
 
-# 4. The fleet.
+# 5. The fleet.
 if [ -n "$QUICK" ]; then FLEETS="20"; else FLEETS="100 1000 5000"; fi
 f=$WORK/fleet
 python3 "$HERE/gen_highstate.py" --files "$SIDE" --out "$f"
@@ -86,6 +107,6 @@ done
 one=$(measure 1 "$f/one.json" -- "$SALT_CALL" --local -c "$f/etc-one" --out=json --log-level=quiet state.show_lowstate)
 echo "salt-call --local state.show_lowstate with the first minion's grains: $(field "$one" seconds) s"
 echo "bench: done"
-# Four steps ran without error (side by side with identical output, the curve, the editor
-# benchmark, the fleet); any failure stops the script before this line.
-echo "4 passed, 0 failed"
+# Five steps ran without error (side by side with identical output, the curve, diff, the
+# editor benchmark, the fleet); any failure stops the script before this line.
+echo "5 passed, 0 failed"

@@ -30,7 +30,8 @@ def find_cases(paths, only=None):
 
 def compare_main(compare, doc=None):
     """The main of a comparer: `--bin BIN [--jobs N] DIR...`, `compare(bin, case)` (None when
-    the case passed, else why not) over every case in threads, `FAIL CASE: why` per failure,
+    the case passed, else why not; or a list of `(label, None or why)` when one case directory
+    holds several judged cases) over every case in threads, `FAIL CASE: why` per failure,
     and the last line `N passed, N failed`. Exit status 1 when a case failed or none ran."""
     import argparse
     import concurrent.futures
@@ -44,12 +45,13 @@ def compare_main(compare, doc=None):
     cases = find_cases(a.dirs)
     passed = failed = 0
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        for case_dir, problem in zip(cases, pool.map(lambda c: compare(binary, c), cases)):
-            if problem is None:
-                passed += 1
-            else:
-                failed += 1
-                print(f"FAIL {os.path.basename(case_dir)}: {problem}")
+        for case_dir, result in zip(cases, pool.map(lambda c: compare(binary, c), cases)):
+            for label, problem in result if isinstance(result, list) else [(os.path.basename(case_dir), result)]:
+                if problem is None:
+                    passed += 1
+                else:
+                    failed += 1
+                    print(f"FAIL {label}: {problem}")
     print(f"{passed} passed, {failed} failed")
     return 0 if failed == 0 and passed > 0 else 1
 

@@ -48,10 +48,14 @@ pub struct DiffArgs {
     pub exit_code: bool,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
-    /// The fleet's minions too (`--fleet PATH`, else the workspace's `fleet:`, which is used
-    /// without the flag as well); `--shard K/N` compares one shard, for a CI matrix.
-    #[command(flatten)]
-    pub fleet: crate::cli::FleetArgs,
+    /// The fleet's minions too: a master cachedir, `grains.items` JSON or a directory of
+    /// `<id>.json` files; without PATH (or without the flag), the workspace's `fleet:`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub fleet: Option<Option<PathBuf>>,
+    /// Only shard K of N of the minions (profiles and fleet alike, by a stable hash of the id),
+    /// for a CI matrix.
+    #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
+    pub shard: Option<(usize, usize)>,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -86,7 +90,7 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
         config_dir: args.config_dir.clone(),
         minion,
         format: crate::cli::Format::Text,
-        fleet: args.fleet.clone(),
+        fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
     };
     if !args.minions.is_empty() {
         return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());
@@ -95,11 +99,11 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
     ids.extend(before.profiles.keys().filter(|k| !after.profiles.contains_key(*k)).cloned());
     // A shard of a CI matrix takes its share of the profiles too (the fleet is sharded as it
     // is read).
-    if let Some((k, n)) = args.fleet.shard {
+    if let Some((k, n)) = args.shard {
         ids.retain(|id| model::workspace::fleet::in_shard(id, k, n));
     }
     let mut who: Vec<Who> = ids.into_iter().map(Who::Profile).collect();
-    if args.fleet.fleet.is_some() || !after.fleet.is_empty() {
+    if args.fleet.is_some() || !after.fleet.is_empty() {
         let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
         for p in &fleet.problems {
             eprintln!("salt-analyzer: error: {p}");
@@ -120,7 +124,8 @@ fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
         for (kind, roots) in [("file root", &ws.opts.file_roots), ("pillar root", &ws.opts.pillar_roots)] {
             for (env, list) in roots {
                 for r in list {
-                    let abs = std::path::absolute(r).unwrap_or_else(|_| r.clone());
+                    // Lexically, as the mounts see it: `WORK/../shared` is outside.
+                    let abs = salt_gitfs::lexical(&std::path::absolute(r).unwrap_or_else(|_| r.clone()));
                     if !abs.starts_with(work_dir) {
                         let n = format!("{kind} {} ({env}) is outside the repository: read from disk on both sides", r.display());
                         if !notes.contains(&n) {
@@ -170,8 +175,24 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(who) => who,
         Err(code) => return code,
     };
+    // A `--minion` that is a profile at neither side and no fleet minion is a mistake, not an
+    // unchanged minion.
+    if let Some(m) = args
+        .minions
+        .iter()
+        .zip(&who)
+        .find_map(|(m, w)| (matches!(w, Who::Profile(_)) && !before.ws.profiles.contains_key(m) && !after.ws.profiles.contains_key(m)).then_some(m))
+    {
+        let known: Vec<&String> = after.ws.profiles.keys().chain(before.ws.profiles.keys().filter(|k| !after.ws.profiles.contains_key(*k))).collect();
+        let known = known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
+        return fail(format!("no minion profile or fleet minion `{m}` at either side (profiles: {known})"));
+    }
     let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
-    let diffs = impact::compare(&before, &after, &who, &rel);
+    let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);
+    // For tests and benchmarks: how many minions the recorded reads let through uncompiled.
+    if std::env::var_os("SALT_ANALYZER_DIFF_STATS").is_some_and(|v| v == "1") {
+        eprintln!("diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads", diffs.len(), diffs.len() - compiled_again);
+    }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
     let summary = report::Summary { from: &args.from, to: &to_label, minions: diffs.len(), notes: &notes };

@@ -341,10 +341,30 @@ impl<F: Vfs> MountedFs<F> {
     }
 
     /// The innermost mount holding `path`, and `path` relative to it.
+    /// `..` and `.` are resolved first, as the disk would: `WORK/../grains/x.json` (a
+    /// profile's `grains_file: ../grains/x.json`) lies outside a mount at `WORK`.
     fn find(&self, path: &Path) -> Option<(Mount, String)> {
         let mounts = self.mounts();
+        let path = lexical(path);
         mounts.iter().find_map(|m| path.strip_prefix(&m.at).ok().map(|rel| (m.clone(), rel.to_string_lossy().replace('\\', "/"))))
     }
+}
+
+/// `path` with `.` dropped and each `..` taking away the component before it (lexically: a
+/// mount is a path, not a directory on the disk).
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
 }
 
 impl<F: Vfs> Vfs for MountedFs<F> {

@@ -112,6 +112,10 @@ fn mounts_with_root_and_mountpoint_shadow_the_disk() {
     let parent = dir.parent().unwrap();
     std::fs::write(parent.join("outside.sls"), "x: 1\n").unwrap();
     assert_eq!(fs.read(&parent.join("outside.sls")).unwrap(), "x: 1\n");
+    // `..` leaves the mount as it leaves the directory (a profile's `grains_file: ../x.json`).
+    assert_eq!(fs.read(&dir.join("../outside.sls")).unwrap(), "x: 1\n");
+    assert!(fs.is_file(&dir.join("./states/../web/init.sls")));
+    assert_eq!(fs.read(&dir.join("states/../web/init.sls")).unwrap(), "pkg: dev\n");
     assert_eq!(fs.walk(parent), ["outside.sls", "work/states/web.sls", "work/top.sls", "work/web/init.sls"]);
     // A mount inside another shadows it below its own path; a later mount at a path replaces one.
     let fs = MountedFs::with_mounts(

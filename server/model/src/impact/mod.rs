@@ -356,6 +356,13 @@ fn label(who: &crate::pipeline::Who, compiled: &Compiled) -> String {
 /// compile read (a file, a file-root answer, the profile, the pillar files) reads otherwise
 /// there, or the workspace itself changed: the recorded reads are all a compile depends on.
 pub fn minion(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn Fn(&Path) -> String) -> (String, MinionDiff) {
+    let (name, d, _) = minion_counted(who, before, after, rel);
+    (name, d)
+}
+
+/// [`minion`], and whether the after side was compiled (false: the recorded reads said the
+/// minion is unchanged).
+pub fn minion_counted(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn Fn(&Path) -> String) -> (String, MinionDiff, bool) {
     use crate::pipeline::{compile, Request, Scope};
     let req = Request { minion: who.clone(), saltenv: None, scope: Scope::Impact };
     let old = compile(before.fs.clone(), &before.ws, &before.roots, &req);
@@ -367,16 +374,28 @@ pub fn minion(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn
     let old_side = side(&old);
     if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && old.reads.unchanged(&*after.fs, &after.roots) {
         let errors = old_side.errors;
-        return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() });
+        return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() }, false);
     }
     drop(old);
     let new = compile(after.fs.clone(), &after.ws, &after.roots, &req);
-    (name, diff(&old_side, &side(&new)))
+    (name, diff(&old_side, &side(&new)), true)
 }
 
 /// Every minion's diff, in `who`'s order, compiled on every core; each compile is dropped as
 /// soon as it is compared, so memory holds diffs, not compiles.
 pub fn compare(before: &Tree, after: &Tree, who: &[crate::pipeline::Who], rel: &(dyn Fn(&Path) -> String + Sync)) -> Vec<(String, MinionDiff)> {
+    compare_counted(before, after, who, rel).0
+}
+
+/// [`compare`], and how many minions' after sides were compiled (the others were skipped on
+/// their recorded reads).
+pub fn compare_counted(
+    before: &Tree,
+    after: &Tree,
+    who: &[crate::pipeline::Who],
+    rel: &(dyn Fn(&Path) -> String + Sync),
+) -> (Vec<(String, MinionDiff)>, usize) {
+    let compiled = std::sync::atomic::AtomicUsize::new(0);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(who.len().max(1));
     let mut results: Vec<(usize, String, MinionDiff)> = std::thread::scope(|s| {
@@ -387,7 +406,10 @@ pub fn compare(before: &Tree, after: &Tree, who: &[crate::pipeline::Who], rel: &
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                         let Some(w) = who.get(i) else { break };
-                        let (name, d) = minion(w, before, after, rel);
+                        let (name, d, again) = minion_counted(w, before, after, rel);
+                        if again {
+                            compiled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        }
                         out.push((i, name, d));
                     }
                     out
@@ -397,7 +419,7 @@ pub fn compare(before: &Tree, after: &Tree, who: &[crate::pipeline::Who], rel: &
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     });
     results.sort_by_key(|(i, _, _)| *i);
-    results.into_iter().map(|(_, n, d)| (n, d)).collect()
+    (results.into_iter().map(|(_, n, d)| (n, d)).collect(), compiled.into_inner())
 }
 
 /// Minions with the same diff, in the order their first minion came.

@@ -1,0 +1,236 @@
+//! `salt-analyzer diff`: every minion's highstate at two git revisions (or a revision and the
+//! work tree) compared; file contents, pillar masking, exit codes, roots outside the
+//! repository, and the recorded-reads skip. The repositories are made with the `git` CLI here;
+//! the binary reads them itself.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::{run_cli as run, TempTree};
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("git is installed");
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+fn commit(dir: &Path, message: &str) {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "-m", message]);
+}
+
+/// A repository (committed once) with three minions: two web servers whose `nginx.conf` is a
+/// Jinja template reading pillar and grains, and a database server.
+fn repo(name: &str) -> TempTree {
+    let t = TempTree::new(&format!("diff-{name}"), None);
+    t.write(
+        "salt-analyzer.yaml",
+        "file_roots: {base: [salt]}\npillar_roots: {base: [pillar]}\nminions:\n  web01: {grains: {role: web, os_family: Debian}}\n  \
+         web02: {grains: {role: web, os_family: RedHat}}\n  db01: {grains: {role: db, os_family: Debian}}\n",
+    );
+    t.write("pillar/top.sls", "base:\n  '*': [common]\n");
+    t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: hunter2}\n");
+    t.write("salt/top.sls", "base:\n  'role:web': [{match: grain}, web]\n  'role:db': [{match: grain}, db]\n");
+    t.write(
+        "salt/web.sls",
+        "nginx:\n  pkg.installed: []\nnginx_conf:\n  file.managed:\n    - name: /etc/nginx/nginx.conf\n    - source: salt://files/nginx.conf\n    \
+         - template: jinja\n    - require:\n      - pkg: nginx\n",
+    );
+    t.write("salt/files/nginx.conf", "listen {{ pillar['nginx']['port'] }};\nuser {{ 'www-data' if grains['os_family'] == 'Debian' else 'nginx' }};\n");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '15'\n");
+    git(&t.root, &["init", "-q", "-b", "main"]);
+    commit(&t.root, "first");
+    t
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+fn minion<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doc["minions"].as_array().unwrap().iter().find(|m| m["minion"] == id).unwrap_or_else(|| panic!("{id} missing: {doc}"))
+}
+
+#[test]
+fn a_templated_source_diffs_as_rendered_for_each_minion() {
+    let t = repo("template");
+    t.write(
+        "salt/files/nginx.conf",
+        "listen {{ pillar['nginx']['port'] }};\nuser {{ 'www-data' if grains['os_family'] == 'Debian' else 'nginx' }};\nworkers 4;\n",
+    );
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["from"], "HEAD");
+    assert_eq!(doc["to"], "work tree");
+    let files = &minion(&doc, "web01")["files"];
+    assert_eq!(files[0]["tag"], "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed");
+    assert_eq!(files[0]["source"], "salt://files/nginx.conf");
+    // Rendered with the minion's pillar and grains, not the template's text.
+    assert_eq!(files[0]["diff"], "--- salt://files/nginx.conf\n+++ salt://files/nginx.conf\n@@ -1,2 +1,3 @@\n listen 80;\n user www-data;\n+workers 4;\n");
+    assert!(minion(&doc, "web02")["files"][0]["diff"].as_str().unwrap().contains(" user nginx;\n+workers 4;\n"), "{out}");
+    assert_eq!(minion(&doc, "db01")["files"], serde_json::json!([]));
+    // web01 and web02 render differently: two groups; db01 is unchanged and in none.
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 2, "{out}");
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 0}));
+    let (_, text, _) = run(&t.root, &["diff"]);
+    assert!(text.contains("+workers 4;"), "{text}");
+}
+
+#[test]
+fn pillar_values_are_hidden_unless_asked_for() {
+    let t = repo("pillar");
+    t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: swordfish}\n");
+    for format in ["text", "json", "markdown"] {
+        let (code, out, err) = run(&t.root, &["diff", "--format", format]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.contains("db:password"), "{format}: the key is named: {out}");
+        assert!(!out.contains("hunter2") && !out.contains("swordfish"), "{format} shows a pillar value: {out}");
+        assert!(!err.contains("hunter2") && !err.contains("swordfish"), "{err}");
+    }
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(minion(&json(&out), "db01")["pillar"], serde_json::json!([{"key": "db:password", "change": "changed"}]));
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json", "--show-pillar"]);
+    assert_eq!(
+        minion(&json(&out), "db01")["pillar"],
+        serde_json::json!([{"key": "db:password", "change": "changed", "before": "hunter2", "after": "swordfish"}])
+    );
+}
+
+#[test]
+fn exit_codes() {
+    let t = repo("exit");
+    // Unchanged: 0, with or without --exit-code.
+    let (code, out, _) = run(&t.root, &["diff", "--exit-code"]);
+    assert_eq!(code, 0, "{out}");
+    // A change: 0, and 1 with --exit-code.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\n");
+    let (code, out, _) = run(&t.root, &["diff"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = run(&t.root, &["diff", "--exit-code"]);
+    assert_eq!(code, 1, "{out}");
+    // A minion that compiled and now fails: 1, and the loudest line.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed: [\n");
+    let (code, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let doc = json(&out);
+    assert!(minion(&doc, "db01")["errors_before"].as_array().unwrap().is_empty());
+    assert_eq!(minion(&doc, "db01")["errors_after"][0]["file"], "salt/db.sls", "{out}");
+    assert_eq!(doc["summary"]["now_failing"], 1);
+    // Not a repository: 2, and why.
+    let plain = TempTree::new("diff-norepo", None);
+    plain.write("top.sls", "base: {'*': [a]}\n");
+    let (code, out, err) = run(&plain.root, &["diff"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("is not in a git repository"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    // A minion no side has a profile for: 2, naming it.
+    let (code, out, err) = run(&t.root, &["diff", "--minion", "nosuch"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("no minion profile `nosuch` at either side (profiles: "), "{err}");
+    // A revision that does not exist: 2, naming it.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "no-such-branch"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("cannot read revision `no-such-branch`"), "{err}");
+    let (code, _, err) = run(&t.root, &["diff", "--to", "v9"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`v9`"), "{err}");
+}
+
+#[test]
+fn between_two_commits_the_work_tree_is_not_read() {
+    let t = repo("revs");
+    git(&t.root, &["tag", "v1"]);
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\nbackup:\n  cmd.run: []\n");
+    commit(&t.root, "second");
+    // Uncommitted, and not part of v1..HEAD.
+    t.write("salt/web.sls", "broken: [\n");
+    let (code, out, err) = run(&t.root, &["diff", "--from", "v1", "--to", "HEAD", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some("v1"), Some("HEAD")));
+    let db = minion(&doc, "db01");
+    assert_eq!(db["added"][0]["tag"], "cmd_|-backup_|-backup_|-run");
+    assert_eq!(db["changed"][0]["changes"], serde_json::json!({"version": {"before": "15", "after": "16"}}));
+    assert_eq!(minion(&doc, "web01")["errors_after"], serde_json::json!([]), "the work tree's break is not at HEAD");
+    assert_eq!(minion(&doc, "web01")["added"], serde_json::json!([]));
+    // The work tree against HEAD sees the break.
+    let (code, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+}
+
+#[test]
+fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
+    let t = repo("outside");
+    let shared = TempTree::new("diff-outside-shared", None);
+    shared.write("shared.sls", "ntp:\n  pkg.installed: []\n");
+    let ws = format!(
+        "file_roots: {{base: [salt, {}]}}\npillar_roots: {{base: [pillar]}}\nminions:\n  web01: {{grains: {{role: web, os_family: Debian}}}}\n",
+        shared.root.display()
+    );
+    t.write("salt-analyzer.yaml", &ws);
+    t.write("salt/top.sls", "base:\n  'role:web': [{match: grain}, web, shared]\n");
+    commit(&t.root, "shared root");
+    // Changed on disk after the commit: both sides read the disk, so no diff.
+    shared.write("shared.sls", "ntp:\n  pkg.installed:\n    - version: '4'\n");
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    let notes = doc["notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 1, "{out}");
+    let note = notes[0].as_str().unwrap();
+    assert!(note.contains(&shared.root.display().to_string()) && note.contains("outside the repository: read from disk on both sides"), "{note}");
+    assert_eq!(minion(&doc, "web01")["changed"], serde_json::json!([]));
+    for format in ["text", "markdown"] {
+        let (_, out, _) = run(&t.root, &["diff", "--format", format]);
+        assert!(out.contains("outside the repository"), "{format}: {out}");
+    }
+    // The same root as `../NAME`, relative to the workspace file: outside too.
+    let name = shared.root.file_name().unwrap().to_str().unwrap();
+    t.write("salt-analyzer.yaml", &ws.replace(&shared.root.display().to_string(), &format!("../{name}")));
+    commit(&t.root, "relative shared root");
+    shared.write("shared.sls", "ntp:\n  pkg.installed:\n    - version: '5'\n");
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["notes"].as_array().unwrap().len(), 1, "{out}");
+    assert!(doc["notes"][0].as_str().unwrap().contains(&format!("../{name}")), "{out}");
+}
+
+#[test]
+fn a_minion_whose_reads_did_not_change_is_not_compiled_again() {
+    let t = repo("skip");
+    let stats = |dir: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_salt-analyzer"))
+            .args(["diff", "--format", "json"])
+            .env("SALT_ANALYZER_DIFF_STATS", "1")
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        err.lines().find(|l| l.starts_with("diff stats: ")).unwrap_or_else(|| panic!("no stats line: {err}")).to_string()
+    };
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 0 compiled at both sides, 3 skipped on unchanged reads");
+    // Only db01 reads db.sls.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 1 compiled at both sides, 2 skipped on unchanged reads");
+    // Every minion reads the pillar file the pillar top gives everyone.
+    t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: hunter2}\nextra: 1\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 3 compiled at both sides, 0 skipped on unchanged reads");
+    // A pillar file only the web servers' pillar top selects: db01's reads are unchanged.
+    t.write("pillar/common.sls", "nginx: {port: 80}\ndb: {password: hunter2}\n");
+    t.write("pillar/top.sls", "base:\n  '*': [common]\n  'role:web': [{match: grain}, web]\n");
+    t.write("pillar/web.sls", "workers: 4\n");
+    commit(&t.root, "web pillar");
+    t.write("pillar/web.sls", "workers: 8\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 2 compiled at both sides, 1 skipped on unchanged reads");
+    // Every minion reads the top file.
+    t.write("salt/top.sls", "base:\n  'role:web': [{match: grain}, web]\n  'role:db': [{match: grain}, db]\n  '*': []\n");
+    assert_eq!(stats(&t.root), "diff stats: 3 minions, 3 compiled at both sides, 0 skipped on unchanged reads");
+}
