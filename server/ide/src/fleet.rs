@@ -40,36 +40,26 @@ pub(crate) fn tops(analysis: &Analysis) -> Cancellable<Arc<FleetTops>> {
         return Err(Cancelled);
     }
     let ids: Vec<String> = analysis.world().fleet.minions.iter().map(|m| m.id.clone()).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(ids.len().max(1));
-    let folded: Vec<FleetTops> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut acc = FleetTops::default();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(id) = ids.get(i) else { break };
-                        fold(&mut acc, analysis, id);
-                    }
-                    acc
-                })
-            })
-            .collect();
-        workers.into_iter().filter_map(|w| w.join().ok()).collect()
-    });
     let mut all = FleetTops { total: ids.len(), ..FleetTops::default() };
-    for part in folded {
-        for (k, (at, ms)) in part.targets {
-            all.targets.entry(k).or_insert((at, Vec::new())).1.extend(ms);
-        }
-        for (k, ms) in part.sls {
-            all.sls.entry(k).or_default().extend(ms);
-        }
-    }
-    // The fleet's order (sorted by id) whatever thread compiled whom.
-    all.targets.values_mut().for_each(|(_, ms)| ms.sort());
-    all.sls.values_mut().for_each(|ms| ms.sort());
+    // Each minion's top is folded on the thread that compiled it; results come in the fleet's
+    // order.
+    model::pipeline::each_in_parallel(
+        &ids,
+        model::pipeline::parallelism(),
+        |id| {
+            let mut one = FleetTops::default();
+            fold(&mut one, analysis, id);
+            one
+        },
+        |_, part| {
+            for (k, (at, ms)) in part.targets {
+                all.targets.entry(k).or_insert((at, Vec::new())).1.extend(ms);
+            }
+            for (k, ms) in part.sls {
+                all.sls.entry(k).or_default().extend(ms);
+            }
+        },
+    );
     let all = Arc::new(all);
     if let Ok(mut c) = snap.shared.fleet.0.lock() {
         *c = Some((snap.revision, all.clone()));

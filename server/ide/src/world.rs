@@ -48,17 +48,7 @@ impl World {
             }
             Err(e) => {
                 let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
-                let ws = Workspace {
-                    root: root.to_path_buf(),
-                    opts,
-                    profiles: IndexMap::new(),
-                    default_minion: None,
-                    file: None,
-                    fleet: Vec::new(),
-                    sql: None,
-                    gitfs_clones: IndexMap::new(),
-                };
-                (ws, Some(e))
+                (Workspace::bare(root, opts), Some(e))
             }
         };
         // The editor recompiles the selected minion on every edit: it keeps rendered files.

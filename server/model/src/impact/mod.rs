@@ -395,31 +395,19 @@ pub fn compare_counted(
     who: &[crate::pipeline::Who],
     rel: &(dyn Fn(&Path) -> String + Sync),
 ) -> (Vec<(String, MinionDiff)>, usize) {
-    let compiled = std::sync::atomic::AtomicUsize::new(0);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(who.len().max(1));
-    let mut results: Vec<(usize, String, MinionDiff)> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut out = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(w) = who.get(i) else { break };
-                        let (name, d, again) = minion_counted(w, before, after, rel);
-                        if again {
-                            compiled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        }
-                        out.push((i, name, d));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
-    });
-    results.sort_by_key(|(i, _, _)| *i);
-    (results.into_iter().map(|(_, n, d)| (n, d)).collect(), compiled.into_inner())
+    let mut out = Vec::with_capacity(who.len());
+    let mut compiled = 0;
+    // Each compile is reduced to its diff on the thread that made it, and dropped there.
+    crate::pipeline::each_in_parallel(
+        who,
+        crate::pipeline::parallelism(),
+        |w| minion_counted(w, before, after, rel),
+        |_, (name, d, again)| {
+            compiled += usize::from(again);
+            out.push((name, d));
+        },
+    );
+    (out, compiled)
 }
 
 /// Minions with the same diff, in the order their first minion came.

@@ -41,21 +41,26 @@ pub struct Workspace {
 }
 
 impl Workspace {
-    /// Load the workspace rooted at `root`: `salt-analyzer.yaml` if present, else `config_dir`
-    /// if given, else the root itself as `base`'s only file root. `config_dir` (`-c DIR`)
-    /// overrides `salt_config`.
-    pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
-        let file = root.join(WORKSPACE_FILE);
-        let mut ws = Workspace {
+    /// A workspace of nothing but `opts`: no workspace file, profiles, fleet or adapters.
+    pub fn bare(root: &Path, opts: Opts) -> Workspace {
+        Workspace {
             root: root.to_path_buf(),
-            opts: Opts::default(),
+            opts,
             profiles: IndexMap::new(),
             default_minion: None,
             file: None,
             fleet: Vec::new(),
             sql: None,
             gitfs_clones: IndexMap::new(),
-        };
+        }
+    }
+
+    /// Load the workspace rooted at `root`: `salt-analyzer.yaml` if present, else `config_dir`
+    /// if given, else the root itself as `base`'s only file root. `config_dir` (`-c DIR`)
+    /// overrides `salt_config`.
+    pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
+        let file = root.join(WORKSPACE_FILE);
+        let mut ws = Workspace::bare(root, Opts::default());
         let mut doc = None;
         if fs.is_file(&file) {
             let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
