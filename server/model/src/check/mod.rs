@@ -390,6 +390,36 @@ literal_mistake:
         );
     }
 
+    /// A macro's, a `call`'s and a block `set`'s body is not output where it stands, so the
+    /// mask never reads it as the file's YAML.
+    #[test]
+    fn detached_bodies_are_not_the_files_structure() {
+        check(
+            r#"
+#- macros.sls
+{% macro opt(v) -%}
+None
+{%- endmacro %}
+{% set block %}
+- one
+True
+{% endset %}
+{% call opt(1) %}
+True
+{% endcall %}
+#- also.sls
+{% macro m() %}
+x: 1
+{% endmacro %}
+bad:
+  pkg.installed:
+"#,
+            expect![[r#"
+                also.sls:5:3 error[malformed-state] ID 'bad' in SLS 'also' contains a short declaration (pkg.installed) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.
+            "#]],
+        );
+    }
+
     #[test]
     fn every_code() {
         check(
