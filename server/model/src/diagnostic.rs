@@ -55,6 +55,9 @@ pub enum Code {
     UnknownArgument,
     /// A state function Salt says is deprecated (a warning).
     DeprecatedFunction,
+    /// An argument of a function with `**kwargs` one or two edits from one of its named
+    /// parameters (`sorce` on `file.managed`): Salt passes it on and ignores it (a warning).
+    LikelyTypo,
 }
 
 impl Code {
@@ -84,15 +87,20 @@ impl Code {
             Code::MissingParameter => "missing-parameter",
             Code::UnknownArgument => "unknown-argument",
             Code::DeprecatedFunction => "deprecated-function",
+            Code::LikelyTypo => "likely-typo",
         }
     }
 
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer | Code::ExtPillar | Code::UnknownFunction | Code::DeprecatedFunction => {
-                Severity::Warning
-            }
+            Code::UnusedSection
+            | Code::RenderUnsure
+            | Code::ParametersLayer
+            | Code::ExtPillar
+            | Code::UnknownFunction
+            | Code::DeprecatedFunction
+            | Code::LikelyTypo => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

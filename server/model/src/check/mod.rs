@@ -420,6 +420,32 @@ bad:
         );
     }
 
+    /// Salt passes an argument a `**kwargs` function does not name on and ignores it: a
+    /// likely typo of a named parameter gets a warning, anything else nothing.
+    #[test]
+    fn likely_typo_in_kwargs() {
+        check(
+            r#"
+#- web.sls
+motd:
+  file.managed:
+    - name: /etc/motd
+    - sorce: salt://motd
+    - tempalte: jinja
+    - contxt: {}
+    - extra_thing: 1
+    - mdoe: '0644'
+    - os: x
+"#,
+            expect![[r#"
+                web.sls:4:7 warning[likely-typo] 'sorce' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:5:7 warning[likely-typo] 'tempalte' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:6:7 warning[likely-typo] 'contxt' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:8:7 warning[likely-typo] 'mdoe' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+            "#]],
+        );
+    }
+
     #[test]
     fn every_code() {
         check(

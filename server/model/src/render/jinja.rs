@@ -37,6 +37,9 @@ pub struct JinjaContext {
     /// Variables a caller passes besides the state system's (`cp.get_template`'s keyword
     /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
     pub extra: Vec<(String, serde_json::Value)>,
+    /// The profile's pinned answers for host-dependent functions, by function and first
+    /// argument (see `functions::pinned`).
+    pub functions: serde_json::Value,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -49,6 +52,8 @@ pub struct JinjaSetup {
     pub read: EnvReader,
     pub matcher: Option<Matcher>,
     pub map_data: Option<MapDataFn>,
+    /// The profile's pinned answers for host-dependent functions.
+    pub functions: serde_json::Value,
     /// Everything above that a render depends on besides the files it reads: the minion's
     /// id, grains, pillar and nodegroups, the options, and which functions are answered.
     pub fingerprint: u64,
@@ -83,6 +88,7 @@ impl JinjaSetup {
             matcher: self.matcher.clone(),
             map_data: self.map_data.clone(),
             extra: Vec::new(),
+            functions: self.functions.clone(),
         }
     }
 
@@ -98,7 +104,7 @@ impl JinjaSetup {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
         }
         let fingerprint = crate::workspace::reads::hash(&(
-            serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw]).to_string(),
+            serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw, minion.functions]).to_string(),
             format!("{:?} {:?}", opts.saltenv, opts.file_roots),
         ));
         JinjaSetup {
@@ -108,6 +114,7 @@ impl JinjaSetup {
             read: Arc::new(read),
             matcher: None,
             map_data: None,
+            functions: minion.functions.clone(),
             fingerprint,
             memo: None,
         }
@@ -810,6 +817,7 @@ mod tests {
             matcher: None,
             map_data: None,
             extra: Vec::new(),
+            functions: serde_json::Value::Null,
         }
     }
 
