@@ -125,8 +125,20 @@ pub struct MinionDiagnostic {
 /// The highstate diagnostics of every minion of `who`, each once with every minion that has
 /// it, leaving out what `known` (the per-file checks) already says at the same place. A
 /// profile that cannot be read stops the check: its answer would be a guess.
-pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &[Who], known: &[Diagnostic]) -> Result<Vec<MinionDiagnostic>, ConfigError> {
+///
+/// A structural error the per-file check found through the Jinja mask (`malformed-state`) in
+/// a templated file is dropped from `known` when the minions' renders refute it: some minion
+/// rendered the file and no render of it gave an error there.
+pub fn check_minions(
+    fs: &Arc<dyn Vfs>,
+    ws: &Workspace,
+    ctx: &CheckContext,
+    who: &[Who],
+    known: &mut Vec<Diagnostic>,
+) -> Result<Vec<MinionDiagnostic>, ConfigError> {
     let mut out: Vec<MinionDiagnostic> = Vec::new();
+    // Files some minion rendered, and those a minion's compile found an error in.
+    let (mut rendered, mut failed) = (std::collections::HashSet::new(), std::collections::HashSet::new());
     for w in who {
         let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
         let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
@@ -134,8 +146,12 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
             Ok(m) => m.id.clone(),
             Err(e) => return Err(e.clone()),
         };
+        rendered.extend(compiled.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.clone())));
         let mut found = diagnostics(&compiled, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, None)).collect::<Vec<_>>();
-        found.extend(alone_diagnostics(fs, ws, ctx, w, &compiled));
+        let (alone, alone_rendered) = alone_diagnostics(fs, ws, ctx, w, &compiled);
+        found.extend(alone);
+        rendered.extend(alone_rendered);
+        failed.extend(found.iter().filter(|(d, _)| d.code.severity() == crate::diagnostic::Severity::Error).map(|(d, _)| d.file.clone()));
         for (d, alone) in found {
             if known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code) {
                 continue;
@@ -148,6 +164,7 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
             }
         }
     }
+    known.retain(|d| !(d.code == Code::MalformedState && rendered.contains(&d.file) && !failed.contains(&d.file)));
     Ok(out)
 }
 
@@ -155,15 +172,24 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
 /// the minion as `state.apply NAME` would (`state.show_low_sls`): what only rendering shows
 /// (a Jinja error, an undefined variable, structure Jinja writes) is found in every file,
 /// not only in those the top assigns.
-fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &Who, compiled: &Compiled) -> Vec<(Diagnostic, Option<String>)> {
+/// Also returns the files those compiles rendered.
+fn alone_diagnostics(
+    fs: &Arc<dyn Vfs>,
+    ws: &Workspace,
+    ctx: &CheckContext,
+    who: &Who,
+    compiled: &Compiled,
+) -> (Vec<(Diagnostic, Option<String>)>, Vec<PathBuf>) {
     let mut out = Vec::new();
+    let mut rendered = Vec::new();
     for (_, _, path) in ctx.roots.sls_files() {
         let Ok(text) = fs.read(&path) else { continue };
         let Some((req, sls)) = alone_request(ctx, who, compiled, &path, &text) else { continue };
         let alone = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
+        rendered.extend(alone.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.clone())));
         out.extend(alone_found(&alone, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, Some(sls.clone()))));
     }
-    out
+    (out, rendered)
 }
 
 /// How to compile the SLS file `path` alone for minion `who`, and its name, when it is a
