@@ -63,11 +63,27 @@ pub fn detect(fs: &dyn Vfs, roots: &FileRoots, saltenv: &str, tplroot: &str) -> 
     match (map, find("libmapstack.jinja")) {
         (Some(_), Some(_)) => Implementation::Jinja,
         (Some(_), None) => Implementation::MapJinja,
-        // `map.data` called from the SLS files, with `parameters/` layers.
-        (None, _) if ["parameters/defaults.yaml", "parameters/map_jinja.yaml", "defaults.yaml"].iter().any(|f| find(f).is_some()) => Implementation::Saltext,
+        // `map.data` called from the SLS files, with `parameters/` layers (the formula's or the
+        // global ones; the first such file found is looked up, so its answer is a read).
+        (None, _)
+            if parameters_file(roots, saltenv, tplroot).is_some_and(|rel| crate::workspace::reads::find_file(fs, roots, saltenv, &rel).is_some())
+                || find("defaults.yaml").is_some() =>
+        {
+            Implementation::Saltext
+        }
         (None, _) if find("_mapdata/init.sls").is_some() => Implementation::MapJinja,
         (None, _) => Implementation::NoMap,
     }
+}
+
+/// The first file under `tplroot/parameters/`, else under the global `parameters/`, in
+/// `saltenv`'s listing (relative to the root).
+fn parameters_file(roots: &FileRoots, saltenv: &str, tplroot: &str) -> Option<String> {
+    let env = roots.envs.get(saltenv)?;
+    let own = format!("{tplroot}/parameters/");
+    let found =
+        [own.as_str(), "parameters/"].into_iter().find_map(|prefix| env.files.iter().flat_map(|f| f.iter()).find(|rel| rel.starts_with(prefix)).cloned());
+    found
 }
 
 /// Which of `map.data`'s two stacks a layer belongs to.
