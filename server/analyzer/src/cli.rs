@@ -976,7 +976,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
     let fs: Arc<dyn Vfs> = Arc::new(disk());
-    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
+    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
             eprintln!("salt-analyzer: error: {e}");
