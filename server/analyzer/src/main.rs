@@ -2,6 +2,7 @@
 //! language server. No feature logic lives here.
 
 mod cli;
+mod diff;
 
 use std::process::ExitCode;
 

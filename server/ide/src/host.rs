@@ -26,6 +26,8 @@ pub(crate) struct Shared {
     pub(crate) log: Mutex<ChangeLog>,
     pub(crate) index: Mutex<Index>,
     pub(crate) summaries: Summaries,
+    /// The last impact report (`crate::impact`).
+    pub(crate) impact: crate::impact::ImpactCache,
 }
 
 struct OpenDocument {
@@ -63,7 +65,12 @@ impl AnalysisHost {
         let disk = Arc::new(DiskCache::new(mounts.clone()));
         let files = Files::new(disk.clone(), HashMap::new());
         let world = Arc::new(World::load(&files, root, None, &mounts));
-        let shared = Arc::new(Shared { log: Mutex::new(ChangeLog::default()), index: Mutex::new(Index::default()), summaries: Summaries::default() });
+        let shared = Arc::new(Shared {
+            log: Mutex::new(ChangeLog::default()),
+            index: Mutex::new(Index::default()),
+            summaries: Summaries::default(),
+            impact: Default::default(),
+        });
         AnalysisHost {
             root: root.to_path_buf(),
             disk,

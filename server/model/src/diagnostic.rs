@@ -155,7 +155,7 @@ impl SaltError {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
     Error,
     Warning,
@@ -173,7 +173,7 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Related {
     pub file: PathBuf,
     pub span: Range<usize>,
@@ -181,7 +181,7 @@ pub struct Related {
 }
 
 /// One finding, in a file, at a byte span.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub file: PathBuf,
     pub span: Range<usize>,

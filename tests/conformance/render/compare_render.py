@@ -184,7 +184,8 @@ def main():
     ap.add_argument(
         "--known-gaps",
         help="a file naming (one per line, # comments) the cases salt-analyzer does not render like Salt yet: "
-        "their failures are reported but not counted, and a listed case that passes is reported so it can be removed",
+        "their failures are reported but not counted; a listed case that passes, or that names no case, fails the "
+        "suite until it is removed from the list, so the list cannot go stale",
     )
     a = ap.parse_args()
     known = set()
@@ -212,12 +213,20 @@ def main():
                 if a.verbose:
                     for p in problems[1:]:
                         print(f"     {p}")
+            elif name in known:
+                # A gap that closed is a failure until the list says so: a stale list would hide
+                # the next regression of that case.
+                failed += 1
+                fixed.append(name)
             else:
                 passed += 1
-                if name in known:
-                    fixed.append(name)
     for name in fixed:
-        print(f"now renders like Salt: {name} (remove it from {a.known_gaps})")
+        print(f"FAIL {name}: now renders like Salt; remove it from {a.known_gaps}")
+    names = {os.path.basename(c) for c in cases}
+    if not a.only:
+        for name in sorted(known - names):
+            failed += 1
+            print(f"FAIL {name}: listed in {a.known_gaps} but there is no such case; remove it")
     if known:
         print(f"{gaps} known gaps not counted ({len(cases)} cases)", file=sys.stderr)
     print(f"{passed} passed, {failed} failed")

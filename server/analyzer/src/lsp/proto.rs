@@ -334,6 +334,16 @@ pub mod to_proto {
         out
     }
 
+    /// The impact lens: at the top of the file, running the client's report command.
+    pub fn impact_lens(title: String) -> lsp::CodeLens {
+        let start = lsp::Position { line: 0, character: 0 };
+        lsp::CodeLens {
+            range: lsp::Range { start, end: start },
+            command: Some(lsp::Command { title, command: crate::lsp::SHOW_IMPACT.to_string(), arguments: None }),
+            data: None,
+        }
+    }
+
     pub fn full_report(items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReportResult {
         lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
             related_documents: None,
@@ -365,6 +375,7 @@ pub mod to_proto {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::REFACTOR_REWRITE]),
                 ..Default::default()
             })),
+            code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
             execute_command_provider: Some(lsp::ExecuteCommandOptions {
                 commands: crate::lsp::COMMANDS.iter().map(|c| c.to_string()).collect(),
                 ..Default::default()

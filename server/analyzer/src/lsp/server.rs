@@ -364,6 +364,15 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, _| {
+            let (Some(path), Some(base)) = (Self::path_of(&uri), super::impact::head(a.root())) else { return Ok(None) };
+            Ok(a.impact_lens(&path, &base)?.map(|title| vec![to_proto::impact_lens(title)]))
+        })
+        .await
+    }
+
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
         self.query(move |a, fl| {
             let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(to_proto::full_report(Vec::new())) };
@@ -403,11 +412,15 @@ impl LanguageServer for Backend {
                 });
                 Ok(None)
             }
+            "salt-analyzer.impactReport" => {
+                // The report as Markdown, against `HEAD`; `null` outside a git repository.
+                self.query(|a, _| super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()).await
+            }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }
 }
 
 fn minions_json(a: &Analysis) -> Value {
-    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected})).collect())
+    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected, "source": m.source, "detail": m.detail})).collect())
 }

@@ -1,0 +1,211 @@
+//! `salt-analyzer diff`: every minion's highstate compiled at two sides of a change (a git ref,
+//! by default `HEAD`, and the work tree or another ref), compared by `model::impact`, grouped and
+//! printed. The sides are file systems: the repository's tree at a ref mounted over the disk at
+//! the work tree's own path (`salt-gitfs`), so every root inside the repository, relative or
+//! absolute, is read at that ref and every root outside it from the disk.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use model::impact::{self, report};
+use model::pipeline::Who;
+use model::workspace::roots::FileRoots;
+use model::workspace::vfs::{RealFs, Vfs};
+use model::workspace::Workspace;
+use serde_json::json;
+
+/// How the report is printed.
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum DiffFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+/// The options of `diff`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DiffArgs {
+    /// The side before the change: a git revision (default `HEAD`).
+    #[arg(long, default_value = "HEAD")]
+    pub from: String,
+    /// The side after the change: a git revision (default: the work tree, uncommitted changes
+    /// included).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// A Salt configuration directory, read as `salt-call -c DIR` reads it (at each side, when
+    /// it is inside the repository).
+    #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+    /// Only these minions (repeatable; default: every profile, else the configuration's minion).
+    #[arg(long = "minion", value_name = "ID")]
+    pub minions: Vec<String>,
+    /// Show the values of changed pillar keys (hidden by default: pillar holds secrets).
+    #[arg(long)]
+    pub show_pillar: bool,
+    /// Exit 1 when anything changed, as `git diff --exit-code` does.
+    #[arg(long)]
+    pub exit_code: bool,
+    #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
+    pub format: DiffFormat,
+    /// The fleet's minions too (`--fleet PATH`, else the workspace's `fleet:`, which is used
+    /// without the flag as well); `--shard K/N` compares one shard, for a CI matrix.
+    #[command(flatten)]
+    pub fleet: crate::cli::FleetArgs,
+}
+
+fn fail(message: impl std::fmt::Display) -> ExitCode {
+    eprintln!("salt-analyzer: error: {message}");
+    ExitCode::from(2)
+}
+
+/// The file system of revision `rev` of `repo`: its tree at the work tree's path, the disk
+/// elsewhere.
+fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Arc<dyn Vfs>, String> {
+    let tree = repo.tree(rev).map_err(|e| format!("cannot read revision `{rev}`: {e}"))?;
+    Ok(Arc::new(salt_gitfs::MountedFs::with_mounts(RealFs, vec![salt_gitfs::Mount::new(work_dir, tree)])))
+}
+
+fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<impact::Tree, String> {
+    let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
+    ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
+    let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.file_roots));
+    Ok(impact::Tree { fs, ws, roots })
+}
+
+/// The minions to compare: those asked for (profiles, else fleet minions), else every profile
+/// of either side and every minion of the fleet (`--fleet`, or the workspace's `fleet:`).
+fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec<Who>, ExitCode> {
+    let common = |minion: Option<String>| crate::cli::Common {
+        config_dir: args.config_dir.clone(),
+        minion,
+        format: crate::cli::Format::Text,
+        fleet: args.fleet.clone(),
+    };
+    if !args.minions.is_empty() {
+        return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());
+    }
+    let mut ids: Vec<String> = after.profiles.keys().cloned().collect();
+    ids.extend(before.profiles.keys().filter(|k| !after.profiles.contains_key(*k)).cloned());
+    // A shard of a CI matrix takes its share of the profiles too (the fleet is sharded as it
+    // is read).
+    if let Some((k, n)) = args.fleet.shard {
+        ids.retain(|id| model::workspace::fleet::in_shard(id, k, n));
+    }
+    let mut who: Vec<Who> = ids.into_iter().map(Who::Profile).collect();
+    if args.fleet.fleet.is_some() || !after.fleet.is_empty() {
+        let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
+        for p in &fleet.problems {
+            eprintln!("salt-analyzer: error: {p}");
+        }
+        // A fleet minion with a profile's id is that profile (already listed).
+        who.extend(fleet_who.into_iter().filter(|w| matches!(w, Who::Fleet(_))));
+    }
+    if who.is_empty() {
+        who.push(Who::Default);
+    }
+    Ok(who)
+}
+
+/// Roots of either side that lie outside the repository: read from the disk on both sides.
+fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for ws in sides {
+        for (kind, roots) in [("file root", &ws.opts.file_roots), ("pillar root", &ws.opts.pillar_roots)] {
+            for (env, list) in roots {
+                for r in list {
+                    let abs = std::path::absolute(r).unwrap_or_else(|_| r.clone());
+                    if !abs.starts_with(work_dir) {
+                        let n = format!("{kind} {} ({env}) is outside the repository: read from disk on both sides", r.display());
+                        if !notes.contains(&n) {
+                            notes.push(n);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    notes
+}
+
+pub fn run(args: &DiffArgs) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = crate::cli::find_root(None);
+    let repo = match salt_gitfs::Repo::discover(&root) {
+        Ok(r) => r,
+        Err(e) => return fail(format!("`diff` compares git revisions, and {} is not in a git repository: {e}", root.display())),
+    };
+    let Some(work_dir) = repo.work_dir().map(Path::to_path_buf) else {
+        return fail(format!("{} is a bare repository: `diff` needs a work tree", repo.git_dir().display()));
+    };
+    let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
+    let root = std::fs::canonicalize(&root).unwrap_or(root);
+    let before_fs = match at_revision(&repo, &work_dir, &args.from) {
+        Ok(fs) => fs,
+        Err(e) => return fail(e),
+    };
+    let after_fs: Arc<dyn Vfs> = match &args.to {
+        Some(rev) => match at_revision(&repo, &work_dir, rev) {
+            Ok(fs) => fs,
+            Err(e) => return fail(e),
+        },
+        None => Arc::new(RealFs),
+    };
+    let to_label = args.to.clone().unwrap_or_else(|| "work tree".to_string());
+    let before = match setup(before_fs, &root, args, &args.from) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let after = match setup(after_fs, &root, args, &to_label) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    let who = match minions(args, &before.ws, &after.ws) {
+        Ok(who) => who,
+        Err(code) => return code,
+    };
+    let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
+    let diffs = impact::compare(&before, &after, &who, &rel);
+    let groups = impact::group(&diffs);
+    let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
+    let summary = report::Summary { from: &args.from, to: &to_label, minions: diffs.len(), notes: &notes };
+    let out = match args.format {
+        DiffFormat::Text => report::text(&summary, &groups, args.show_pillar),
+        DiffFormat::Markdown => report::markdown(&summary, &groups, args.show_pillar),
+        DiffFormat::Json => {
+            let minions: Vec<serde_json::Value> = diffs
+                .iter()
+                .map(|(name, d)| {
+                    let mut m = serde_json::Map::new();
+                    m.insert("minion".into(), json!(name));
+                    m.extend(d.to_json(args.show_pillar));
+                    serde_json::Value::Object(m)
+                })
+                .collect();
+            let groups: Vec<serde_json::Value> = groups
+                .iter()
+                .map(|g| {
+                    let mut m = serde_json::Map::new();
+                    m.insert("minions".into(), json!(g.minions));
+                    m.extend(g.diff.to_json(args.show_pillar));
+                    serde_json::Value::Object(m)
+                })
+                .collect();
+            let (changed, unchanged, failing) = report::counts(&impact::group(&diffs), diffs.len());
+            let doc = json!({
+                "from": args.from, "to": to_label, "notes": notes,
+                "summary": {"changed": changed, "unchanged": unchanged, "now_failing": failing},
+                "minions": minions, "groups": groups,
+            });
+            serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+        }
+    };
+    print!("{out}");
+    let failing = diffs.iter().any(|(_, d)| d.now_failing());
+    let changed = diffs.iter().any(|(_, d)| !d.is_empty());
+    if failing || (args.exit_code && changed) {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

@@ -1,0 +1,676 @@
+//! Impact analysis: what a change does to one minion's highstate, from the minion compiled at
+//! both sides of the change (states added, removed and changed by Salt's tag, run-order moves,
+//! managed file contents, pillar keys, compile errors), and minions with the same change put in
+//! one group. `report` prints it; the binary's `diff` command compiles the sides.
+
+pub mod report;
+
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::{json, Value};
+
+use crate::pipeline::Compiled;
+use crate::state::managed::ManagedFile;
+use crate::state::order::LowChunk;
+
+/// One side of the change for one minion: what its highstate compiled to.
+#[derive(Debug, Clone, Default)]
+pub struct Side {
+    /// The low chunks in `state.show_lowstate`'s order, each as Salt prints it, with its tag.
+    pub chunks: Vec<(String, serde_json::Map<String, Value>)>,
+    /// The states' tags in the order `state.apply` runs them (the chunk order where the run
+    /// cannot be planned).
+    pub run_order: Vec<String>,
+    /// The errors `state.show_lowstate` (or the pillar it needs) stops on.
+    pub errors: Vec<CompileError>,
+    pub pillar: Value,
+    pub managed: Vec<ManagedFile>,
+}
+
+/// An error, placed as people read it (the path as `rel` shows it, 1-based line).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct CompileError {
+    pub code: String,
+    pub message: String,
+    pub file: Option<String>,
+    pub line: Option<usize>,
+}
+
+impl Side {
+    /// The side of a [`crate::pipeline::Scope::Impact`] (or `Highstate`) compile.
+    pub fn of(compiled: &Compiled, rel: &dyn Fn(&Path) -> String) -> Side {
+        let files = &compiled.files;
+        let error = |e: &crate::diagnostic::SaltError| CompileError {
+            code: e.code.as_str().to_string(),
+            message: e.message.clone(),
+            file: e.loc.as_ref().map(|l| rel(files.path(l.file))),
+            line: e.loc.as_ref().map(|l| files.human(l.file, l.span.start).0),
+        };
+        let mut side = Side { managed: compiled.managed.clone().unwrap_or_default(), ..Side::default() };
+        if let Ok(minion) = &compiled.minion {
+            side.pillar = minion.pillar.clone();
+        }
+        let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
+        let Some(low) = &compiled.low else { return side };
+        let errors = if pillar_errors.is_empty() { low.errors() } else { pillar_errors };
+        side.errors = errors.into_iter().map(error).collect();
+        if !side.errors.is_empty() {
+            return side;
+        }
+        side.chunks = low.chunks.iter().flatten().filter_map(|c| Some((c.tag(), c.d.to_json().as_object()?.clone()))).collect();
+        side.run_order = match crate::state::run::plan(low) {
+            Ok(plan) => plan.states.into_iter().map(|s| s.tag).collect(),
+            Err(_) => side.chunks.iter().map(|(t, _)| t.clone()).collect(),
+        };
+        side
+    }
+
+    /// The side of a minion whose profile or configuration could not be read.
+    pub fn failed(message: String) -> Side {
+        Side { errors: vec![CompileError { code: "config".into(), message, file: None, line: None }], ..Side::default() }
+    }
+}
+
+/// A state named in a diff.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StateRef {
+    pub tag: String,
+    pub id: String,
+    pub sls: String,
+    pub state: String,
+    pub fun: String,
+    pub name: String,
+}
+
+impl StateRef {
+    fn of(tag: &str, chunk: &serde_json::Map<String, Value>) -> StateRef {
+        let s = |k: &str| chunk.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        StateRef { tag: tag.to_string(), id: s("__id__"), sls: s("__sls__"), state: s("state"), fun: s("fun"), name: s("name") }
+    }
+    fn json(&self) -> Value {
+        json!({"tag": self.tag, "id": self.id, "sls": self.sls, "state": self.state, "fun": self.fun, "name": self.name})
+    }
+}
+
+/// A state both sides have whose low chunk differs (in any key but `order`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changed {
+    pub state: StateRef,
+    /// Each differing key: its value before and after (`None`: absent on that side).
+    pub changes: IndexMap<String, (Option<Value>, Option<Value>)>,
+}
+
+/// A state both sides have that now runs in another place relative to the others.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    pub state: StateRef,
+    /// The state it ran after before, and the one it runs after now (`None`: first).
+    pub after_before: Option<String>,
+    pub after_now: Option<String>,
+}
+
+/// A managed file whose content changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    pub tag: String,
+    pub source: String,
+    /// A unified diff of the content before and after.
+    pub diff: String,
+}
+
+/// A pillar key (`a:b:c`, as `pillar.get` names it) whose value changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PillarChange {
+    pub key: String,
+    pub before: Option<Value>,
+    pub after: Option<Value>,
+}
+
+/// What a change does to one minion.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MinionDiff {
+    pub added: Vec<StateRef>,
+    pub removed: Vec<StateRef>,
+    pub changed: Vec<Changed>,
+    pub moved: Vec<Moved>,
+    pub files: Vec<FileChange>,
+    pub pillar: Vec<PillarChange>,
+    pub errors_before: Vec<CompileError>,
+    pub errors_after: Vec<CompileError>,
+}
+
+impl MinionDiff {
+    /// Whether the change leaves the minion's highstate as it was.
+    pub fn is_empty(&self) -> bool {
+        self.added.is_empty()
+            && self.removed.is_empty()
+            && self.changed.is_empty()
+            && self.moved.is_empty()
+            && self.files.is_empty()
+            && self.pillar.is_empty()
+            && self.errors_before == self.errors_after
+    }
+
+    /// Compiled before and fails after: the loudest line of a report.
+    pub fn now_failing(&self) -> bool {
+        self.errors_before.is_empty() && !self.errors_after.is_empty()
+    }
+
+    /// The diff as the JSON contract has it (without the minion's name); pillar values only
+    /// with `show_pillar`, since pillar holds secrets.
+    pub fn to_json(&self, show_pillar: bool) -> serde_json::Map<String, Value> {
+        let refs = |v: &[StateRef]| Value::Array(v.iter().map(StateRef::json).collect());
+        let changed: Vec<Value> = self
+            .changed
+            .iter()
+            .map(|c| {
+                let mut v = c.state.json();
+                let changes: serde_json::Map<String, Value> = c.changes.iter().map(|(k, (b, a))| (k.clone(), json!({"before": b, "after": a}))).collect();
+                v["changes"] = Value::Object(changes);
+                v
+            })
+            .collect();
+        let moved: Vec<Value> = self
+            .moved
+            .iter()
+            .map(|m| {
+                let mut v = m.state.json();
+                v["after_before"] = json!(m.after_before);
+                v["after_now"] = json!(m.after_now);
+                v
+            })
+            .collect();
+        let files: Vec<Value> = self.files.iter().map(|f| json!({"tag": f.tag, "source": f.source, "diff": f.diff})).collect();
+        let pillar: Vec<Value> = self
+            .pillar
+            .iter()
+            .map(|p| {
+                let change = match (&p.before, &p.after) {
+                    (None, _) => "added",
+                    (_, None) => "removed",
+                    _ => "changed",
+                };
+                let mut v = json!({"key": p.key, "change": change});
+                if show_pillar {
+                    v["before"] = json!(p.before);
+                    v["after"] = json!(p.after);
+                }
+                v
+            })
+            .collect();
+        let errors =
+            |e: &[CompileError]| Value::Array(e.iter().map(|e| json!({"code": e.code, "message": e.message, "file": e.file, "line": e.line})).collect());
+        let mut m = serde_json::Map::new();
+        m.insert("added".into(), refs(&self.added));
+        m.insert("removed".into(), refs(&self.removed));
+        m.insert("changed".into(), Value::Array(changed));
+        m.insert("moved".into(), Value::Array(moved));
+        m.insert("files".into(), Value::Array(files));
+        m.insert("pillar".into(), Value::Array(pillar));
+        m.insert("errors_before".into(), errors(&self.errors_before));
+        m.insert("errors_after".into(), errors(&self.errors_after));
+        m
+    }
+}
+
+/// What changed for a minion between `before` and `after`.
+pub fn diff(before: &Side, after: &Side) -> MinionDiff {
+    let mut d = MinionDiff { errors_before: before.errors.clone(), errors_after: after.errors.clone(), ..MinionDiff::default() };
+    d.pillar = pillar_changes(&before.pillar, &after.pillar);
+    // A side that did not compile has no states to compare: its errors say it all.
+    if !before.errors.is_empty() || !after.errors.is_empty() {
+        return d;
+    }
+    let old: IndexMap<&String, &serde_json::Map<String, Value>> = before.chunks.iter().map(|(t, c)| (t, c)).collect();
+    let new: IndexMap<&String, &serde_json::Map<String, Value>> = after.chunks.iter().map(|(t, c)| (t, c)).collect();
+    d.removed = old.iter().filter(|(t, _)| !new.contains_key(*t)).map(|(t, c)| StateRef::of(t, c)).collect();
+    d.added = new.iter().filter(|(t, _)| !old.contains_key(*t)).map(|(t, c)| StateRef::of(t, c)).collect();
+    for (t, n) in &new {
+        let Some(o) = old.get(t) else { continue };
+        let mut changes = IndexMap::new();
+        for k in o.keys().chain(n.keys()) {
+            if k == "order" || changes.contains_key(k) {
+                continue;
+            }
+            let (b, a) = (o.get(k), n.get(k));
+            if b != a {
+                changes.insert(k.clone(), (b.cloned(), a.cloned()));
+            }
+        }
+        if !changes.is_empty() {
+            d.changed.push(Changed { state: StateRef::of(t, n), changes });
+        }
+    }
+    d.moved = moved(&before.run_order, &after.run_order, &new);
+    d.files = file_changes(before, after);
+    d
+}
+
+/// The states both sides run whose place among the others changed: the fewest states that,
+/// taken out, leave both run orders the same (the longest common subsequence keeps the rest).
+fn moved(before: &[String], after: &[String], chunks: &IndexMap<&String, &serde_json::Map<String, Value>>) -> Vec<Moved> {
+    let in_before: std::collections::HashSet<&String> = before.iter().collect();
+    let in_after: std::collections::HashSet<&String> = after.iter().collect();
+    let b: Vec<&String> = before.iter().filter(|t| in_after.contains(t)).collect();
+    let a: Vec<&String> = after.iter().filter(|t| in_before.contains(t)).collect();
+    if a == b {
+        return Vec::new();
+    }
+    let ops = similar::capture_diff_slices(similar::Algorithm::Myers, &b, &a);
+    let mut out = Vec::new();
+    let prev = |list: &[&String], t: &String| list.iter().position(|x| *x == t).and_then(|i| i.checked_sub(1)).map(|i| list[i].to_string());
+    for op in ops {
+        if let similar::DiffOp::Insert { new_index, new_len, .. } | similar::DiffOp::Replace { new_index, new_len, .. } = op {
+            for t in &a[new_index..new_index + new_len] {
+                let Some(chunk) = chunks.get(*t) else { continue };
+                out.push(Moved { state: StateRef::of(t, chunk), after_before: prev(&b, t), after_now: prev(&a, t) });
+            }
+        }
+    }
+    out
+}
+
+/// Managed files whose content differs, by state tag (a state only the after side has shows
+/// its whole file).
+fn file_changes(before: &Side, after: &Side) -> Vec<FileChange> {
+    let text = |m: &ManagedFile| match &m.content {
+        Ok(t) => t.clone(),
+        Err(e) => format!("<{e}>\n"),
+    };
+    let mut out = Vec::new();
+    for m in &after.managed {
+        let old = before.managed.iter().find(|o| o.tag == m.tag);
+        let (old_text, new_text) = (old.map(text).unwrap_or_default(), text(m));
+        if old.is_some() && old_text == new_text {
+            continue;
+        }
+        let old_source = old.map_or("/dev/null".to_string(), |o| o.source.clone());
+        let diff = similar::TextDiff::from_lines(&old_text, &new_text).unified_diff().context_radius(3).header(&old_source, &m.source).to_string();
+        if !diff.is_empty() {
+            out.push(FileChange { tag: m.tag.clone(), source: m.source.clone(), diff });
+        }
+    }
+    out
+}
+
+/// Every leaf of `v` by its `a:b:c` key (a list is one leaf).
+fn leaves(v: &Value, prefix: &str, out: &mut IndexMap<String, Value>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}:{k}") };
+                leaves(x, &key, out);
+            }
+        }
+        _ if prefix.is_empty() => {}
+        other => {
+            out.insert(prefix.to_string(), other.clone());
+        }
+    }
+}
+
+fn pillar_changes(before: &Value, after: &Value) -> Vec<PillarChange> {
+    let (mut b, mut a) = (IndexMap::new(), IndexMap::new());
+    leaves(before, "", &mut b);
+    leaves(after, "", &mut a);
+    let mut out: Vec<PillarChange> = Vec::new();
+    for (k, v) in &b {
+        match a.get(k) {
+            Some(w) if w == v => {}
+            w => out.push(PillarChange { key: k.clone(), before: Some(v.clone()), after: w.cloned() }),
+        }
+    }
+    for (k, w) in &a {
+        if !b.contains_key(k) {
+            out.push(PillarChange { key: k.clone(), before: None, after: Some(w.clone()) });
+        }
+    }
+    out
+}
+
+/// One side of a change as the pipeline reads it: a file system (the repository at a
+/// revision, the work tree, the editor's buffers), the workspace loaded from it and its roots.
+pub struct Tree {
+    pub fs: std::sync::Arc<dyn crate::workspace::vfs::Vfs>,
+    pub ws: crate::workspace::Workspace,
+    pub roots: std::sync::Arc<crate::workspace::roots::FileRoots>,
+}
+
+/// Whether two sides' workspaces are the same (options, profiles): then a minion whose
+/// recorded reads are unchanged has no diff.
+fn same_workspace(a: &crate::workspace::Workspace, b: &crate::workspace::Workspace) -> bool {
+    format!("{:?}{:?}{:?}", a.opts, a.profiles, a.default_minion) == format!("{:?}{:?}{:?}", b.opts, b.profiles, b.default_minion)
+}
+
+/// The name a minion goes by in a report.
+fn label(who: &crate::pipeline::Who, compiled: &Compiled) -> String {
+    match (who, compiled.minion.as_ref()) {
+        (crate::pipeline::Who::Profile(id), _) => id.clone(),
+        (_, Ok(m)) => m.id.clone(),
+        _ => "(configuration's minion)".to_string(),
+    }
+}
+
+/// One minion's diff. The after side is compiled only when something the before side's
+/// compile read (a file, a file-root answer, the profile, the pillar files) reads otherwise
+/// there, or the workspace itself changed: the recorded reads are all a compile depends on.
+pub fn minion(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn Fn(&Path) -> String) -> (String, MinionDiff) {
+    use crate::pipeline::{compile, Request, Scope};
+    let req = Request { minion: who.clone(), saltenv: None, scope: Scope::Impact };
+    let old = compile(before.fs.clone(), &before.ws, &before.roots, &req);
+    let name = label(who, &old);
+    let side = |c: &Compiled| match &c.minion {
+        Ok(_) => Side::of(c, rel),
+        Err(e) => Side::failed(e.to_string()),
+    };
+    let old_side = side(&old);
+    if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && old.reads.unchanged(&*after.fs, &after.roots) {
+        let errors = old_side.errors;
+        return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() });
+    }
+    drop(old);
+    let new = compile(after.fs.clone(), &after.ws, &after.roots, &req);
+    (name, diff(&old_side, &side(&new)))
+}
+
+/// Every minion's diff, in `who`'s order, compiled on every core; each compile is dropped as
+/// soon as it is compared, so memory holds diffs, not compiles.
+pub fn compare(before: &Tree, after: &Tree, who: &[crate::pipeline::Who], rel: &(dyn Fn(&Path) -> String + Sync)) -> Vec<(String, MinionDiff)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(who.len().max(1));
+    let mut results: Vec<(usize, String, MinionDiff)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut out = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(w) = who.get(i) else { break };
+                        let (name, d) = minion(w, before, after, rel);
+                        out.push((i, name, d));
+                    }
+                    out
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
+    });
+    results.sort_by_key(|(i, _, _)| *i);
+    results.into_iter().map(|(_, n, d)| (n, d)).collect()
+}
+
+/// Minions with the same diff, in the order their first minion came.
+#[derive(Debug, Clone)]
+pub struct Group {
+    pub minions: Vec<String>,
+    pub diff: MinionDiff,
+}
+
+/// The changed minions grouped by identical diffs (unchanged ones are in no group).
+pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut by_key: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (minion, d) in diffs {
+        if d.is_empty() {
+            continue;
+        }
+        let key = Value::Object(d.to_json(true)).to_string();
+        match by_key.get(&key) {
+            Some(&i) => groups[i].minions.push(minion.clone()),
+            None => {
+                by_key.insert(key, groups.len());
+                groups.push(Group { minions: vec![minion.clone()], diff: d.clone() });
+            }
+        }
+    }
+    // The loudest first: groups that now fail, then the larger ones.
+    groups.sort_by_key(|g| (!g.diff.now_failing(), std::cmp::Reverse(g.minions.len())));
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use expect_test::{expect, Expect};
+
+    use super::*;
+    use crate::pipeline::{compile, Request, Scope};
+    use crate::workspace::roots::FileRoots;
+    use crate::workspace::vfs::MemFs;
+    use crate::workspace::Workspace;
+
+    const BEFORE: &str = r"
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+pillar_roots: {base: [pillar]}
+minions:
+  web01: {grains: {role: web, os_family: Debian}}
+  web02: {grains: {role: web, os_family: Debian}}
+  db01: {grains: {role: db, os_family: RedHat}}
+#- pillar/top.sls
+base: {'*': [common]}
+#- pillar/common.sls
+nginx: {port: 80, secret: hunter2}
+#- base/top.sls
+base:
+  'G@role:web': [web]
+  'G@role:db': [db]
+#- base/web.sls
+nginx: {pkg.installed: [{version: '1.0'}]}
+nginx_conf:
+  file.managed:
+    - name: /etc/nginx/nginx.conf
+    - source: salt://files/nginx.conf
+    - template: jinja
+    - require: [{pkg: nginx}]
+old: {test.nop: []}
+#- base/files/nginx.conf
+listen {{ pillar.nginx.port }};
+os {{ grains.os_family }}
+#- base/db.sls
+postgres: {pkg.installed: []}
+";
+
+    /// Both sides compiled for each minion and diffed; the groups as the JSON contract has them
+    /// (pillar values shown).
+    fn check(before: &str, after: &str, expect: Expect) {
+        let (a, b) = (MemFs::from_fixture(before), MemFs::from_fixture(after));
+        let mut diffs = Vec::new();
+        for m in ["web01", "web02", "db01"] {
+            let side = |fs: &MemFs| {
+                let ws = Workspace::load(fs, Path::new("/ws"), None).expect("workspace");
+                let roots = Arc::new(FileRoots::scan(fs, &ws.opts.file_roots));
+                let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some(m), Scope::Impact));
+                Side::of(&c, &|p: &Path| p.strip_prefix("/ws").unwrap_or(p).display().to_string())
+            };
+            diffs.push((m.to_string(), diff(&side(&a), &side(&b))));
+        }
+        let groups: Vec<Value> = group(&diffs)
+            .iter()
+            .map(|g| {
+                let mut m = serde_json::Map::new();
+                m.insert("minions".into(), json!(g.minions));
+                m.extend(g.diff.to_json(true).into_iter().filter(|(_, v)| v.as_array().is_none_or(|a| !a.is_empty())));
+                Value::Object(m)
+            })
+            .collect();
+        expect.assert_eq(&serde_json::to_string_pretty(&groups).unwrap());
+    }
+
+    #[test]
+    fn the_same_tree_has_no_diff() {
+        check(BEFORE, BEFORE, expect!["[]"]);
+    }
+
+    #[test]
+    fn arguments_states_and_file_contents_by_tag_grouped_by_minion() {
+        let after = BEFORE
+            .replace("version: '1.0'", "version: '1.2'")
+            .replace("old: {test.nop: []}", "new: {test.nop: []}")
+            .replace("os {{ grains.os_family }}", "os {{ grains.os_family }}\nworkers 4;");
+        check(
+            BEFORE,
+            &after,
+            expect![[r#"
+                [
+                  {
+                    "minions": [
+                      "web01",
+                      "web02"
+                    ],
+                    "added": [
+                      {
+                        "tag": "test_|-new_|-new_|-nop",
+                        "id": "new",
+                        "sls": "web",
+                        "state": "test",
+                        "fun": "nop",
+                        "name": "new"
+                      }
+                    ],
+                    "removed": [
+                      {
+                        "tag": "test_|-old_|-old_|-nop",
+                        "id": "old",
+                        "sls": "web",
+                        "state": "test",
+                        "fun": "nop",
+                        "name": "old"
+                      }
+                    ],
+                    "changed": [
+                      {
+                        "tag": "pkg_|-nginx_|-nginx_|-installed",
+                        "id": "nginx",
+                        "sls": "web",
+                        "state": "pkg",
+                        "fun": "installed",
+                        "name": "nginx",
+                        "changes": {
+                          "version": {
+                            "before": "1.0",
+                            "after": "1.2"
+                          }
+                        }
+                      }
+                    ],
+                    "files": [
+                      {
+                        "tag": "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed",
+                        "source": "salt://files/nginx.conf",
+                        "diff": "--- salt://files/nginx.conf\n+++ salt://files/nginx.conf\n@@ -1,2 +1,3 @@\n listen 80;\n os Debian\n+workers 4;\n"
+                      }
+                    ]
+                  }
+                ]"#]],
+        );
+    }
+
+    #[test]
+    fn pillar_a_template_reads_changes_the_file_and_the_key_and_a_break_is_loud() {
+        let after = BEFORE.replace("port: 80", "port: 8080").replace("postgres: {pkg.installed: []}", "postgres: {pkg.installed: []\n");
+        check(
+            BEFORE,
+            &after,
+            expect![[r#"
+                [
+                  {
+                    "minions": [
+                      "db01"
+                    ],
+                    "pillar": [
+                      {
+                        "key": "nginx:port",
+                        "change": "changed",
+                        "before": 80,
+                        "after": 8080
+                      }
+                    ],
+                    "errors_after": [
+                      {
+                        "code": "yaml-syntax",
+                        "message": "Rendering SLS 'base:db' failed: while parsing a flow mapping, did not find expected ',' or '}'; line 3",
+                        "file": "base/db.sls",
+                        "line": 3
+                      }
+                    ]
+                  },
+                  {
+                    "minions": [
+                      "web01",
+                      "web02"
+                    ],
+                    "files": [
+                      {
+                        "tag": "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed",
+                        "source": "salt://files/nginx.conf",
+                        "diff": "--- salt://files/nginx.conf\n+++ salt://files/nginx.conf\n@@ -1,2 +1,2 @@\n-listen 80;\n+listen 8080;\n os Debian\n"
+                      }
+                    ],
+                    "pillar": [
+                      {
+                        "key": "nginx:port",
+                        "change": "changed",
+                        "before": 80,
+                        "after": 8080
+                      }
+                    ]
+                  }
+                ]"#]],
+        );
+    }
+
+    #[test]
+    fn a_new_requisite_moves_a_state_in_the_run_order() {
+        let before = BEFORE.replace("old: {test.nop: []}", "a: {test.nop: []}\nb: {test.nop: []}");
+        let after = BEFORE.replace("old: {test.nop: []}", "a: {test.nop: [{require: [{test: b}]}]}\nb: {test.nop: []}");
+        check(
+            before.as_str(),
+            &after,
+            expect![[r#"
+            [
+              {
+                "minions": [
+                  "web01",
+                  "web02"
+                ],
+                "changed": [
+                  {
+                    "tag": "test_|-a_|-a_|-nop",
+                    "id": "a",
+                    "sls": "web",
+                    "state": "test",
+                    "fun": "nop",
+                    "name": "a",
+                    "changes": {
+                      "require": {
+                        "before": null,
+                        "after": [
+                          {
+                            "test": "b"
+                          }
+                        ]
+                      }
+                    }
+                  }
+                ],
+                "moved": [
+                  {
+                    "tag": "test_|-b_|-b_|-nop",
+                    "id": "b",
+                    "sls": "web",
+                    "state": "test",
+                    "fun": "nop",
+                    "name": "b",
+                    "after_before": "test_|-a_|-a_|-nop",
+                    "after_now": "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed"
+                  }
+                ]
+              }
+            ]"#]],
+        );
+    }
+}

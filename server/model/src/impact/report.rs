@@ -1,0 +1,162 @@
+//! The impact report as people read it: text like `terraform plan` (`+` added, `-` removed,
+//! `~` changed, `>` moved), one block per group of minions with the same change, and the same
+//! as Markdown to post on a pull request. The JSON contract is `MinionDiff::to_json`.
+
+use serde_json::Value;
+
+use super::{CompileError, Group, MinionDiff};
+
+/// What a report is about: the two sides and how many minions it compared.
+pub struct Summary<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
+    pub minions: usize,
+    /// Notes on how the sides were read (a root outside the repository, read from disk).
+    pub notes: &'a [String],
+}
+
+/// How many minions changed, stayed and now fail.
+pub fn counts(groups: &[Group], minions: usize) -> (usize, usize, usize) {
+    let changed: usize = groups.iter().map(|g| g.minions.len()).sum();
+    let failing: usize = groups.iter().filter(|g| g.diff.now_failing()).map(|g| g.minions.len()).sum();
+    (changed, minions - changed, failing)
+}
+
+fn summary_line(s: &Summary, groups: &[Group]) -> String {
+    let (changed, unchanged, failing) = counts(groups, s.minions);
+    let mut line = format!("{changed} minion(s) changed, {unchanged} unchanged");
+    if failing > 0 {
+        line.push_str(&format!(", {failing} now failing"));
+    }
+    line
+}
+
+/// A few minion names and a count of the rest.
+pub fn names(minions: &[String], few: usize) -> String {
+    if minions.len() <= few {
+        return minions.join(", ");
+    }
+    format!("{} and {} more", minions[..few].join(", "), minions.len() - few)
+}
+
+fn value(v: &Option<Value>) -> String {
+    match v {
+        None => "(absent)".into(),
+        Some(v) => v.to_string(),
+    }
+}
+
+fn error_line(e: &CompileError) -> String {
+    match (&e.file, e.line) {
+        (Some(f), Some(l)) => format!("error[{}]: {} ({f}:{l})", e.code, e.message),
+        _ => format!("error[{}]: {}", e.code, e.message),
+    }
+}
+
+/// The body of one group: one line per change, indented by `pad`.
+fn body(d: &MinionDiff, show_pillar: bool, pad: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if d.now_failing() {
+        out.push(format!("{pad}! compiled before, fails now:"));
+        out.extend(d.errors_after.iter().map(|e| format!("{pad}    {}", error_line(e))));
+    } else if d.errors_before != d.errors_after {
+        if !d.errors_before.is_empty() {
+            out.push(format!("{pad}errors before:"));
+            out.extend(d.errors_before.iter().map(|e| format!("{pad}    {}", error_line(e))));
+        }
+        if d.errors_after.is_empty() {
+            out.push(format!("{pad}compiles now"));
+        } else {
+            out.push(format!("{pad}errors now:"));
+            out.extend(d.errors_after.iter().map(|e| format!("{pad}    {}", error_line(e))));
+        }
+    }
+    for s in &d.added {
+        out.push(format!("{pad}+ {}  [{}]", s.tag, s.sls));
+    }
+    for s in &d.removed {
+        out.push(format!("{pad}- {}  [{}]", s.tag, s.sls));
+    }
+    for c in &d.changed {
+        out.push(format!("{pad}~ {}  [{}]", c.state.tag, c.state.sls));
+        for (k, (b, a)) in &c.changes {
+            out.push(format!("{pad}      {k}: {} -> {}", value(b), value(a)));
+        }
+    }
+    for m in &d.moved {
+        let place = |t: &Option<String>| t.as_deref().map_or("first".to_string(), |t| format!("after {t}"));
+        out.push(format!("{pad}> {} now runs {} (was {})", m.state.tag, place(&m.after_now), place(&m.after_before)));
+    }
+    for f in &d.files {
+        out.push(format!("{pad}~ file content of {} ({})", f.tag, f.source));
+        out.extend(f.diff.lines().map(|l| format!("{pad}      {l}")));
+    }
+    for p in &d.pillar {
+        let kind = match (&p.before, &p.after) {
+            (None, _) => "+",
+            (_, None) => "-",
+            _ => "~",
+        };
+        if show_pillar {
+            out.push(format!("{pad}{kind} pillar {}: {} -> {}", p.key, value(&p.before), value(&p.after)));
+        } else {
+            out.push(format!("{pad}{kind} pillar {} (value hidden; --show-pillar)", p.key));
+        }
+    }
+    out
+}
+
+/// The text report.
+pub fn text(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
+    let mut out = format!("salt-analyzer diff {}..{}: {}\n", s.from, s.to, summary_line(s, groups));
+    for n in s.notes {
+        out.push_str(&format!("note: {n}\n"));
+    }
+    for g in groups {
+        let mark = if g.diff.now_failing() { "!" } else { "~" };
+        out.push_str(&format!("\n{mark} {} minion(s): {}\n", g.minions.len(), names(&g.minions, 5)));
+        for line in body(&g.diff, show_pillar, "  ") {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// The Markdown report, for a pull-request comment.
+pub fn markdown(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
+    let (_, _, failing) = counts(groups, s.minions);
+    let mut out = format!("### salt-analyzer: `{}` → `{}`\n\n**{}**\n", s.from, s.to, summary_line(s, groups));
+    if failing > 0 {
+        out.push_str(&format!("\n> [!CAUTION]\n> {failing} minion(s) compiled before this change and fail after it.\n"));
+    }
+    for n in s.notes {
+        out.push_str(&format!("\n_Note: {n}_\n"));
+    }
+    for g in groups {
+        let title = if g.diff.now_failing() { "fails now" } else { "changed" };
+        out.push_str(&format!(
+            "\n<details{}><summary><b>{} minion(s) {title}</b>: {}</summary>\n\n",
+            if g.diff.now_failing() { " open" } else { "" },
+            g.minions.len(),
+            names(&g.minions, 10)
+        ));
+        let (files, rest): (Vec<String>, Vec<String>) = {
+            let d = MinionDiff { files: Vec::new(), ..g.diff.clone() };
+            (g.diff.files.iter().map(|f| format!("`{}` ({})\n\n```diff\n{}```\n", f.tag, f.source, f.diff)).collect(), body(&d, show_pillar, ""))
+        };
+        if !rest.is_empty() {
+            out.push_str("```diff\n");
+            for line in rest {
+                out.push_str(&line);
+                out.push('\n');
+            }
+            out.push_str("```\n");
+        }
+        for f in files {
+            out.push_str(&format!("\nManaged file {f}"));
+        }
+        out.push_str("\n</details>\n");
+    }
+    out
+}
