@@ -366,8 +366,8 @@ fn fleet_run(
         Err(code) => return code,
     };
     let scope = scope(&ws);
-    let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
-    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(RealFs), model::pipeline::Memo::sharing_parses());
+    let roots = Arc::new(FileRoots::scan(disk(), &ws.opts.served_roots()));
+    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(disk()), model::pipeline::Memo::sharing_parses());
     let work = |w: &Who| {
         let req = Request { minion: w.clone(), saltenv: saltenv.map(str::to_string), scope: scope.clone() };
         let compiled = model::pipeline::compile_with(fs.clone(), &ws, &roots, &req, &memo);
@@ -976,7 +976,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
     let fs: Arc<dyn Vfs> = Arc::new(disk());
-    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
+    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
             eprintln!("salt-analyzer: error: {e}");

@@ -124,6 +124,7 @@ fn external(token: &str) -> bool {
     (token.ends_with(".py") && !token.contains('/'))
         || ["salt/", "saltext/", "jinja2/", "json/", "re/", "src/emitter.c", "TEMPLATE/"].iter().any(|p| token.starts_with(p))
         || token.contains('*')
+        || token.contains("://")
         || token.contains('{')
         || token.starts_with("..")
         || token.starts_with("./")

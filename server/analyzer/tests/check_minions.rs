@@ -128,3 +128,26 @@ fn a_templated_file_outside_every_highstate_is_checked_applied_alone() {
     let (_, text, _) = run(&dir, &["check", "salt/extra.sls"]);
     assert!(text.contains("warning[render-error]: Applying `extra` alone on minion `db1`: Rendering SLS 'base:extra' failed: Jinja variable 'undefined_on_db' is undefined; line 4"), "{text}");
 }
+
+/// A structural error the per-file check reads through the Jinja mask stays only while no
+/// minion's render refutes it: a file that renders cleanly for the minions loses it, one
+/// whose render has the same error keeps it.
+#[test]
+fn a_clean_render_refutes_the_masks_structural_error() {
+    let dir = std::env::temp_dir().join(format!("sa-minions-refuted-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |p: &str, t: &str| std::fs::write(dir.join(p), t).unwrap();
+    write("salt-analyzer.yaml", "{}\n");
+    write("top.sls", "base:\n  '*': [only_redhat, text]\n");
+    write("only_redhat.sls", "{% if grains.os == 'RedHat' %}\njust text\n{% endif %}\n");
+    write("text.sls", "{% set x = 1 %}\n{% if x %}\njust text\n{% endif %}\n");
+    let (_, static_only, _) = run(&dir, &["check", "--format", "json"]);
+    write("salt-analyzer.yaml", "minions:\n  deb: {grains: {os: Debian}}\n");
+    let (code, out, err) = run(&dir, &["check", "--minion", "deb", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(summary(&out), [r#"text.sls:0 malformed-state ["deb"]"#, "text.sls:2 malformed-state []"], "{out}");
+    // Without a profile the mask's finding on only_redhat.sls is all there is to go on.
+    assert!(summary(&static_only).iter().any(|s| s.starts_with("only_redhat.sls")), "{static_only}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

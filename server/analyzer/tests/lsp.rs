@@ -246,7 +246,13 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
     lsp.open_from_disk("salt/top.sls");
     lsp.sync();
     let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.listMinions", "arguments": []})).unwrap();
-    assert_eq!(minions, json!([{"id": "web01.example.com", "selected": true}, {"id": "db01.example.com", "selected": false}]));
+    // Each with where it comes from and the grains a picker searches.
+    let picked = |m: &Value| json!({"id": m["id"], "selected": m["selected"], "source": m["source"]});
+    assert_eq!(
+        minions.as_array().unwrap().iter().map(picked).collect::<Vec<_>>(),
+        [json!({"id": "web01.example.com", "selected": true, "source": "profile"}), json!({"id": "db01.example.com", "selected": false, "source": "profile"})]
+    );
+    assert!(minions[0]["detail"].as_str().is_some_and(|d| d.contains("roles=")), "{minions}");
     let hover = |lsp: &mut Lsp| {
         let h = lsp.request("textDocument/hover", pos(lsp, "salt/top.sls", 3, 4)).unwrap();
         h["contents"]["value"].as_str().unwrap_or("").to_string()
@@ -260,7 +266,7 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
     "#]]
     .assert_eq(&hover(&mut lsp));
     let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["db01.example.com"]})).unwrap();
-    assert_eq!(minions[1], json!({"id": "db01.example.com", "selected": true}));
+    assert_eq!(picked(&minions[1]), json!({"id": "db01.example.com", "selected": true, "source": "profile"}));
     expect![[r#"
         **target** `db*` in section `base` (matcher `compound`)
 
@@ -292,7 +298,7 @@ fn selecting_a_minion_publishes_its_highstate_diagnostics() {
     // No minion selected: the per-root checks find nothing.
     expect![[""]].assert_eq(&lsp.all_diagnostics());
     let minions = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["web01.example.com"]})).unwrap();
-    assert_eq!(minions[0], json!({"id": "web01.example.com", "selected": true}));
+    assert_eq!((&minions[0]["id"], &minions[0]["selected"]), (&json!("web01.example.com"), &json!(true)));
     lsp.sync();
     // Lines 0-based, columns in UTF-16: `agent_💣` is 8 units long.
     expect![[r#"

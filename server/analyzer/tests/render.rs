@@ -63,7 +63,10 @@ fn render_errors_say_where() {
     let e = &v["errors"][0];
     assert_eq!(e["code"], "render-error");
     assert_eq!(e["line"], 3, "{out}");
-    assert!(e["message"].as_str().unwrap().contains("undefined"), "{out}");
+    // Salt's words for a missing grain, and where it would come from.
+    let message = e["message"].as_str().unwrap();
+    assert!(message.starts_with("Jinja variable 'salt.utils.optsdict.DictProxy object' has no attribute 'nope'"), "{out}");
+    assert!(message.contains("add it to the profile, or use `grains_file`"), "{out}");
     // YAML that breaks only after rendering: the rendered line is quoted.
     let (code, out, _) = run(&dir, &["render", "salt/web/badyaml.sls"]);
     assert_eq!(code, 1);

@@ -149,7 +149,7 @@ pub(crate) fn check(analysis: &Analysis) -> Cancellable<FleetCheck> {
     let who: Vec<Who> = world.fleet.minions.iter().map(|m| world.who(Some(&m.id))).collect();
     let fs: Arc<dyn model::workspace::vfs::Vfs> = Arc::new(analysis.snap.files.fork());
     let mut problems: Vec<String> = world.fleet.problems.iter().map(ToString::to_string).collect();
-    let found = match model::check::highstate::check_minions(&fs, &world.ws, &world.ctx, &who, &[]) {
+    let found = match model::check::highstate::check_minions(&fs, &world.ws, &world.ctx, &who, &mut Vec::new()) {
         Ok(found) => found,
         Err(e) => {
             problems.push(e.to_string());

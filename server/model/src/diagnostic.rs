@@ -58,6 +58,9 @@ pub enum Code {
     /// A gitfs or git_pillar remote that cannot be analysed: no local copy (nothing is
     /// fetched), or an option Salt refuses. A warning: the other remotes are still served.
     GitfsRemote,
+    /// An argument of a function with `**kwargs` one or two edits from one of its named
+    /// parameters (`sorce` on `file.managed`): Salt passes it on and ignores it (a warning).
+    LikelyTypo,
 }
 
 impl Code {
@@ -88,6 +91,7 @@ impl Code {
             Code::UnknownArgument => "unknown-argument",
             Code::DeprecatedFunction => "deprecated-function",
             Code::GitfsRemote => "gitfs-remote",
+            Code::LikelyTypo => "likely-typo",
         }
     }
 
@@ -100,7 +104,8 @@ impl Code {
             | Code::ExtPillar
             | Code::UnknownFunction
             | Code::DeprecatedFunction
-            | Code::GitfsRemote => Severity::Warning,
+            | Code::GitfsRemote
+            | Code::LikelyTypo => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

@@ -1528,6 +1528,71 @@ values: {dns: literal}
         assert_eq!(c2.mapdata.as_ref().map(|d| d.implementation), Some(crate::mapstack::Implementation::Saltext));
     }
 
+    /// A `map.jinja` built the older way: what the formula's `_mapdata` state dumps (Salt 3008,
+    /// `state.show_sls ngx._mapdata` on this tree for `web01`: the `context.map` below), what
+    /// `map.jinja` exports when there is no such state, and "no map to show" without a map.
+    #[test]
+    fn mapdata_of_an_older_map_jinja() {
+        let tree = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+minions:
+  web01:
+    grains: {os_family: Debian, os: Debian}
+    pillar: {ngx: {lookup: {service: custom}, extra: [1]}}
+#- srv/ngx/defaults.yaml
+ngx:
+  port: 80
+  lookup: {package: nginx}
+#- srv/ngx/osfamilymap.yaml
+Debian:
+  lookup: {service: nginx, user: www-data}
+RedHat:
+  lookup: {service: nginx, user: nginx}
+#- srv/ngx/map.jinja
+{% import_yaml "ngx/defaults.yaml" as defaults %}
+{% import_yaml "ngx/osfamilymap.yaml" as osfamilymap %}
+{% set osfamily = salt['grains.filter_by'](osfamilymap, grain='os_family') or {} %}
+{% do defaults.ngx.update(salt['defaults.merge'](defaults.ngx, osfamily, in_place=False)) %}
+{% set ngx = salt['pillar.get']('ngx', default=defaults.ngx, merge=True) %}
+#- srv/ngx/_mapdata/init.sls
+{%- set tplroot = tpldir.split("/")[0] %}
+{%- from tplroot ~ "/map.jinja" import ngx with context %}
+{%- set _mapdata = {"values": ngx} %}
+{{ tplroot }}-mapdata-dump:
+  file.managed:
+    - name: /tmp/salt_mapdata_dump.yaml
+    - source: salt://{{ tplroot }}/_mapdata/_mapdata.jinja
+    - template: jinja
+    - context:
+        map: {{ _mapdata | yaml }}
+#- srv/other/init.sls
+x: test.nop
+"#;
+        let fs = MemFs::from_fixture(tree);
+        let mapdata = |fs: &MemFs, tpldir: &str| {
+            let (ws, roots) = setup(fs);
+            let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: tpldir.into() }));
+            let d = c.mapdata.expect("mapdata");
+            let layers: Vec<String> = d.layers.iter().map(|l| format!("{} {}", l.source, l.path.as_deref().unwrap_or("-"))).collect();
+            let values = match &d.values {
+                Ok(v) => v.to_string(),
+                Err(e) => format!("error: {}", e.message),
+            };
+            format!("{} {layers:?} {values}", d.implementation.as_str())
+        };
+        expect_test::expect![[r#"map.jinja ["_mapdata ngx/_mapdata/init.sls"] {"values":{"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}}"#]]
+            .assert_eq(&mapdata(&fs, "ngx"));
+        let mut no_state = fs.clone();
+        no_state.files.remove(std::path::Path::new("/ws/srv/ngx/_mapdata/init.sls"));
+        expect_test::expect![[
+            r#"map.jinja ["map.jinja ngx/map.jinja"] {"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}"#
+        ]]
+        .assert_eq(&mapdata(&no_state, "ngx"));
+        expect_test::expect![[r#"none [] error: no map to show: `other` has no `map.jinja`, no `_mapdata` state and no `parameters/`"#]]
+            .assert_eq(&mapdata(&fs, "other"));
+    }
+
     #[test]
     fn map_data_in_a_template_reads_its_layers_through_the_compile() {
         let tree = "\

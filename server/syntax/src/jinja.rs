@@ -123,6 +123,72 @@ impl Masked {
     }
 }
 
+impl Masked {
+    /// The bodies whose text is not output where it stands: `{% macro %}` (output where the
+    /// macro is called), `{% call %}` (handed to the macro as `caller()`) and a block
+    /// `{% set x %}...{% endset %}` (assigned). `src` is the text that was masked. An opener
+    /// without its end tag runs to the end of the file.
+    pub fn detached_bodies(&self, src: &str) -> Vec<Range<usize>> {
+        let mut regions: Vec<Range<usize>> = Vec::new();
+        let mut stack: Vec<(&str, usize)> = Vec::new();
+        for block in self.blocks.iter().filter(|b| b.kind == JinjaKind::Statement) {
+            let Some(keyword) = block.keyword.as_deref() else { continue };
+            let opens = match keyword {
+                "macro" | "call" => true,
+                "set" => src.get(block.range.clone()).is_some_and(is_block_set),
+                _ => false,
+            };
+            if opens {
+                regions.push(block.range.end..src.len());
+                stack.push((keyword, regions.len() - 1));
+            } else if let Some(opener) = keyword.strip_prefix("end").filter(|o| matches!(*o, "macro" | "call" | "set")) {
+                if let Some(pos) = stack.iter().rposition(|(k, _)| *k == opener) {
+                    for (_, idx) in stack.drain(pos..) {
+                        regions[idx].end = block.range.start.max(regions[idx].start);
+                    }
+                }
+            }
+        }
+        // Nested bodies lie inside their outermost one.
+        let mut outer: Vec<Range<usize>> = Vec::new();
+        for r in regions {
+            match outer.last() {
+                Some(last) if r.start < last.end => {}
+                _ => outer.push(r),
+            }
+        }
+        outer
+    }
+
+    /// Blanks the [`Masked::detached_bodies`] of the masked text (line breaks kept), so that
+    /// what is read as YAML is only what the file outputs where it stands.
+    pub fn blank_detached_bodies(&mut self, src: &str) {
+        let regions = self.detached_bodies(src);
+        if regions.is_empty() {
+            return;
+        }
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        for r in regions {
+            for b in &mut bytes[r] {
+                if *b != b'\n' && *b != b'\r' {
+                    *b = b' ';
+                }
+            }
+        }
+        // Only ASCII bytes were written over whole runs between line breaks and statements.
+        self.text = String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    }
+}
+
+/// Whether a `{% set ... %}` statement is the block form (`{% set x %}`, `{% set x | f %}`),
+/// which has no `=` after its targets.
+fn is_block_set(stmt: &str) -> bool {
+    let inner = stmt.trim_start_matches("{%").trim_start_matches(['-', '+']).trim_start();
+    let Some(rest) = inner.strip_prefix("set") else { return false };
+    let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '.' || c == ',' || c.is_whitespace());
+    !rest.starts_with('=')
+}
+
 /// Statement keywords that open a body closed by `end<keyword>`.
 const CONTROL_FLOW_OPENERS: &[&str] = &["if", "for", "macro", "call", "filter", "block"];
 
@@ -606,6 +672,19 @@ f: {{ 'it\'s }}' }}
         let masked = mask("{%- if x %}{%+for y in z%}{%endfor-%}{% %}{%  set_x %}{% 1 %}{{ if }}{# if #}");
         let kw: Vec<_> = masked.blocks.iter().map(|b| b.keyword.as_deref()).collect();
         assert_eq!(kw, [Some("if"), Some("for"), Some("endfor"), None, Some("set_x"), None, None, None]);
+    }
+
+    #[test]
+    fn detached_bodies_are_blanked() {
+        let src = "{% macro m(a) -%}\nNone\n{%- endmacro %}\n{% set b %}\n- ß\n{% endset %}\n{% set c = 1 %}\nk: {{ c }}\n{% call m(1) %}\nTrue\n{% endcall %}\nz: 1\n{% set open %}\nx\n";
+        let mut masked = mask(src);
+        masked.blank_detached_bodies(src);
+        assert_invariants(src, &masked);
+        expect![[r#"
+            "                 \n    \n               \n           \n    \n            \n               \nk: _______\n               \n    \n             \nz: 1\n              \n \n"
+        "#]]
+        .assert_debug_eq(&masked.text);
+        assert!(is_block_set("{%- set x | upper -%}") && !is_block_set("{% set ns.a, b = 1, 2 %}"));
     }
 
     #[test]

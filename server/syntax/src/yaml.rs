@@ -218,6 +218,15 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                         return;
                     }
                 };
+                let value = match value {
+                    // saphyr ends a block scalar whose last line is the file's last and has no
+                    // line break with one anyway; PyYAML has no break to keep (`|`, `|+`).
+                    Value::Str(mut s) if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.ends_unbroken(end) && s.ends_with('\n') => {
+                        s.pop();
+                        Value::Str(s)
+                    }
+                    other => other,
+                };
                 let node = Node { value, span: start..end };
                 let is_merge = style == ScalarStyle::Plain && text == "<<" && tag.is_none();
                 self.push(node, anchor, is_merge);
@@ -247,6 +256,16 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
             }
             _ => {}
         }
+    }
+}
+
+impl Builder<'_, '_> {
+    /// Whether a node ending at `end` reaches into the text's last line, which has content and
+    /// no line break.
+    fn ends_unbroken(&self, end: usize) -> bool {
+        let text = self.offsets.text;
+        let last = text.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        !text[last..].trim().is_empty() && end > last
     }
 }
 
@@ -730,6 +749,16 @@ mod tests {
         assert_eq!(&text[97..98], "2");
         // Still an error where PyYAML also refuses.
         assert!(load("a:\n  b: 1\n c: 2\n").is_err());
+    }
+
+    #[test]
+    fn block_scalar_at_an_unbroken_end_of_file() {
+        // Each as PyYAML loads it; a rendered template often ends like the first.
+        let got = |t: &str| load(t).unwrap().as_map().unwrap().iter().map(|(_, v)| show(v)).collect::<Vec<_>>().join(" ");
+        expect_test::expect![[r#"Str("z\n")@6..8 Str("x\ny")@15..20"#]].assert_eq(&got("b: |\n z\na: |\n  x\n  y"));
+        expect_test::expect![[r#"Str("x\ny\n")@7..13 Str("z\n")@19..21"#]].assert_eq(&got("a: >+\n x\n\n y\nb: |\n z\n"));
+        expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |+\n x"));
+        expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |-\n x"));
     }
 
     #[test]

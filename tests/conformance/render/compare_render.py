@@ -18,7 +18,9 @@ and checks it against CASE/salt.json:
   `render-error`, `yaml-syntax`, `duplicate-id`, ...); when Salt placed the error (salt.json
   `line` and `file`), one entry has that line and that file (CASE/srv/FILE; absolute or
   relative to CASE): for an error inside an imported template that template and its line,
-  for a YAML error found after rendering the SLS and the line of its rendered text.
+  for a YAML error found after rendering the SLS and the line of its rendered text. An
+  undefined variable or attribute (`Jinja variable ...`) is named as Salt names it: some
+  entry's message starts with Salt's first line up to `; line N`.
 
 Prints one line per failing case (plus details with --verbose) and ends with exactly
 `N passed, N failed`; exits 1 when any case failed. --keep leaves ours.json (stdout) and
@@ -28,6 +30,7 @@ ours.stderr (the command, exit code and stderr) in each case directory.
 import argparse
 import concurrent.futures
 import json
+import re
 import os
 import shlex
 import subprocess
@@ -170,6 +173,11 @@ def run_case(case, binary, keep):
                     f"error file: Salt {salt.get('file')}:{salt['line']} ({salt_first[:160]}), "
                     f"ours {'; '.join(describe(e) for e in entries)[:300]}"
                 )
+            # What is undefined is named as Salt names it: the first line up to `; line N`
+            # (ours may add a note after the name, e.g. a grain the profile lacks).
+            named = re.split(r"; line \d+|\n", salt["error"] or "", maxsplit=1)[0]
+            if named.startswith("Jinja variable ") and not any(str(e.get("message", "")).startswith(named) for e in entries):
+                problems.append(f"undefined named otherwise: Salt {named!r}, ours {'; '.join(describe(e) for e in entries)[:300]}")
     return case, problems
 
 

@@ -131,30 +131,50 @@ type Found = Vec<(Diagnostic, Option<String>)>;
 /// in parallel ([`crate::pipeline::each_in_parallel`]), each reduced to its findings as soon
 /// as it is done. A fleet minion's highstate is checked, not each file applied alone on it
 /// (what the fleet asks is what its minions get).
-pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &[Who], known: &[Diagnostic]) -> Result<Vec<MinionDiagnostic>, ConfigError> {
+///
+/// A structural error the per-file check found through the Jinja mask (`malformed-state`) in
+/// a templated file is dropped from `known` when the minions' renders refute it: some minion
+/// rendered the file and no render of it gave an error there.
+pub fn check_minions(
+    fs: &Arc<dyn Vfs>,
+    ws: &Workspace,
+    ctx: &CheckContext,
+    who: &[Who],
+    known: &mut Vec<Diagnostic>,
+) -> Result<Vec<MinionDiagnostic>, ConfigError> {
     let mut out: Vec<MinionDiagnostic> = Vec::new();
     let mut index: std::collections::HashMap<(Diagnostic, Option<String>), usize> = std::collections::HashMap::new();
     let mut failed = None;
-    let work = |w: &Who| -> Result<(String, Found), ConfigError> {
+    // Files some minion rendered, and those a minion's compile found an error in.
+    let (mut rendered, mut erring) = (std::collections::HashSet::new(), std::collections::HashSet::new());
+    let seen: &[Diagnostic] = known;
+    let work = |w: &Who| -> Result<(String, Found, Vec<PathBuf>), ConfigError> {
         let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
         let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
         let id = compiled.minion.as_ref().map_err(Clone::clone)?.id.clone();
+        let mut files: Vec<PathBuf> = compiled.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.clone())).collect();
         let mut found = diagnostics(&compiled, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, None)).collect::<Vec<_>>();
         if !matches!(w, Who::Fleet(_)) {
-            found.extend(alone_diagnostics(fs, ws, ctx, w, &compiled));
+            let (alone, alone_rendered) = alone_diagnostics(fs, ws, ctx, w, &compiled);
+            found.extend(alone);
+            files.extend(alone_rendered);
         }
-        found.retain(|(d, _)| !known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code));
-        Ok((id, found))
+        Ok((id, found, files))
     };
     crate::pipeline::each_in_parallel(who, crate::pipeline::parallelism(), work, |_, result| {
-        let (id, found) = match result {
+        let (id, found, files) = match result {
             Ok(r) => r,
             Err(e) => {
                 failed.get_or_insert(e);
                 return;
             }
         };
+        rendered.extend(files);
+        erring.extend(found.iter().filter(|(d, _)| d.code.severity() == crate::diagnostic::Severity::Error).map(|(d, _)| d.file.clone()));
         for (d, alone) in found {
+            if seen.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code) {
+                continue;
+            }
             // The same finding from the highstate and from a file applied alone is said once.
             let at = index.get(&(d.clone(), alone.clone())).or_else(|| if alone.is_some() { index.get(&(d.clone(), None)) } else { None }).copied();
             match at {
@@ -167,25 +187,35 @@ pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who:
             }
         }
     });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok(out),
+    if let Some(e) = failed {
+        return Err(e);
     }
+    known.retain(|d| !(d.code == Code::MalformedState && rendered.contains(&d.file) && !erring.contains(&d.file)));
+    Ok(out)
 }
 
 /// The templated SLS files the highstate `compiled` did not render, each compiled alone for
 /// the minion as `state.apply NAME` would (`state.show_low_sls`): what only rendering shows
 /// (a Jinja error, an undefined variable, structure Jinja writes) is found in every file,
 /// not only in those the top assigns.
-fn alone_diagnostics(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &Who, compiled: &Compiled) -> Vec<(Diagnostic, Option<String>)> {
+/// Also returns the files those compiles rendered.
+fn alone_diagnostics(
+    fs: &Arc<dyn Vfs>,
+    ws: &Workspace,
+    ctx: &CheckContext,
+    who: &Who,
+    compiled: &Compiled,
+) -> (Vec<(Diagnostic, Option<String>)>, Vec<PathBuf>) {
     let mut out = Vec::new();
+    let mut rendered = Vec::new();
     for (_, _, path) in ctx.roots.sls_files() {
         let Ok(text) = fs.read(&path) else { continue };
         let Some((req, sls)) = alone_request(ctx, who, compiled, &path, &text) else { continue };
         let alone = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
+        rendered.extend(alone.low.iter().flat_map(|l| &l.highstate.rendered).filter_map(|r| r.file.as_ref().map(|f| f.path.clone())));
         out.extend(alone_found(&alone, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, Some(sls.clone()))));
     }
-    out
+    (out, rendered)
 }
 
 /// How to compile the SLS file `path` alone for minion `who`, and its name, when it is a

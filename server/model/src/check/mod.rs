@@ -390,6 +390,62 @@ literal_mistake:
         );
     }
 
+    /// A macro's, a `call`'s and a block `set`'s body is not output where it stands, so the
+    /// mask never reads it as the file's YAML.
+    #[test]
+    fn detached_bodies_are_not_the_files_structure() {
+        check(
+            r#"
+#- macros.sls
+{% macro opt(v) -%}
+None
+{%- endmacro %}
+{% set block %}
+- one
+True
+{% endset %}
+{% call opt(1) %}
+True
+{% endcall %}
+#- also.sls
+{% macro m() %}
+x: 1
+{% endmacro %}
+bad:
+  pkg.installed:
+"#,
+            expect![[r#"
+                also.sls:5:3 error[malformed-state] ID 'bad' in SLS 'also' contains a short declaration (pkg.installed) with a trailing colon. When not passing any arguments to a state, the colon must be omitted.
+            "#]],
+        );
+    }
+
+    /// Salt passes an argument a `**kwargs` function does not name on and ignores it: a
+    /// likely typo of a named parameter gets a warning, anything else nothing.
+    #[test]
+    fn likely_typo_in_kwargs() {
+        check(
+            r#"
+#- web.sls
+motd:
+  file.managed:
+    - name: /etc/motd
+    - sorce: salt://motd
+    - tempalte: jinja
+    - contxt: {}
+    - extra_thing: 1
+    - mdoe: '0644'
+    - os: x
+"#,
+            expect![[r#"
+                web.sls:4:7 warning[likely-typo] 'sorce' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:5:7 warning[likely-typo] 'tempalte' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:6:7 warning[likely-typo] 'contxt' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+                web.sls:8:7 warning[likely-typo] 'mdoe' is not a parameter of 'file.managed': Salt passes it on in **kwargs, where it is ignored
+            "#]],
+        );
+    }
+
     #[test]
     fn every_code() {
         check(

@@ -53,7 +53,9 @@ pub fn check_parameters(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, 
         }
         let global_sources = map_jinja_sources(fs, files, formulas.get("").map(Vec::as_slice).unwrap_or_default());
         for (tplroot, layer_files) in &formulas {
-            let implementation = (!tplroot.is_empty()).then(|| detect(fs, roots, env, tplroot));
+            // A formula whose map.jinja builds its map itself reads no `parameters/` stack.
+            let implementation =
+                (!tplroot.is_empty()).then(|| detect(fs, roots, env, tplroot)).filter(|i| matches!(i, Implementation::Saltext | Implementation::Jinja));
             for f in layer_files {
                 check_file(fs, files, f, implementation, out);
             }

@@ -9,6 +9,7 @@
 
 pub mod jinja;
 pub mod origin;
+pub mod plain;
 pub mod report;
 pub mod source;
 pub mod stack;
@@ -29,6 +30,11 @@ pub enum Implementation {
     Saltext,
     /// template-formula's `libmapstack.jinja`.
     Jinja,
+    /// A `map.jinja` that builds its map itself (`import_yaml`, `grains.filter_by`,
+    /// `pillar.get` with `merge=True`): what it exports, as the formula's `_mapdata` dumps it.
+    MapJinja,
+    /// No map at all: no `map.jinja`, no `parameters/`.
+    NoMap,
 }
 
 impl Implementation {
@@ -36,13 +42,17 @@ impl Implementation {
         match self {
             Implementation::Saltext => "saltext",
             Implementation::Jinja => "jinja",
+            Implementation::MapJinja => "map.jinja",
+            Implementation::NoMap => "none",
         }
     }
 }
 
 /// Which implementation the formula `tplroot` uses: a `map.jinja` that calls `map.data` is
-/// saltext-formula's, else a `libmapstack.jinja` beside `map.jinja` is template-formula's, and
-/// without one saltext-formula's is assumed. The files are read through `fs` and looked up
+/// saltext-formula's, else a `libmapstack.jinja` beside `map.jinja` is template-formula's, else
+/// a `map.jinja` builds its map itself (the older way); without a `map.jinja`, `parameters/`
+/// layers (or a `defaults.yaml`) are saltext-formula's, a `_mapdata` state alone is read as it
+/// dumps, and anything else has no map. The files are read through `fs` and looked up
 /// in `saltenv`'s roots, so the answer is among a compile's reads.
 pub fn detect(fs: &dyn Vfs, roots: &FileRoots, saltenv: &str, tplroot: &str) -> Implementation {
     let find = |name: &str| crate::workspace::reads::find_file(fs, roots, saltenv, &format!("{tplroot}/{name}"));
@@ -52,8 +62,28 @@ pub fn detect(fs: &dyn Vfs, roots: &FileRoots, saltenv: &str, tplroot: &str) -> 
     }
     match (map, find("libmapstack.jinja")) {
         (Some(_), Some(_)) => Implementation::Jinja,
-        _ => Implementation::Saltext,
+        (Some(_), None) => Implementation::MapJinja,
+        // `map.data` called from the SLS files, with `parameters/` layers (the formula's or the
+        // global ones; the first such file found is looked up, so its answer is a read).
+        (None, _)
+            if parameters_file(roots, saltenv, tplroot).is_some_and(|rel| crate::workspace::reads::find_file(fs, roots, saltenv, &rel).is_some())
+                || find("defaults.yaml").is_some() =>
+        {
+            Implementation::Saltext
+        }
+        (None, _) if find("_mapdata/init.sls").is_some() => Implementation::MapJinja,
+        (None, _) => Implementation::NoMap,
     }
+}
+
+/// The first file under `tplroot/parameters/`, else under the global `parameters/`, in
+/// `saltenv`'s listing (relative to the root).
+fn parameters_file(roots: &FileRoots, saltenv: &str, tplroot: &str) -> Option<String> {
+    let env = roots.envs.get(saltenv)?;
+    let own = format!("{tplroot}/parameters/");
+    let found =
+        [own.as_str(), "parameters/"].into_iter().find_map(|prefix| env.files.iter().flat_map(|f| f.iter()).find(|rel| rel.starts_with(prefix)).cloned());
+    found
 }
 
 /// Which of `map.data`'s two stacks a layer belongs to.
@@ -134,6 +164,7 @@ pub fn default_sources(implementation: Implementation, tplroot: &str) -> Vec<Str
     let list: &[&str] = match implementation {
         Implementation::Saltext => &DEFAULT_SOURCES,
         Implementation::Jinja => &jinja::DEFAULT_SOURCES,
+        Implementation::MapJinja | Implementation::NoMap => &[],
     };
     list.iter().map(|s| s.replace("{tplroot}", tplroot)).collect()
 }
@@ -144,7 +175,7 @@ pub fn default_sources(implementation: Implementation, tplroot: &str) -> Vec<Str
 pub fn selectable_name(implementation: Implementation, source: &str) -> Option<String> {
     let chain = match implementation {
         Implementation::Saltext => source::parse(source),
-        Implementation::Jinja => source::parse_jinja(source),
+        Implementation::Jinja | Implementation::MapJinja | Implementation::NoMap => source::parse_jinja(source),
     }
     .ok()
     .filter(|c| c.yaml)?;
@@ -192,6 +223,11 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
     let result = match implementation {
         Implementation::Saltext => run(&mut env),
         Implementation::Jinja => jinja::run(&mut env).and_then(|(values, origins)| jinja::post_map(&mut env, values, origins)),
+        // No provenance yet through the template's own merges: values only.
+        Implementation::MapJinja | Implementation::NoMap => {
+            let values = plain::run(&mut env);
+            return MapData { implementation, values, layers: env.layers, origins: None, notes: env.notes };
+        }
     };
     let (values, origins) = match result {
         Ok((v, o)) => (Ok(v), Some(o)),

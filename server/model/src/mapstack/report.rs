@@ -45,7 +45,12 @@ pub fn text(data: &MapData, files: &FileTable, tpldir: &str, minion: &str, rel: 
     }
     match &data.values {
         Err(e) => {
-            let _ = writeln!(out, "\nmap.data fails:");
+            let what = match data.implementation {
+                super::Implementation::Saltext => "\nmap.data fails:",
+                super::Implementation::Jinja | super::Implementation::MapJinja => "\nThe map fails to render:",
+                super::Implementation::NoMap => "",
+            };
+            let _ = writeln!(out, "{what}");
             let at = e.loc.as_ref().map(|loc| {
                 let (line, col) = files.human(loc.file, loc.span.start);
                 format!("\n  --> {}:{line}:{col}", rel(files.path(loc.file)))

@@ -288,7 +288,7 @@ impl Stack {
             let mut ctx = env.jinja.context(&env.saltenv, "", &rel, &file);
             (ctx.grains, ctx.pillar, ctx.opts) = (env.grains.clone(), env.pillar.clone(), env.opts.clone());
             ctx.extra = match env.implementation {
-                Implementation::Saltext => vec![
+                Implementation::Saltext | Implementation::MapJinja | Implementation::NoMap => vec![
                     ("tpldir".into(), Value::String(env.tpldir.clone())),
                     ("tplroot".into(), Value::String(env.tplroot.clone())),
                     ("mapdata".into(), self.values.clone()),
@@ -320,7 +320,7 @@ impl Stack {
             clear_spans(&mut data);
         }
         Ok(Some(match env.implementation {
-            Implementation::Saltext => matcher_result(&data, &rel, layer, whole)?,
+            Implementation::Saltext | Implementation::MapJinja | Implementation::NoMap => matcher_result(&data, &rel, layer, whole)?,
             Implementation::Jinja => super::jinja::layer_result(&data, layer),
         }))
     }

@@ -1807,6 +1807,7 @@ mod salt_tests {
             tplpath: "/srv/salt/web/tls.sls".into(),
             extra: Vec::new(),
             map_data: None,
+            functions: serde_json::Value::Null,
             loader: Arc::new(|_| None),
             probe: None,
             matcher: None,
@@ -2172,11 +2173,9 @@ mod salt_tests {
             ("{{ 'a' | regex_replace('(a)|b', '[\\\\2]') }}", "invalid group reference 2 at position 2"),
             ("{{ 'a' | regex_replace('a', '\\\\q') }}", "bad escape \\q at position 0"),
             ("{{ 5 | regex_search('x') }}", "expected string or bytes-like object, got 'int'"),
-            // Salt: "Jinja variable 'nope' is undefined". Neither a filter nor jinja.rs's
-            // `describe` knows the variable's name, so ours leaves it out.
-            ("{{ nope | yaml }}", "Jinja variable is undefined"),
-            ("{{ nope | traverse('a') }}", "Jinja variable is undefined"),
-            ("{{ nope | int }}", "Jinja variable is undefined"),
+            ("{{ nope | yaml }}", "Jinja variable 'nope' is undefined"),
+            ("{{ nope | traverse('a') }}", "Jinja variable 'nope' is undefined"),
+            ("{{ nope | int }}", "Jinja variable 'nope' is undefined"),
             // Salt: "expected string or bytes-like object, got 'StrictUndefined'".
             ("{{ nope | regex_replace('a', 'b') }}", "got 'StrictUndefined'"),
             ("{{ [] | yaml_encode }}", "yaml_encode() only works with YAML scalar data; failed for <class 'list'>"),
@@ -2209,6 +2208,7 @@ mod salt_tests {
             tplpath: "/srv/salt/top.sls".into(),
             extra: Vec::new(),
             map_data: None,
+            functions: serde_json::Value::Null,
             loader: Arc::new(|_| None),
             probe: None,
             matcher: None,

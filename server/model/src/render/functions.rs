@@ -36,6 +36,9 @@ const DELIM: &str = ":";
 /// last, as minijinja passes them).
 pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[JValue]) -> Result<JValue, Error> {
     let f = Functions { ctx, hints };
+    if let Some(answer) = pinned(ctx, name, args) {
+        return Ok(from_json(&answer));
+    }
     let a = |sig: &Sig| sig.bind(args);
     match name {
         "grains.filter_by" => {
@@ -1033,6 +1036,23 @@ fn string(v: &JValue) -> Result<String, Error> {
     }
 }
 
+/// The answer the profile pins for `name` called with `args` (`functions: {file.file_exists:
+/// {/etc/localtime: true}}` in `salt-analyzer.yaml`): keyed by the first argument, positional
+/// or the function's first keyword argument, as Python's `str()` prints it.
+fn pinned(ctx: &JinjaContext, name: &str, args: &[JValue]) -> Option<Value> {
+    let answers = ctx.functions.get(name)?.as_object()?;
+    let (positional, keywords) = split_kwargs(args).ok()?;
+    let first = match positional.first() {
+        Some(v) => v.clone(),
+        None => keywords.first().map(|(_, v)| v.clone())?,
+    };
+    let key = match first.as_str() {
+        Some(s) => s.to_string(),
+        None => py::str_of(&to_json(&first)),
+    };
+    answers.get(&key).cloned()
+}
+
 /// The empty value of the type a function that is not executed returns, so that what a
 /// template does with it (`.items()`, `.get()`, a loop) still works: Salt's functions that
 /// answer a mapping or a list answer an empty one when there is nothing (`mine.get` on a
@@ -1553,6 +1573,7 @@ b:
             matcher: None,
             map_data: None,
             extra: Vec::new(),
+            functions: serde_json::Value::Null,
         }
     }
 
@@ -1681,6 +1702,23 @@ b:
         ] {
             check_error(&format!("{{{{ {call} }}}}"), &ctx(), message);
         }
+    }
+
+    /// A profile's `functions:` answers a host-dependent call by its first argument; any other
+    /// call stays inert with its hint.
+    #[test]
+    fn pinned_answers_by_first_argument() {
+        let mut c = ctx();
+        c.functions = serde_json::json!({
+            "file.file_exists": {"/etc/localtime": true},
+            "cmd.run": {"uname -r": "6.1.0-18-amd64"},
+            "pkg.version": {"nginx": "1.22.1"},
+        });
+        let src = "{% if salt['file.file_exists']('/etc/localtime') %}link{% endif %}|{{ salt['file.file_exists']('/etc/x') }}|{{ salt['cmd.run']('uname -r') | upper }}|{{ salt['pkg.version'](name='nginx') }}|{{ salt['cmd.run']('id') }}";
+        let (text, hints) = render(src, &c);
+        assert_eq!(text, "link||6.1.0-18-AMD64|1.22.1|");
+        assert_eq!(hints.len(), 2, "{hints:?}");
+        assert!(hints.iter().all(|h| h.contains("file.file_exists") || h.contains("cmd.run")), "{hints:?}");
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub struct JinjaContext {
     /// Variables a caller passes besides the state system's (`cp.get_template`'s keyword
     /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
     pub extra: Vec<(String, serde_json::Value)>,
+    /// The profile's pinned answers for host-dependent functions, by function and first
+    /// argument (see `functions::pinned`).
+    pub functions: serde_json::Value,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -49,6 +52,8 @@ pub struct JinjaSetup {
     pub read: EnvReader,
     pub matcher: Option<Matcher>,
     pub map_data: Option<MapDataFn>,
+    /// The profile's pinned answers for host-dependent functions.
+    pub functions: serde_json::Value,
     /// Everything above that a render depends on besides the files it reads: the minion's
     /// id, grains, pillar and nodegroups, the options, and which functions are answered.
     pub fingerprint: u64,
@@ -85,6 +90,7 @@ impl JinjaSetup {
             matcher: self.matcher.clone(),
             map_data: self.map_data.clone(),
             extra: Vec::new(),
+            functions: self.functions.clone(),
         }
     }
 
@@ -100,7 +106,7 @@ impl JinjaSetup {
             m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
         }
         let fingerprint = crate::workspace::reads::hash(&(
-            serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw]).to_string(),
+            serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw, minion.functions]).to_string(),
             format!("{:?} {:?}", opts.saltenv, opts.file_roots),
         ));
         JinjaSetup {
@@ -110,6 +116,7 @@ impl JinjaSetup {
             read: Arc::new(read),
             matcher: None,
             map_data: None,
+            functions: minion.functions.clone(),
             fingerprint,
             memo: None,
             parses: None,
@@ -221,21 +228,14 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     crate::render::filters::register(&mut env, hints.clone());
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
     globals(&mut env, &salt);
-    env.add_global("salt", JValue::from_dyn_object(salt.clone()));
-    env.add_global("__salt__", JValue::from_dyn_object(salt));
+    // Salt's SLS and template context has `salt`, `grains`, `pillar` and `opts`; the loader's
+    // dunder names (`__salt__`, `__grains__`, ...) are undefined there.
+    env.add_global("salt", JValue::from_dyn_object(salt));
     // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
     // them; each render gets its own copy.
-    let (grains, pillar, opts) = (
-        mutable::mutable(JValue::from_serialize(&ctx.grains)),
-        mutable::mutable(JValue::from_serialize(&ctx.pillar)),
-        mutable::mutable(JValue::from_serialize(&ctx.opts)),
-    );
-    env.add_global("grains", grains.clone());
-    env.add_global("__grains__", grains);
-    env.add_global("pillar", pillar.clone());
-    env.add_global("__pillar__", pillar);
-    env.add_global("opts", opts.clone());
-    env.add_global("__opts__", opts);
+    env.add_global("grains", mutable::mutable(JValue::from_serialize(&ctx.grains)));
+    env.add_global("pillar", mutable::mutable(JValue::from_serialize(&ctx.pillar)));
+    env.add_global("opts", mutable::mutable(JValue::from_serialize(&ctx.opts)));
     mutable::register(&mut env);
     super::pyops::register(&mut env);
     tags::register(&mut env);
@@ -259,7 +259,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     }
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let place = |e: Error| {
-        let mut failure = describe(e);
+        let mut failure = describe_in(e, Some(ctx));
         failure.inert_calls = hints.lock().map(|h| h.clone()).unwrap_or_default();
         if let Some((name, _)) = failure.template.as_mut() {
             if let Some(path) = loaded.lock().ok().and_then(|l| l.get(name.as_str()).cloned()) {
@@ -411,8 +411,13 @@ fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, St
 const TOP: &str = "<string>";
 
 fn describe(e: Error) -> RenderFailure {
+    describe_in(e, None)
+}
+
+/// [`describe`], naming what is undefined from the render's context when there is one.
+fn describe_in(e: Error, ctx: Option<&JinjaContext>) -> RenderFailure {
     let mut message = match e.kind() {
-        ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(&e)),
+        ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(&e, ctx)),
         _ => e.to_string(),
     };
     if let Some(line) = e.line() {
@@ -434,7 +439,7 @@ fn describe(e: Error) -> RenderFailure {
                     template = Some((n.to_string(), l));
                 }
                 let what = match c.kind() {
-                    ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(c)),
+                    ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(c, ctx)),
                     _ => c.detail().map(str::to_string).unwrap_or_else(|| c.kind().to_string()),
                 };
                 message = format!("{message}: {what}{at}");
@@ -446,9 +451,156 @@ fn describe(e: Error) -> RenderFailure {
     RenderFailure { message, line: e.line(), template, inert_calls: Vec::new() }
 }
 
+/// What is undefined, in Jinja2's words under Salt: `'home_base' is undefined` for a name,
+/// `'dict object' has no attribute 'workers'` for a key a mapping lacks. The failing span is
+/// the whole expression, so its chains (`a.b['c']`) are walked: a root the template never
+/// defined is the undefined name; a chain from `grains` or `pillar` is followed through the
+/// context's data to the key that is missing; a local one step deep (`d.k`) lacks that key.
+fn undefined(e: &Error, ctx: Option<&JinjaContext>) -> String {
+    if let Some(named) = ctx.and_then(|ctx| undefined_in_chain(e, ctx)) {
+        return named;
+    }
+    undefined_name(e)
+}
+
+fn undefined_in_chain(e: &Error, ctx: &JinjaContext) -> Option<String> {
+    let src = e.template_source()?;
+    let r = e.range()?;
+    // The span may start inside a chain (`.os.x` of `grains.os.x`), or be a filter's name
+    // (`yaml` of `nope | yaml`): widen it to the chains before.
+    let mut start = r.start;
+    loop {
+        start = src[..start].trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '.').len();
+        match src[..start].trim_end().strip_suffix('|') {
+            Some(before) => start = before.trim_end().len(),
+            None => break,
+        }
+    }
+    let text = src.get(start..r.end)?;
+    let debug = e.display_debug_info().to_string();
+    let defined = |name: &str| debug.lines().any(|l| l.strip_prefix("    ").and_then(|l| l.strip_prefix(name)).is_some_and(|rest| rest.starts_with(':')));
+    for (root, path) in chains(text) {
+        let data = match root.as_str() {
+            "grains" => Some(&ctx.grains),
+            "pillar" => Some(&ctx.pillar),
+            _ => None,
+        };
+        let Some(mut value) = data else {
+            if !defined(&root) {
+                return Some(format!("'{root}' is undefined"));
+            }
+            // A local one key deep that prints as a mapping.
+            let dict = debug.lines().any(|l| l.strip_prefix("    ").and_then(|l| l.strip_prefix(root.as_str())).is_some_and(|rest| rest.starts_with(": {")));
+            if let [key] = path.as_slice() {
+                if dict {
+                    return Some(format!("'dict object' has no attribute '{key}'"));
+                }
+            }
+            continue;
+        };
+        for (depth, key) in path.iter().enumerate() {
+            match value.get(key) {
+                Some(next) if value.is_object() => value = next,
+                _ => {
+                    let what = match value {
+                        serde_json::Value::Object(_) if depth == 0 => "'salt.utils.optsdict.DictProxy object'",
+                        serde_json::Value::Object(_) => "'dict object'",
+                        serde_json::Value::Array(_) => "'list object'",
+                        serde_json::Value::String(_) => "'str object'",
+                        serde_json::Value::Bool(_) => "'bool object'",
+                        serde_json::Value::Number(n) if n.is_f64() => "'float object'",
+                        serde_json::Value::Number(_) => "'int object'",
+                        serde_json::Value::Null => "'None'",
+                    };
+                    let mut message = format!("{what} has no attribute '{key}'");
+                    if root == "grains" && depth == 0 {
+                        message.push_str(&format!(
+                            " (the grain '{key}' is not in this profile; on a minion Salt's core grains may set it: add it to the profile, or use `grains_file`)"
+                        ));
+                    }
+                    return Some(message);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The name chains of an expression's text (`grains.os`, `pillar['a']["b"]`), each as its
+/// root name and the keys after it; chains that call something stop before the call, and
+/// names of filters and tests, keywords and text inside string literals are skipped.
+fn chains(text: &str) -> Vec<(String, Vec<String>)> {
+    const KEYWORDS: &[&str] =
+        &["if", "elif", "else", "for", "in", "and", "or", "not", "is", "set", "true", "false", "none", "True", "False", "None", "do", "with"];
+    let b = text.as_bytes();
+    let ident = |i: usize| {
+        let mut j = i;
+        while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+            j += 1;
+        }
+        j
+    };
+    let string = |i: usize| {
+        let q = b[i];
+        let mut j = i + 1;
+        while j < b.len() && b[j] != q {
+            j += if b[j] == b'\\' { 2 } else { 1 };
+        }
+        (j < b.len()).then(|| (text[i + 1..j].to_string(), j + 1))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'\'' || c == b'"' {
+            i = string(i).map_or(b.len(), |(_, end)| end);
+            continue;
+        }
+        if !(c.is_ascii_alphabetic() || c == b'_') || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] == b'.')) {
+            i += 1;
+            continue;
+        }
+        let end = ident(i);
+        let root = &text[i..end];
+        let before = text[..i].trim_end();
+        let skip = KEYWORDS.contains(&root) || before.ends_with('|') || before.ends_with(" is") || before.ends_with(" is not");
+        let mut path = Vec::new();
+        let mut j = end;
+        loop {
+            if j < b.len() && b[j] == b'.' && j + 1 < b.len() && (b[j + 1].is_ascii_alphabetic() || b[j + 1] == b'_') {
+                let k = ident(j + 1);
+                path.push(text[j + 1..k].to_string());
+                j = k;
+            } else if j + 1 < b.len() && b[j] == b'[' && (b[j + 1] == b'\'' || b[j + 1] == b'"') {
+                match string(j + 1) {
+                    Some((key, after)) if b.get(after) == Some(&b']') => {
+                        path.push(key);
+                        j = after + 1;
+                    }
+                    _ => break,
+                }
+            } else {
+                break;
+            }
+        }
+        if b.get(j) == Some(&b'(') {
+            // A call: what it returns is not known here; nor is its root's path.
+            if path.pop().is_none() {
+                i = j;
+                continue;
+            }
+        }
+        if !skip {
+            out.push((root.to_string(), path));
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
 /// What is undefined, in Jinja2's words when the failing expression is a plain name
 /// (`'home_base' is undefined`).
-fn undefined(e: &Error) -> String {
+fn undefined_name(e: &Error) -> String {
     // The failing span is the undefined name only when it is a name in its own right: not
     // a filter's or test's name (`x | yaml`), nor an attribute (`a.b`).
     let expr = e
@@ -673,7 +825,16 @@ mod tests {
             matcher: None,
             map_data: None,
             extra: Vec::new(),
+            functions: serde_json::Value::Null,
         }
+    }
+
+    #[test]
+    fn chains_of_an_expression() {
+        let got = chains("if grains.os['x'] == d.k and 'a.b' | f(z) is defined and s.get('k').m and not q(1)");
+        let want: Vec<(String, Vec<String>)> =
+            vec![("grains".into(), vec!["os".into(), "x".into()]), ("d".into(), vec!["k".into()]), ("z".into(), vec![]), ("s".into(), vec![])];
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -220,7 +220,9 @@ pub fn render_static(text: &str, file: FileId) -> Result<(Val, bool), SaltError>
     if renderer_pipe(text).iter().all(|p| p != "jinja") || !is_templated(text) {
         return render_yaml(text, file).map(|v| (v, false));
     }
-    let masked = syntax::jinja::mask(text);
+    let mut masked = syntax::jinja::mask(text);
+    // A macro's, a `call`'s or a block `set`'s body is not output where it stands.
+    masked.blank_detached_bodies(text);
     let Ok((node, _dups)) = syntax::yaml::load_with(&masked.text, true) else {
         // The template's static layer is not YAML by itself (a macro, a loop building keys):
         // nothing can be said without rendering it.

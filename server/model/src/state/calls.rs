@@ -2,7 +2,8 @@
 //! time: an unknown module or function (`verify_data`: "State 'x.y' was not found in SLS"), a
 //! required argument not given ("Missing parameter"), an argument a function without
 //! `**kwargs` does not take (`format_call`: "... is an invalid keyword argument for ...", which
-//! aborts the whole run), and a function Salt says is deprecated. Checked on low chunks (after
+//! aborts the whole run), an argument of a function with `**kwargs` that is a likely typo of a
+//! named parameter (Salt ignores it silently), and a function Salt says is deprecated. Checked on low chunks (after
 //! `names`, `extend` and `use` gave each state its arguments), against a
 //! [`Catalog`](crate::state::catalog::Catalog).
 
@@ -51,12 +52,18 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                 push(SaltError::new(Code::MissingParameter, format!("Missing parameter {} for state {full}", arg.name)).at(decl.clone()).id(id.clone()));
             }
         }
-        if !function.kwargs {
-            for (k, _) in &chunk.d.0 {
-                let Some(key) = k.as_str() else { continue };
-                if is_internal_keyword(key) || CHUNK_BOOKKEEPING.contains(&key) || function.arg(key).is_some() {
-                    continue;
+        for (k, _) in &chunk.d.0 {
+            let Some(key) = k.as_str() else { continue };
+            if is_internal_keyword(key) || CHUNK_BOOKKEEPING.contains(&key) || function.arg(key).is_some() {
+                continue;
+            }
+            if function.kwargs {
+                // Salt passes it in `**kwargs`, where the function never looks for it.
+                if let Some(near) = near_miss(key, function.args.iter().map(|a| a.name.as_str())) {
+                    let message = format!("'{key}' is not a parameter of '{full}': Salt passes it on in **kwargs, where it is ignored\nDid you mean '{near}'?");
+                    push(SaltError::new(Code::LikelyTypo, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
                 }
+            } else {
                 let mut message = format!("'{key}' is an invalid keyword argument for '{full}'");
                 if let Some(near) = did_you_mean(key, function.args.iter().map(|a| a.name.clone())) {
                     message.push_str(&format!("\nDid you mean '{near}'?"));
@@ -92,6 +99,17 @@ fn declaration(body: &crate::value::Val, state: &str, fun: &str) -> Option<Loc> 
         }
     }
     None
+}
+
+/// The named parameter `key` is one or two edits (Damerau-Levenshtein) from, the closest
+/// first; one edit only for parameters of four characters or more and two for six or more: a
+/// short name is one or two edits from many unrelated words.
+fn near_miss<'a>(key: &str, params: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    params
+        .map(|p| (strsim::damerau_levenshtein(key, p), p))
+        .filter(|(d, p)| *d >= 1 && (*d == 1 && p.chars().count() >= 4 || *d == 2 && p.chars().count() >= 6))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, p)| p)
 }
 
 /// The candidate closest to `word`, when one is close enough to be a likely typo.

@@ -19,6 +19,9 @@ pub struct Profile {
     pub pillar: serde_json::Value,
     pub grains_file: Option<PathBuf>,
     pub pillar_file: Option<PathBuf>,
+    /// Answers pinned for Salt functions that touch the host (`file.file_exists`, `cmd.run`):
+    /// `{function: {first argument: answer}}`.
+    pub functions: serde_json::Value,
 }
 
 /// The analysed workspace: its root, the options in force and the profiles.
@@ -113,6 +116,7 @@ impl Workspace {
                         pillar: json("pillar"),
                         grains_file: b.get("grains_file").and_then(Val::as_str).map(rel),
                         pillar_file: b.get("pillar_file").and_then(Val::as_str).map(rel),
+                        functions: json("functions"),
                     },
                 );
             }

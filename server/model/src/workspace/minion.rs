@@ -17,6 +17,9 @@ pub struct Minion {
     pub literal_pillar: Option<serde_json::Value>,
     /// Where the profile came from, for explanations.
     pub source: String,
+    /// The profile's pinned answers for host-dependent Salt functions
+    /// (`{function: {first argument: answer}}`); an empty mapping when none.
+    pub functions: serde_json::Value,
 }
 
 /// `salt-call --local grains.items --out=json` prints `{"local": {...}}`: take the inside.
@@ -113,7 +116,15 @@ pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Mini
         };
         merge_json(&mut pillar, &p.pillar);
         let literal_pillar = Some(pillar.clone());
-        return Ok(Minion { id: p.id.clone(), grains, pillar, nodegroups: nodegroups(ws), literal_pillar, source: format!("profile `{}`", p.id) });
+        return Ok(Minion {
+            id: p.id.clone(),
+            grains,
+            pillar,
+            nodegroups: nodegroups(ws),
+            literal_pillar,
+            source: format!("profile `{}`", p.id),
+            functions: p.functions.clone(),
+        });
     }
     Ok(from_config(ws))
 }
@@ -126,7 +137,15 @@ pub fn from_config(ws: &Workspace) -> Minion {
     if let serde_json::Value::Object(m) = &mut grains {
         m.entry("id").or_insert(ws.opts.id.clone().into());
     }
-    Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups: nodegroups(ws), literal_pillar: None, source: "the Salt configuration".into() }
+    Minion {
+        id: ws.opts.id.clone(),
+        grains,
+        pillar: obj("pillar"),
+        nodegroups: nodegroups(ws),
+        literal_pillar: None,
+        source: "the Salt configuration".into(),
+        functions: serde_json::Value::Object(Default::default()),
+    }
 }
 
 pub(crate) fn nodegroups(ws: &Workspace) -> serde_json::Value {
@@ -151,13 +170,14 @@ mod tests {
     #[test]
     fn profile_files_are_read_with_or_without_the_local_wrapper() {
         let m = load(
-            "#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json, pillar_file: p.json, grains: {extra: 1}}}\ndefault_minion: web01\n\
+            "#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json, pillar_file: p.json, grains: {extra: 1}, functions: {file.file_exists: {/etc/localtime: true}}}}\ndefault_minion: web01\n\
              #- g.json\n{\"local\": {\"id\": \"web01\", \"roles\": [\"web\"]}}\n#- p.json\n{\"app\": {\"color\": \"Blue\", \"off\": false}}\n",
         )
         .expect("minion");
         assert_eq!(m.id, "web01");
         assert_eq!(m.grains, json!({"id": "web01", "roles": ["web"], "extra": 1}));
         assert_eq!(m.pillar, json!({"app": {"color": "Blue", "off": false}}));
+        assert_eq!(m.functions, json!({"file.file_exists": {"/etc/localtime": true}}));
     }
 
     #[test]

@@ -1,0 +1,95 @@
+//! A formula whose `map.jinja` builds its map itself, the older way (`import_yaml` layers,
+//! `grains.filter_by` with `merge`, `pillar.get` with `merge=True`): the map it exports, exactly
+//! as the formula's own `_mapdata` state dumps it (the `context: {map: ...}` its rendered
+//! `F._mapdata` SLS hands to `_mapdata.jinja`), else the variable `map.jinja` exports under the
+//! formula's name (or `mapdata`). Rendered with the minion's context through the same Jinja
+//! and file roots as any SLS, so its reads are the compile's.
+
+use serde_json::Value;
+
+use super::stack::Env;
+use super::{Layer, Stage, Status};
+use crate::diagnostic::{Code, SaltError};
+use crate::value::{Val, V};
+use crate::workspace::reads::find_file;
+
+/// The map `env.tplroot`'s `map.jinja` exports for the minion.
+pub(super) fn run(env: &mut Env) -> Result<Value, SaltError> {
+    let tplroot = env.tplroot.clone();
+    let dump = format!("{tplroot}/_mapdata/init.sls");
+    if let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &dump) {
+        let text = env.fs.read(&path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("{dump}: {e}")))?;
+        let id = env.files.add(path.clone(), text.as_str().into());
+        env.layers.push(layer("_mapdata", &dump, path.clone()));
+        let ctx = env.jinja.context(&env.saltenv, &format!("{tplroot}._mapdata"), &dump, &path);
+        let rendered = crate::render::render_with(&text, id, Some(&ctx))?;
+        return dumped_map(&rendered).ok_or_else(|| {
+            SaltError::new(Code::MapData, format!("`{dump}` renders no state with `context: {{map: ...}}`, the map `_mapdata.jinja` dumps"))
+                .at(Some(crate::value::Loc { file: id, span: 0..0 }))
+        });
+    }
+    let rel = format!("{tplroot}/map.jinja");
+    let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &rel) else {
+        return Err(SaltError::new(Code::MapData, format!("no map to show: `{tplroot}` has no `map.jinja`, no `_mapdata` state and no `parameters/`")));
+    };
+    let text = env.fs.read(&path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("{rel}: {e}")))?;
+    let id = env.files.add(path.clone(), text.as_str().into());
+    env.layers.push(layer("map.jinja", &rel, path.clone()));
+    let Some(name) = exported(&text, &tplroot) else {
+        return Err(SaltError::new(Code::MapData, format!("no map to show: `{rel}` sets neither `{}` nor `mapdata`", tplroot.replace('-', "_")))
+            .at(Some(crate::value::Loc { file: id, span: 0..0 })));
+    };
+    // What an SLS of the formula sees: `{% from tplroot ~ "/map.jinja" import NAME with context %}`.
+    let probe = format!("{{%- from \"{rel}\" import {name} with context %}}{{{{ {name} | json }}}}");
+    let init = format!("{tplroot}/init.sls");
+    let ctx = env.jinja.context(&env.saltenv, &tplroot, &init, &path.with_file_name("init.sls"));
+    let out = crate::render::jinja::render(&probe, &ctx).map_err(|f| {
+        // An error inside `map.jinja` itself is placed at its line; one elsewhere at its start.
+        let line = f.template.as_ref().filter(|(name, _)| name.ends_with(&rel)).map_or(1, |(_, line)| *line);
+        let start = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum::<usize>();
+        let at = Some(crate::value::Loc { file: id, span: start..start });
+        SaltError::new(Code::RenderError, f.message).at(at)
+    })?;
+    serde_json::from_str(&out.text).map_err(|e| SaltError::new(Code::MapData, format!("`{name}` of `{rel}` is not JSON data: {e}")))
+}
+
+fn layer(source: &str, rel: &str, file: std::path::PathBuf) -> Layer {
+    Layer { stage: Stage::Formula, source: source.into(), path: Some(rel.into()), file: Some(file), status: Status::Loaded, strategy: None, merge_lists: None }
+}
+
+/// The name `map.jinja` exports its map under: the formula's own (`nginx`, `php_fpm` for
+/// `php-fpm`), else `mapdata` (template-formula's), as a top-level `{% set NAME = ... %}`.
+fn exported(text: &str, tplroot: &str) -> Option<String> {
+    let sets = |name: &str| {
+        text.match_indices("set").any(|(i, _)| {
+            let before = text[..i].trim_end();
+            let after = text[i + 3..].trim_start();
+            (before.ends_with("{%") || before.ends_with("{%-")) && after.strip_prefix(name).is_some_and(|r| r.trim_start().starts_with('='))
+        })
+    };
+    [tplroot.replace('-', "_"), "mapdata".to_string()].into_iter().find(|n| sets(n))
+}
+
+/// The `map` of the first state in `rendered` whose arguments carry `context: {map: ...}`.
+fn dumped_map(rendered: &Val) -> Option<Value> {
+    let V::Dict(states) = &rendered.v else { return None };
+    states.0.iter().find_map(|(_, body)| {
+        body.as_dict()?.0.iter().find_map(|(_, args)| {
+            args.as_list()?.iter().find_map(|arg| {
+                let context = arg.as_dict()?.get("context")?;
+                context.as_dict()?.get("map").map(Val::to_json)
+            })
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_exported_name() {
+        assert_eq!(super::exported("{% set nginx = salt['pillar.get']('nginx', {}, merge=True) %}", "nginx").as_deref(), Some("nginx"));
+        assert_eq!(super::exported("{%- set php_fpm=1 %}", "php-fpm").as_deref(), Some("php_fpm"));
+        assert_eq!(super::exported("{% set mapdata = {} %}{% set ngx = 1 %}", "nginx").as_deref(), Some("mapdata"));
+        assert_eq!(super::exported("{% set other = 1 %}", "nginx"), None);
+    }
+}

@@ -1,0 +1,3 @@
+kernel:
+  cmd.run:
+    - name: echo {{ grains["kernelrelease"] }}

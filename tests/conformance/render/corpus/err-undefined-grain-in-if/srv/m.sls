@@ -1,0 +1,3 @@
+{% if grains.zz == 1 %}
+a: test.nop
+{% endif %}

@@ -1,0 +1,4 @@
+{% set d = {"k": {}} %}
+a:
+  test.nop:
+    - name: {{ d.m }}

@@ -1,0 +1,3 @@
+a:
+  test.nop:
+    - name: {{ pillar.nosuch }}

@@ -1,0 +1,8 @@
+motd:
+  file.managed:
+    - name: /etc/motd
+    - contents: |
+        hello
+{%- if grains['os'] == 'Debian' %}
+        debian
+{%- endif %}

@@ -1,0 +1,7 @@
+motd:
+  file.managed:
+    - contents: |
+        hello
+        {%- if grains["os"] == "Debian" %}
+        debian
+        {%- endif %}
