@@ -323,6 +323,8 @@ pub fn minion(ws: &Workspace, m: &FleetMinion) -> Minion {
         nodegroups: crate::workspace::minion::nodegroups(ws),
         literal_pillar: literal,
         source: format!("fleet minion `{}` ({})", m.id, m.source.display()),
+        // A fleet minion pins no answers (only a profile does).
+        functions: Value::Object(Default::default()),
     }
 }
 
