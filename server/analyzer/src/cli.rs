@@ -15,6 +15,8 @@ use model::workspace::vfs::{FileTable, RealFs, Vfs};
 use model::workspace::Workspace;
 use serde_json::json;
 
+use crate::out::{errln, out, outln};
+
 #[derive(Parser, Debug)]
 #[command(name = "salt-analyzer", version, about = "Static analysis and a language server for SaltStack state trees")]
 pub struct Args {
@@ -179,7 +181,7 @@ fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
 fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
     let root = find_root(start);
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
-        eprintln!("salt-analyzer: error: {e}");
+        errln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
     })?;
     // SQL ext_pillar entries read their databases, read-only.
@@ -219,7 +221,7 @@ fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope)
     req.saltenv = saltenv.map(str::to_string);
     let compiled = model::pipeline::compile(Arc::new(RealFs), ws, &roots, &req);
     if let Err(e) = &compiled.minion {
-        eprintln!("salt-analyzer: error: {e}");
+        errln!("salt-analyzer: error: {e}");
         return Err(ExitCode::from(2));
     }
     Ok(compiled)
@@ -253,10 +255,10 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     let errors = if pillar_errors.is_empty() { low.errors() } else { pillar_errors };
     if common.format == Format::Json {
         let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}) };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
-            println!(
+            outln!(
                 "{:>10}  {}.{}  {} ({}:{})",
                 c.get_str("order"),
                 c.get_str("state"),
@@ -289,7 +291,7 @@ fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanForm
         Err(errors) => {
             if format == PlanFormat::Json {
                 let out = json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()});
-                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             } else {
                 for e in &errors {
                     print_error_text(e, files);
@@ -312,13 +314,13 @@ fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanForm
                     entry
                 })
                 .collect();
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
-        PlanFormat::Dot => println!("{}", plan.dot),
-        PlanFormat::Text => print!("{}", plan_text(&plan)),
+        PlanFormat::Dot => outln!("{}", plan.dot),
+        PlanFormat::Text => out!("{}", plan_text(&plan)),
     }
     if let Some(crash) = &plan.listen_crash {
-        eprintln!("salt-analyzer: warning: {crash}");
+        errln!("salt-analyzer: warning: {crash}");
     }
     ExitCode::SUCCESS
 }
@@ -370,17 +372,17 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
     let (Ok(minion), Some(result), files) = (&compiled.minion, &compiled.top, &compiled.files) else { return ExitCode::from(2) };
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
-        (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),
-        (true, Format::Text) => print!("{}", result.explain_text(&minion.id, files, &|p| rel(p))),
-        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
+        (true, Format::Json) => outln!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),
+        (true, Format::Text) => out!("{}", result.explain_text(&minion.id, files, &|p| rel(p))),
+        (false, Format::Json) => outln!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
         (false, Format::Text) => {
             for e in result.render_errors.iter().chain(&result.verify_errors) {
                 print_error_text(e, files);
             }
             for (env, list) in &result.matches {
-                println!("{env}:");
+                outln!("{env}:");
                 for s in list {
-                    println!("  - {s}");
+                    outln!("  - {s}");
                 }
             }
         }
@@ -404,16 +406,16 @@ fn render(file: &Path, common: &Common) -> ExitCode {
     };
     let (Some(r), files) = (&compiled.rendered, &compiled.files) else { return ExitCode::from(2) };
     for h in &r.hints {
-        eprintln!("hint: {h}");
+        errln!("hint: {h}");
     }
     let failed = match common.format {
         Format::Json => match &r.data {
             Ok(v) => {
-                println!("{}", serde_json::to_string_pretty(&v.to_json()).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&v.to_json()).unwrap_or_default());
                 false
             }
             Err(e) => {
-                println!("{}", serde_json::to_string_pretty(&json!({"errors": error_json(e, files)})).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&json!({"errors": error_json(e, files)})).unwrap_or_default());
                 true
             }
         },
@@ -423,12 +425,12 @@ fn render(file: &Path, common: &Common) -> ExitCode {
                 true
             }
             (Ok(Some(text)), Ok(_)) => {
-                print!("{text}");
+                out!("{text}");
                 false
             }
             (Ok(None), Ok(_)) => {
                 // No template step: the YAML step read the file as it is.
-                print!("{}", files.id(&path).map(|id| files.text(id)).unwrap_or_default());
+                out!("{}", files.id(&path).map(|id| files.text(id)).unwrap_or_default());
                 false
             }
         },
@@ -447,8 +449,8 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
     };
     let (Ok(minion), Some(data), files) = (&compiled.minion, &compiled.mapdata, &compiled.files) else { return ExitCode::from(2) };
     match common.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&data.to_json(files, &|e| error_json(e, files))).unwrap_or_default()),
-        Format::Text => print!("{}", model::mapstack::report::text(data, files, tpldir, &minion.id, &rel)),
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&data.to_json(files, &|e| error_json(e, files))).unwrap_or_default()),
+        Format::Text => out!("{}", model::mapstack::report::text(data, files, tpldir, &minion.id, &rel)),
     }
     if data.values.is_err() {
         ExitCode::from(1)
@@ -469,7 +471,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
     };
     let describe = |o: &model::mapstack::origin::Origin| computed.describe(files, o, &rel);
     match (explain, common.format) {
-        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
+        (false, Format::Json) => outln!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
         (true, Format::Json) => {
             let origins: Vec<serde_json::Value> = computed
                 .origins
@@ -483,10 +485,10 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
             let errors: Vec<serde_json::Value> = computed.errors.iter().flat_map(|e| error_json(&e.diag, files)).collect();
             let layers: Vec<serde_json::Value> = (0..computed.layers.len()).map(layer_json).collect();
             let out = json!({"pillar": minion.pillar, "layers": layers, "origins": origins, "errors": errors});
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         (_, Format::Text) => {
-            println!("Pillar of minion `{}`:", minion.id);
+            outln!("Pillar of minion `{}`:", minion.id);
             let mut lines = Vec::new();
             model::mapstack::report::value_lines(&minion.pillar, 1, &mut Vec::new(), &mut lines);
             let width = lines.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
@@ -499,8 +501,8 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
                     None => None,
                 };
                 match note {
-                    Some(n) => println!("{line:width$}  {n}"),
-                    None => println!("{line}"),
+                    Some(n) => outln!("{line:width$}  {n}"),
+                    None => outln!("{line}"),
                 }
             }
             for e in &computed.errors {
@@ -520,9 +522,9 @@ fn print_error_text(e: &SaltError, files: &FileTable) {
     match &e.loc {
         Some(loc) => {
             let (line, col) = files.human(loc.file, loc.span.start);
-            println!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)));
+            outln!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)));
         }
-        None => println!("{severity}[{}]: {}", e.code.as_str(), e.message),
+        None => outln!("{severity}[{}]: {}", e.code.as_str(), e.message),
     }
 }
 
@@ -547,7 +549,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("salt-analyzer: error: {e}");
+            errln!("salt-analyzer: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -579,23 +581,23 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
     if common.format == Format::Json {
         let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, &result.files)).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
     } else {
         for m in &selected {
             let d = &m.diagnostic;
             let (line, col) = text_position(&d.file, d.span.start, &result.files);
             let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
-            println!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
+            outln!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
             for r in &d.related {
                 let (line, col) = text_position(&r.file, r.span.start, &result.files);
-                println!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
+                outln!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
             }
-            println!();
+            outln!();
         }
         let warnings = selected.iter().filter(|m| m.diagnostic.severity == Severity::Warning).count();
         let hints = selected.len() - errors - warnings;
         let hints = if hints > 0 { format!(", {hints} hint(s)") } else { String::new() };
-        println!("{errors} error(s), {warnings} warning(s){hints}");
+        outln!("{errors} error(s), {warnings} warning(s){hints}");
     }
     if errors > 0 {
         ExitCode::from(1)

@@ -2,6 +2,7 @@
 //! language server. No feature logic lives here.
 
 mod cli;
+mod out;
 
 use std::process::ExitCode;
 
