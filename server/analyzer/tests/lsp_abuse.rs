@@ -121,6 +121,28 @@ fn hostile_positions_and_edits_keep_the_text_right() {
 }
 
 #[test]
+fn huge_and_deeply_nested_documents() {
+    let tree = tree("abuse-big");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    let big: String = (0..1_200_000).map(|i| format!("k{i:07}: v{i:07}\n")).collect::<String>();
+    assert!(big.len() >= 20_000_000);
+    let nested = format!("{}1{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let mapping = format!("{}1{}\n", "{a: ".repeat(100_000), "}".repeat(100_000));
+    let jinja = format!("{}x{}\n", "{% if True %}".repeat(100_000), "{% endif %}".repeat(100_000));
+    let docs = [("big.sls", &big), ("nested.sls", &nested), ("mapping.sls", &mapping), ("jinja.sls", &jinja)];
+    for (rel, text) in docs {
+        lsp.open(rel, text);
+        let hover = lsp.request("textDocument/hover", json!({"textDocument": {"uri": tree.uri(rel)}, "position": {"line": 0, "character": 3}}));
+        assert!(hover.is_ok(), "{rel}: {hover:?}");
+        lsp.change(rel, 2, &[(Some([0, 0, 0, 0]), "# ")]);
+        let (got, version, _) = lsp.debug_text(&tree.uri(rel));
+        assert_eq!((got.map(|t| t.len()), version), (Some(text.len() + 2), Some(2)), "{rel}");
+        assert!(lsp.running());
+    }
+    lsp.finish();
+}
+
+#[test]
 fn cancellation_storms_and_bursts_of_changes() {
     let tree = tree("abuse-storm");
     let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
