@@ -6,7 +6,8 @@
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
-#   5. lint: cargo fmt --check and cargo clippy -D warnings.
+#   5. lint: cargo fmt --check and cargo clippy -D warnings,
+#   6. fuzz: each coverage-guided fuzz target (fuzz/) for a few seconds from its corpus.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
 # or package fails the run. The last line is "all: N passed, N failed".
 set -uo pipefail
@@ -88,6 +89,7 @@ suites=(
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "editors|tests/editors/run.sh $VENV"
+  "fuzz|tests/fuzz.sh 5"
 )
 run_suite() {
   local name=$1 cmd=$2

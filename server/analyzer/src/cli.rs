@@ -17,6 +17,8 @@ use model::workspace::Workspace;
 use salt_gitfs::MountedFs;
 use serde_json::json;
 
+use crate::out::{errln, out, outln};
+
 #[derive(Parser, Debug)]
 #[command(name = "salt-analyzer", version, about = "Static analysis and a language server for SaltStack state trees")]
 pub struct Args {
@@ -223,7 +225,7 @@ fn disk() -> &'static MountedFs<RealFs> {
 fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
     let (ws, problems) = load_workspace_served(common, start)?;
     for p in problems {
-        eprintln!("salt-analyzer: warning[gitfs-remote]: {}", p.message);
+        errln!("salt-analyzer: warning[gitfs-remote]: {}", p.message);
     }
     Ok(ws)
 }
@@ -233,7 +235,7 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
 fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Workspace, Vec<salt_gitfs::serve::Problem>), ExitCode> {
     let root = find_root(start);
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
-        eprintln!("salt-analyzer: error: {e}");
+        errln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
     })?;
     // SQL ext_pillar entries read their databases, read-only.
@@ -276,7 +278,7 @@ fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope)
     req.saltenv = saltenv.map(str::to_string);
     let compiled = model::pipeline::compile(Arc::new(disk()), ws, &roots, &req);
     if let Err(e) = &compiled.minion {
-        eprintln!("salt-analyzer: error: {e}");
+        errln!("salt-analyzer: error: {e}");
         return Err(ExitCode::from(2));
     }
     Ok(compiled)
@@ -312,7 +314,7 @@ fn fleet_paths(ws: &Workspace, common: &Common) -> Result<Vec<PathBuf>, String> 
 /// the shard `--shard` asks for, and what could not be read.
 pub(crate) fn fleet_who(ws: &Workspace, common: &Common) -> Result<(Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
     let paths = fleet_paths(ws, common).map_err(|e| {
-        eprintln!("salt-analyzer: error: {e}");
+        errln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
     })?;
     let mut fleet = model::workspace::fleet::read(&RealFs, &paths);
@@ -329,7 +331,7 @@ fn load_fleet(common: &Common) -> Result<(Workspace, Vec<Who>, model::workspace:
     let ws = load_workspace(common)?;
     let (who, fleet) = fleet_who(&ws, common)?;
     for p in &fleet.problems {
-        eprintln!("salt-analyzer: error: {p}");
+        errln!("salt-analyzer: error: {p}");
     }
     Ok((ws, who, fleet))
 }
@@ -576,10 +578,10 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
     let errors = low_errors(&compiled, low);
     if common.format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&low_json(low, &errors, files)).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&low_json(low, &errors, files)).unwrap_or_default());
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
-            println!(
+            outln!(
                 "{:>10}  {}.{}  {} ({}:{})",
                 c.get_str("order"),
                 c.get_str("state"),
@@ -621,7 +623,7 @@ fn plan_json(plan: &model::state::run::Plan) -> serde_json::Value {
 fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanFormat) -> ExitCode {
     if common.fleet.fleet.is_some() {
         if format == PlanFormat::Dot {
-            eprintln!("salt-analyzer: error: --format dot draws one minion's plan; give --minion ID");
+            errln!("salt-analyzer: error: --format dot draws one minion's plan; give --minion ID");
             return ExitCode::from(2);
         }
         let env = if sls.is_empty() { saltenv } else { None };
@@ -654,7 +656,7 @@ fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanForm
         Err(errors) => {
             if format == PlanFormat::Json {
                 let out = json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()});
-                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             } else {
                 for e in &errors {
                     print_error_text(e, files);
@@ -664,12 +666,12 @@ fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanForm
         }
     };
     match format {
-        PlanFormat::Json => println!("{}", serde_json::to_string_pretty(&plan_json(&plan)).unwrap_or_default()),
-        PlanFormat::Dot => println!("{}", plan.dot),
-        PlanFormat::Text => print!("{}", plan_text(&plan)),
+        PlanFormat::Json => outln!("{}", serde_json::to_string_pretty(&plan_json(&plan)).unwrap_or_default()),
+        PlanFormat::Dot => outln!("{}", plan.dot),
+        PlanFormat::Text => out!("{}", plan_text(&plan)),
     }
     if let Some(crash) = &plan.listen_crash {
-        eprintln!("salt-analyzer: warning: {crash}");
+        errln!("salt-analyzer: warning: {crash}");
     }
     ExitCode::SUCCESS
 }
@@ -716,7 +718,7 @@ fn plan_text(plan: &model::state::run::Plan) -> String {
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
     if common.fleet.fleet.is_some() {
         if explain {
-            eprintln!("salt-analyzer: error: --explain explains one minion's top; give --minion ID");
+            errln!("salt-analyzer: error: --explain explains one minion's top; give --minion ID");
             return ExitCode::from(2);
         }
         return fleet_run(
@@ -743,17 +745,17 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
     let (Ok(minion), Some(result), files) = (&compiled.minion, &compiled.top, &compiled.files) else { return ExitCode::from(2) };
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
-        (true, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),
-        (true, Format::Text) => print!("{}", result.explain_text(&minion.id, files, &|p| rel(p))),
-        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
+        (true, Format::Json) => outln!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),
+        (true, Format::Text) => out!("{}", result.explain_text(&minion.id, files, &|p| rel(p))),
+        (false, Format::Json) => outln!("{}", serde_json::to_string_pretty(&result.show_top_json()).unwrap_or_default()),
         (false, Format::Text) => {
             for e in result.render_errors.iter().chain(&result.verify_errors) {
                 print_error_text(e, files);
             }
             for (env, list) in &result.matches {
-                println!("{env}:");
+                outln!("{env}:");
                 for s in list {
-                    println!("  - {s}");
+                    outln!("  - {s}");
                 }
             }
         }
@@ -777,16 +779,16 @@ fn render(file: &Path, common: &Common) -> ExitCode {
     };
     let (Some(r), files) = (&compiled.rendered, &compiled.files) else { return ExitCode::from(2) };
     for h in &r.hints {
-        eprintln!("hint: {h}");
+        errln!("hint: {h}");
     }
     let failed = match common.format {
         Format::Json => match &r.data {
             Ok(v) => {
-                println!("{}", serde_json::to_string_pretty(&v.to_json()).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&v.to_json()).unwrap_or_default());
                 false
             }
             Err(e) => {
-                println!("{}", serde_json::to_string_pretty(&json!({"errors": error_json(e, files)})).unwrap_or_default());
+                outln!("{}", serde_json::to_string_pretty(&json!({"errors": error_json(e, files)})).unwrap_or_default());
                 true
             }
         },
@@ -796,12 +798,12 @@ fn render(file: &Path, common: &Common) -> ExitCode {
                 true
             }
             (Ok(Some(text)), Ok(_)) => {
-                print!("{text}");
+                out!("{text}");
                 false
             }
             (Ok(None), Ok(_)) => {
                 // No template step: the YAML step read the file as it is.
-                print!("{}", files.id(&path).map(|id| files.text(id)).unwrap_or_default());
+                out!("{}", files.id(&path).map(|id| files.text(id)).unwrap_or_default());
                 false
             }
         },
@@ -839,8 +841,8 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
     };
     let (Ok(minion), Some(data), files) = (&compiled.minion, &compiled.mapdata, &compiled.files) else { return ExitCode::from(2) };
     match common.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&data.to_json(files, &|e| error_json(e, files))).unwrap_or_default()),
-        Format::Text => print!("{}", model::mapstack::report::text(data, files, tpldir, &minion.id, &rel)),
+        Format::Json => outln!("{}", serde_json::to_string_pretty(&data.to_json(files, &|e| error_json(e, files))).unwrap_or_default()),
+        Format::Text => out!("{}", model::mapstack::report::text(data, files, tpldir, &minion.id, &rel)),
     }
     if data.values.is_err() {
         ExitCode::from(1)
@@ -859,7 +861,7 @@ fn pillar_lines(pillar: &serde_json::Value) -> String {
 fn pillar(explain: bool, common: &Common) -> ExitCode {
     if common.fleet.fleet.is_some() {
         if explain {
-            eprintln!("salt-analyzer: error: --explain explains one minion's pillar; give --minion ID");
+            errln!("salt-analyzer: error: --explain explains one minion's pillar; give --minion ID");
             return ExitCode::from(2);
         }
         return fleet_run(
@@ -892,7 +894,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
     };
     let describe = |o: &model::mapstack::origin::Origin| computed.describe(files, o, &rel);
     match (explain, common.format) {
-        (false, Format::Json) => println!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
+        (false, Format::Json) => outln!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
         (true, Format::Json) => {
             let origins: Vec<serde_json::Value> = computed
                 .origins
@@ -906,10 +908,10 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
             let errors: Vec<serde_json::Value> = computed.errors.iter().flat_map(|e| error_json(&e.diag, files)).collect();
             let layers: Vec<serde_json::Value> = (0..computed.layers.len()).map(layer_json).collect();
             let out = json!({"pillar": minion.pillar, "layers": layers, "origins": origins, "errors": errors});
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
         }
         (_, Format::Text) => {
-            println!("Pillar of minion `{}`:", minion.id);
+            outln!("Pillar of minion `{}`:", minion.id);
             let mut lines = Vec::new();
             model::mapstack::report::value_lines(&minion.pillar, 1, &mut Vec::new(), &mut lines);
             let width = lines.iter().map(|(l, _)| l.chars().count()).max().unwrap_or(0).min(60);
@@ -922,8 +924,8 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
                     None => None,
                 };
                 match note {
-                    Some(n) => println!("{line:width$}  {n}"),
-                    None => println!("{line}"),
+                    Some(n) => outln!("{line:width$}  {n}"),
+                    None => outln!("{line}"),
                 }
             }
             for e in &computed.errors {
@@ -939,7 +941,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
 }
 
 fn print_error_text(e: &SaltError, files: &FileTable) {
-    println!("{}", error_text(e, files));
+    outln!("{}", error_text(e, files));
 }
 
 fn rel(p: &Path) -> String {
@@ -979,7 +981,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
-            eprintln!("salt-analyzer: error: {e}");
+            errln!("salt-analyzer: error: {e}");
             return ExitCode::from(2);
         }
     };
@@ -1011,23 +1013,23 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
     if common.format == Format::Json {
         let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, &result.files)).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
     } else {
         for m in &selected {
             let d = &m.diagnostic;
             let (line, col) = text_position(&d.file, d.span.start, &result.files);
             let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
-            println!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
+            outln!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
             for r in &d.related {
                 let (line, col) = text_position(&r.file, r.span.start, &result.files);
-                println!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
+                outln!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
             }
-            println!();
+            outln!();
         }
         let warnings = selected.iter().filter(|m| m.diagnostic.severity == Severity::Warning).count();
         let hints = selected.len() - errors - warnings;
         let hints = if hints > 0 { format!(", {hints} hint(s)") } else { String::new() };
-        println!("{errors} error(s), {warnings} warning(s){hints}");
+        outln!("{errors} error(s), {warnings} warning(s){hints}");
     }
     if errors > 0 {
         ExitCode::from(1)

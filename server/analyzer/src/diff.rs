@@ -15,6 +15,8 @@ use model::workspace::vfs::{RealFs, Vfs};
 use model::workspace::Workspace;
 use serde_json::json;
 
+use crate::out::{errln, out};
+
 /// How the report is printed.
 #[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
 pub enum DiffFormat {
@@ -59,7 +61,7 @@ pub struct DiffArgs {
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
-    eprintln!("salt-analyzer: error: {message}");
+    errln!("salt-analyzer: error: {message}");
     ExitCode::from(2)
 }
 
@@ -76,7 +78,7 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<
     // The side's gitfs remotes (as its master configuration names them) mounted over it.
     let served = salt_gitfs::serve::serve_gitfs(&mut ws);
     for p in &served.problems {
-        eprintln!("salt-analyzer: warning[gitfs-remote]: at {label}: {}", p.message);
+        errln!("salt-analyzer: warning[gitfs-remote]: at {label}: {}", p.message);
     }
     let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(fs, served.mounts));
     let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots()));
@@ -106,7 +108,7 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
     if args.fleet.is_some() || !after.fleet.is_empty() {
         let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
         for p in &fleet.problems {
-            eprintln!("salt-analyzer: error: {p}");
+            errln!("salt-analyzer: error: {p}");
         }
         // A fleet minion with a profile's id is that profile (already listed).
         who.extend(fleet_who.into_iter().filter(|w| matches!(w, Who::Fleet(_))));
@@ -191,7 +193,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);
     // For tests and benchmarks: how many minions the recorded reads let through uncompiled.
     if std::env::var_os("SALT_ANALYZER_DIFF_STATS").is_some_and(|v| v == "1") {
-        eprintln!("diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads", diffs.len(), diffs.len() - compiled_again);
+        errln!("diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads", diffs.len(), diffs.len() - compiled_again);
     }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
@@ -227,7 +229,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
     };
-    print!("{out}");
+    out!("{out}");
     let failing = diffs.iter().any(|(_, d)| d.now_failing());
     let changed = diffs.iter().any(|(_, d)| !d.is_empty());
     if failing || (args.exit_code && changed) {

@@ -3,6 +3,7 @@
 
 mod cli;
 mod diff;
+mod out;
 
 use std::process::ExitCode;
 

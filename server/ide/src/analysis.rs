@@ -70,6 +70,12 @@ impl Analysis {
         self.snap.files.text(path)
     }
 
+    /// Whether `path` is over the file size limit: the analysis reads it as unreadable
+    /// (`model::workspace::vfs::MAX_FILE_BYTES`), and the queries on it answer nothing.
+    fn too_large(&self, path: &Path) -> bool {
+        self.text(path).is_some_and(|t| t.len() > model::workspace::vfs::MAX_FILE_BYTES)
+    }
+
     /// The editor's version of an open document.
     pub fn document_version(&self, path: &Path) -> Option<i32> {
         self.snap.docs.get(path).map(|d| d.version)
@@ -127,16 +133,25 @@ impl Analysis {
     /// Where the item at `offset` leads: an include or top entry to its file, a requisite
     /// to the declarations it names, an extend key to the extended ID, a URL to its file.
     pub fn goto_definition(&self, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
+        if self.too_large(path) {
+            return Ok(Vec::new());
+        }
         crate::navigation::goto_definition(self, path, offset)
     }
 
     /// Everything that refers to the state ID or SLS at `offset`.
     pub fn references(&self, path: &Path, offset: usize, include_declaration: bool) -> Cancellable<Vec<FileRange>> {
+        if self.too_large(path) {
+            return Ok(Vec::new());
+        }
         crate::navigation::references(self, path, offset, include_declaration)
     }
 
     /// The outline of a file.
     pub fn document_symbols(&self, path: &Path) -> Vec<DocumentSymbol> {
+        if self.too_large(path) {
+            return Vec::new();
+        }
         crate::symbols::document_symbols(self, path)
     }
 
@@ -147,16 +162,25 @@ impl Analysis {
 
     /// What the item at `offset` is and where it comes from.
     pub fn hover(&self, path: &Path, offset: usize) -> Cancellable<Option<HoverResult>> {
+        if self.too_large(path) {
+            return Ok(None);
+        }
         crate::hover::hover(self, path, offset)
     }
 
     /// What may be typed at `offset` (see `completion.rs` for the contexts).
     pub fn completions(&self, path: &Path, offset: usize) -> Cancellable<Vec<crate::completion::CompletionItem>> {
+        if self.too_large(path) {
+            return Ok(Vec::new());
+        }
         crate::completion::completions(self, path, offset)
     }
 
     /// Mechanical fixes available in `range`.
     pub fn code_actions(&self, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
+        if self.too_large(path) {
+            return Vec::new();
+        }
         crate::code_actions::code_actions(self, path, range)
     }
 

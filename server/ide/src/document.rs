@@ -8,10 +8,12 @@
 //! block starts at a line beginning with a plain key at column 0 (`name:`), unless the
 //! previous block ends inside an unterminated Jinja block, which then continues. Splitting
 //! is decided left to right from the text alone, so an edited document always has the blocks
-//! a fresh split of its text has (checked by the tests below).
+//! a fresh split of its text has (checked by the tests below). A text over the file size
+//! limit (`model::workspace::vfs::MAX_FILE_BYTES`) is kept but not split or parsed.
 
 use std::ops::Range;
 
+use model::workspace::vfs::MAX_FILE_BYTES;
 use syntax::document::{Document, SyntaxError};
 
 /// One block: where it starts, its document, and its syntax errors (block-relative).
@@ -37,8 +39,7 @@ pub(crate) struct BlockDocument {
 
 impl BlockDocument {
     pub(crate) fn new(text: &str) -> BlockDocument {
-        let blocks = split(text, 0, text.len()).into_iter().map(|r| Block::new(r.start, &text[r])).collect();
-        BlockDocument { text: text.to_string(), blocks }
+        BlockDocument { text: text.to_string(), blocks: blocks_of(text) }
     }
 
     pub(crate) fn text(&self) -> &str {
@@ -53,6 +54,10 @@ impl BlockDocument {
         let start = floor(&self.text, range.start.min(len));
         let end = floor(&self.text, range.end.clamp(range.start.min(len), len)).max(start);
         self.text.replace_range(start..end, new_text);
+        if len > MAX_FILE_BYTES || self.text.len() > MAX_FILE_BYTES {
+            self.blocks = blocks_of(&self.text);
+            return;
+        }
         let delta = new_text.len() as isize - (end - start) as isize;
         let new_end = start + new_text.len();
 
@@ -134,6 +139,15 @@ impl BlockDocument {
     fn block_starts(&self) -> Vec<usize> {
         self.blocks.iter().map(|b| b.start).collect()
     }
+}
+
+/// The blocks of a whole text; none for a text over the file size limit, which is kept but
+/// never parsed (the analysis reports it as too large to read).
+fn blocks_of(text: &str) -> Vec<Block> {
+    if text.len() > MAX_FILE_BYTES {
+        return Vec::new();
+    }
+    split(text, 0, text.len()).into_iter().map(|r| Block::new(r.start, &text[r])).collect()
 }
 
 fn floor(text: &str, mut at: usize) -> usize {

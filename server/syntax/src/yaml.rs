@@ -68,8 +68,16 @@ pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<
 
 fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let offsets = CharOffsets::new(text);
-    let mut builder =
-        Builder { allow_duplicates, duplicates: Vec::new(), offsets: &offsets, stack: Vec::new(), anchors: HashMap::new(), docs: Vec::new(), error: None };
+    let mut builder = Builder {
+        allow_duplicates,
+        duplicates: Vec::new(),
+        offsets: &offsets,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        expanded: 0,
+        docs: Vec::new(),
+        error: None,
+    };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
         return Err(YamlError { offset: offsets.byte(e.marker().index()), message: e.info().to_string() });
@@ -196,7 +204,10 @@ struct Builder<'o, 'a> {
     duplicates: Vec<Range<usize>>,
     offsets: &'o CharOffsets<'a>,
     stack: Vec<Frame>,
-    anchors: HashMap<usize, Node>,
+    /// Each anchored node with its size in nodes.
+    anchors: HashMap<usize, (Node, usize)>,
+    /// How many nodes aliases have copied out so far (see [`MAX_ALIAS_NODES`]).
+    expanded: usize,
     docs: Vec<Node>,
     error: Option<YamlError>,
 }
@@ -231,8 +242,20 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 let is_merge = style == ScalarStyle::Plain && text == "<<" && tag.is_none();
                 self.push(node, anchor, is_merge);
             }
-            Event::Alias(id) => match self.anchors.get(&id).cloned() {
-                Some(node) => self.push(Node { span: start..end, ..node }, 0, false),
+            Event::Alias(id) => match self.anchors.get(&id) {
+                Some((_, size)) if self.expanded + size > MAX_ALIAS_NODES => {
+                    self.error = Some(YamlError {
+                        offset: start,
+                        message: format!(
+                            "the aliases of this document expand to more than {MAX_ALIAS_NODES} values (Salt's loader shares them; salt-analyzer does not load such a document)"
+                        ),
+                    })
+                }
+                Some((node, size)) => {
+                    self.expanded += size;
+                    let node = node.clone();
+                    self.push(Node { span: start..end, ..node }, 0, false)
+                }
                 None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
             Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq { items: Vec::new(), start, anchor }),
@@ -421,13 +444,34 @@ fn inside_string(node: &Node, offset: usize) -> bool {
     }
 }
 
+/// How many values the aliases of one document may copy out. PyYAML shares an aliased node
+/// (a "billion laughs" document costs Salt nothing), the values here are trees, so each alias is
+/// a copy: past this many, the document is one clear error instead of minutes of copying.
+/// Documents that use anchors for what they are for stay far below it.
+pub const MAX_ALIAS_NODES: usize = 100_000;
+
+/// The number of nodes in `node`'s tree, counted without recursion.
+fn size(node: &Node) -> usize {
+    let mut n = 0;
+    let mut todo = vec![node];
+    while let Some(node) = todo.pop() {
+        n += 1;
+        match &node.value {
+            Value::Seq(items) => todo.extend(items),
+            Value::Map(pairs) => todo.extend(pairs.iter().flat_map(|(k, v)| [k, v])),
+            _ => {}
+        }
+    }
+    n
+}
+
 /// Sentinel key meaning "this key was `<<`".
 const MERGE_KEY: &str = "\u{0}<<merge>>";
 
 impl Builder<'_, '_> {
     fn push(&mut self, mut node: Node, anchor: usize, is_merge: bool) {
         if anchor != 0 {
-            self.anchors.insert(anchor, node.clone());
+            self.anchors.insert(anchor, (node.clone(), size(&node)));
         }
         match self.stack.last_mut() {
             None => self.docs.push(node),
@@ -736,6 +780,23 @@ mod tests {
             Value::Map(pairs) => format!("{{{}}}", pairs.iter().map(|(k, v)| format!("{}: {}", show(k), show(v))).collect::<Vec<_>>().join(", ")),
             v => format!("{v:?}@{}..{}", n.span.start, n.span.end),
         }
+    }
+
+    #[test]
+    fn an_alias_bomb_is_one_error_at_once_and_ordinary_aliases_load() {
+        let mut text = "a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string();
+        for i in 1..10 {
+            text.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", ")));
+        }
+        let started = std::time::Instant::now();
+        let e = load(&text).unwrap_err();
+        assert!(e.message.contains("aliases of this document expand to more than 100000 values"), "{e:?}");
+        assert_eq!(&text[e.offset..e.offset + 3], "*a4", "the first alias past the budget");
+        // A hang guard, not a benchmark: the copying stops at the budget.
+        assert!(started.elapsed().as_secs() < 5);
+        let n = load("base: &b {x: 1, y: [2, 3]}\nweb: *b\ndb: {<<: *b, z: 4}\n").unwrap();
+        expect_test::expect![[r#"{Str("base")@0..4: {Str("x")@10..11: Int(1)@13..14, Str("y")@16..17: [Int(2)@20..21, Int(3)@23..24]}, Str("web")@27..30: {Str("x")@10..11: Int(1)@13..14, Str("y")@16..17: [Int(2)@20..21, Int(3)@23..24]}, Str("db")@35..37: {Str("x")@10..11: Int(1)@13..14, Str("y")@16..17: [Int(2)@20..21, Int(3)@23..24], Str("z")@48..49: Int(4)@51..52}}"#]]
+        .assert_eq(&show(&n));
     }
 
     #[test]

@@ -2,12 +2,15 @@
 //! over stdio with tower-lsp. Handlers convert (`proto`), call the `ide` snapshot, convert;
 //! diagnostics are published by a debounced background round (`publish`).
 
+mod frame;
 mod impact;
 mod proto;
 mod publish;
 mod server;
 mod statedocs;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -43,23 +46,36 @@ where
     let exit = Arc::new(tokio::sync::Notify::new());
     let shutdown = Arc::new(AtomicBool::new(false));
     let service = WatchExit { inner: service, exit: exit.clone(), shutdown: shutdown.clone() };
+    // tower-lsp reads checked frames (`frame`): one it could not decode would end its serving.
+    let (checked_write, checked_read) = tokio::io::duplex(1 << 20);
+    let serving = async {
+        tokio::join!(frame::relay(input, checked_write), tower_lsp::Server::new(checked_read, output, socket).serve(service));
+    };
     tokio::select! {
-        _ = tower_lsp::Server::new(input, output, socket).serve(service) => {}
+        _ = serving => {}
         _ = exit.notified() => {}
     }
     shutdown.load(Ordering::SeqCst)
 }
 
-/// Passes every message to the server and notices `shutdown` and `exit`.
+/// Passes every message to the server, notices `shutdown` and `exit`, and answers the
+/// stand-ins for frames that could not be decoded (`frame::INVALID_MESSAGE`) with their error.
 struct WatchExit<S> {
     inner: S,
     exit: Arc<tokio::sync::Notify>,
     shutdown: Arc<AtomicBool>,
 }
 
+type Reply = Result<Option<tower_lsp::jsonrpc::Response>, tower_lsp::ExitedError>;
+
 impl<S> tower::Service<tower_lsp::jsonrpc::Request> for WatchExit<S>
 where
-    S: tower::Service<tower_lsp::jsonrpc::Request>,
+    S: tower::Service<
+        tower_lsp::jsonrpc::Request,
+        Response = Option<tower_lsp::jsonrpc::Response>,
+        Error = tower_lsp::ExitedError,
+        Future = Pin<Box<dyn Future<Output = Reply> + Send>>,
+    >,
 {
     type Response = S::Response;
     type Error = S::Error;
@@ -73,6 +89,15 @@ where
         match req.method() {
             "shutdown" => self.shutdown.store(true, Ordering::SeqCst),
             "exit" => self.exit.notify_one(),
+            frame::INVALID_MESSAGE => {
+                let (_, id, params) = req.into_parts();
+                let params = params.unwrap_or_default();
+                let code = params["code"].as_i64().unwrap_or(-32700).into();
+                let message = params["message"].as_str().unwrap_or("an invalid message").to_string();
+                let error = tower_lsp::jsonrpc::Error { code, message: message.into(), data: None };
+                let reply = tower_lsp::jsonrpc::Response::from_error(id.unwrap_or(tower_lsp::jsonrpc::Id::Null), error);
+                return Box::pin(std::future::ready(Ok(Some(reply))));
+            }
             _ => {}
         }
         self.inner.call(req)

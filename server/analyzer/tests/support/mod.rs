@@ -121,6 +121,13 @@ pub struct Lsp {
 impl Lsp {
     /// Starts the binary on `root` and initializes it.
     pub fn start(root: &Path, opts: ClientOptions) -> Lsp {
+        let mut lsp = Lsp::spawn(root, &opts);
+        lsp.initialize(opts);
+        lsp
+    }
+
+    /// Starts the binary on `root` without initializing it.
+    pub fn spawn(root: &Path, opts: &ClientOptions) -> Lsp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_salt-analyzer"))
             .current_dir(root)
             // Never the user's cache: the docs cache of a test stays next to its tree.
@@ -180,7 +187,7 @@ impl Lsp {
                 }
             }
         });
-        let mut lsp = Lsp {
+        Lsp {
             child,
             stdin,
             rx,
@@ -195,7 +202,12 @@ impl Lsp {
             server_requests: Vec::new(),
             logs: Vec::new(),
             capabilities: Value::Null,
-        };
+        }
+    }
+
+    /// Sends `initialize` and `initialized`.
+    pub fn initialize(&mut self, opts: ClientOptions) {
+        let root = self.root.clone();
         let mut init = opts.init.clone();
         init["statusNotification"] = json!(true);
         // A test that wants Salt's docs names its `salt-call`; the others never run one.
@@ -221,12 +233,39 @@ impl Lsp {
             caps["workspace"]["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
         }
         let root_uri = format!("file://{}", root.display());
-        let result = lsp
+        let result = self
             .request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps, "initializationOptions": init}))
             .expect("initialize");
-        lsp.capabilities = result["capabilities"].clone();
-        lsp.notify("initialized", json!({}));
-        lsp
+        self.capabilities = result["capabilities"].clone();
+        self.notify("initialized", json!({}));
+    }
+
+    /// Writes bytes as they are, framed or not.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).expect("write to the server");
+        self.stdin.flush().expect("flush");
+    }
+
+    /// Reads messages until the next response, which is returned.
+    pub fn next_response(&mut self) -> Value {
+        loop {
+            let msg = self.recv();
+            if let Some(resp) = self.handle(msg) {
+                return resp;
+            }
+        }
+    }
+
+    /// Whether the server process is still running.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().expect("wait").is_none()
+    }
+
+    /// Reads until the response to request `id`, which was sent with `send_raw`.
+    pub fn response_to(&mut self, id: Value) -> Value {
+        let resp = self.next_response();
+        assert_eq!(resp["id"], id, "{resp}");
+        resp
     }
 
     pub fn uri(&self, rel: &str) -> String {

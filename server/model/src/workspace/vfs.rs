@@ -67,9 +67,27 @@ forward_vfs!(std::sync::Arc<T>, &T);
 #[derive(Debug, Default, Clone, Copy)]
 pub struct RealFs;
 
+/// The largest file read: a state tree's files are far smaller, and a larger one (generated
+/// data, a file dropped in by mistake) would cost the check and the editor seconds on every
+/// compile. A larger file is an unreadable file, with this reason, wherever it is read.
+pub const MAX_FILE_BYTES: usize = 10 * 1024 * 1024;
+
+/// The error for a text over [`MAX_FILE_BYTES`].
+pub fn too_large(len: usize) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, format!("{len} bytes, over salt-analyzer's limit of {MAX_FILE_BYTES} bytes per file; not analysed"))
+}
+
 impl Vfs for RealFs {
     fn read(&self, path: &Path) -> io::Result<String> {
-        let bytes = std::fs::read(path)?;
+        use std::io::Read;
+        let file = std::fs::File::open(path)?;
+        let mut bytes = Vec::new();
+        // Never more than the limit in memory, whatever the file's length says.
+        file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes)?;
+        if bytes.len() > MAX_FILE_BYTES {
+            let len = std::fs::metadata(path).map_or(bytes.len(), |m| m.len() as usize);
+            return Err(too_large(len));
+        }
         String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())))
     }
     fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
@@ -125,6 +143,9 @@ impl<F: Vfs> Overlay<F> {
 impl<F: Vfs> Vfs for Overlay<F> {
     fn read(&self, path: &Path) -> io::Result<String> {
         if let Some(text) = self.buffers.read().ok().and_then(|b| b.get(path).cloned()) {
+            if text.len() > MAX_FILE_BYTES {
+                return Err(too_large(text.len()));
+            }
             return Ok(text.to_string());
         }
         self.base.read(path)
