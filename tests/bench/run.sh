@@ -6,7 +6,11 @@
 #   2. lowstate at 1k / 2k / 5k / 10k SLS files: time and peak RSS;
 #   3. `diff` with 200 minion profiles: a formula change 10% see, a top change all see;
 #   4. the editor benchmark (server/ide/benches/ide.rs): keystrokes, completion, indexing, and
-#      the real-formula-shaped workspace (200 formulas + 2,000 plain SLS files).
+#      the real-formula-shaped workspace (200 formulas + 2,000 plain SLS files);
+#   5. `check --fleet` over a generated fleet (gen_fleet.py: 5 OS families, 20 role sets,
+#      unique id/fqdn/ipv4) of 100 / 1,000 / 5,000 minions on the 1,000-file tree with a
+#      role-targeted top file: time and peak RSS; the per-minion cost beside one
+#      `salt-call --local state.show_lowstate` with the first minion's grains.
 #
 # Usage: tests/bench/run.sh [--quick] PYTHON BIN
 #   PYTHON  a Python with Salt 3008 (tests/.work/venv/bin/python); salt-call beside it
@@ -89,7 +93,20 @@ if [ -n "$QUICK" ]; then
 else
   cargo bench --locked -p salt-ide --bench ide
 fi
+
+# 5. The fleet.
+if [ -n "$QUICK" ]; then FLEETS="20"; else FLEETS="100 1000 5000"; fi
+f=$WORK/fleet
+python3 "$HERE/gen_highstate.py" --files "$SIDE" --out "$f"
+for n in $FLEETS; do
+  python3 "$HERE/gen_fleet.py" --minions "$n" --tree "$f" --out "$f/fleet$n.json"
+  r=$(measure 1 "$f/check$n.txt" -- "$BIN" check --fleet "$f/fleet$n.json" -c "$f/etc")
+  t=$(field "$r" seconds)
+  echo "check --fleet, $n minions, $SIDE SLS files: $t s ($(python3 -c "print(round(1000 * $t / $n, 1))") ms per minion), peak RSS $(field "$r" rss_mb) MB; $(tail -1 "$f/check$n.txt")"
+done
+one=$(measure 1 "$f/one.json" -- "$SALT_CALL" --local -c "$f/etc-one" --out=json --log-level=quiet state.show_lowstate)
+echo "salt-call --local state.show_lowstate with the first minion's grains: $(field "$one" seconds) s"
 echo "bench: done"
-# Four steps ran without error (side by side with identical output, the curve, diff, the
-# editor benchmark); any failure stops the script before this line.
-echo "4 passed, 0 failed"
+# Five steps ran without error (side by side with identical output, the curve, diff, the
+# editor benchmark, the fleet); any failure stops the script before this line.
+echo "5 passed, 0 failed"

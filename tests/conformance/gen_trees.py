@@ -216,7 +216,8 @@ def gen_names(rng, k, unicode_ok):
 
 
 def rel_candidates(cur_name, cur_is_init, target):
-    """Relative include spellings of `target` from `cur_name` (C.3 step 8.3)."""
+    """Relative include spellings of `target` from `cur_name` (docs/salt/includes-and-names.md §4 step 2;
+    salt/state.py BaseHighState.render_state)."""
     p = cur_name.split(".")
     if cur_is_init:
         p = p + ["init"]

@@ -78,18 +78,20 @@ check('grammar source.sls, identical to grammars/sls.tmLanguage.json', () => {
   assert(packaged.scopeName === 'source.sls', 'scopeName');
 });
 
-check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pillar', () => {
+check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pillar, Show Impact, Check Fleet', () => {
   const titles = Object.fromEntries((contributes.commands || []).map((c) => [c.command, `${c.category}: ${c.title}`]));
   const want = {
     'salt-analyzer.pickMinion': 'Salt: Select Minion',
     'salt-analyzer.showTopExplanation': 'Salt: Show Top Explanation',
     'salt-analyzer.restartServer': 'Salt: Restart Server',
     'salt-analyzer.reloadPillar': 'Salt: Refresh Pillar (re-read files and databases)',
+    'salt-analyzer.showImpact': "Salt: Show Impact of Changes (every minion's highstate vs HEAD)",
+    'salt-analyzer.runCheckFleet': "Salt: Check Fleet (every fleet minion's highstate)",
   };
   for (const [id, title] of Object.entries(want)) assert(titles[id] === title, `${id} is ${titles[id]}, want ${title}`);
   // The server's own command ids must stay free: vscode-languageclient registers
   // them itself when the server advertises them.
-  for (const id of ['salt-analyzer.listMinions', 'salt-analyzer.selectMinion', 'salt-analyzer.topExplain', 'salt-analyzer.refreshPillar']) {
+  for (const id of ['salt-analyzer.listMinions', 'salt-analyzer.selectMinion', 'salt-analyzer.topExplain', 'salt-analyzer.refreshPillar', 'salt-analyzer.impactReport', 'salt-analyzer.checkFleet']) {
     assert(!(id in titles), `${id} would clash with the server's command`);
   }
 });

@@ -1,4 +1,5 @@
---- User commands: :SaltMinion [ID], :SaltTopExplain [ID] and :SaltRefreshPillar.
+--- User commands: :SaltMinion [ID], :SaltTopExplain [ID], :SaltRefreshPillar, :SaltImpact and
+--- :SaltCheckFleet.
 if vim.g.loaded_salt_analyzer then
   return
 end
@@ -46,6 +47,19 @@ end, {
 vim.api.nvim_create_user_command('SaltRefreshPillar', function()
   commands().refresh_pillar()
 end, { nargs = 0, desc = 'salt-analyzer: re-read the pillar files and query the ext_pillar databases again' })
+
+vim.api.nvim_create_user_command('SaltImpact', function()
+  commands().impact()
+end, { nargs = 0, desc = "salt-analyzer: what the uncommitted changes do to every minion's highstate (vs HEAD)" })
+
+vim.api.nvim_create_user_command('SaltCheckFleet', function()
+  commands().check_fleet()
+end, { nargs = 0, desc = "salt-analyzer: check every fleet minion's highstate and show the findings" })
+
+-- The impact code lens's command runs on the client: it opens the same report.
+vim.lsp.commands['salt-analyzer.showImpact'] = function()
+  commands().impact()
+end
 
 -- Tree-sitter highlighting, when asked for with `treesitter = true` (see
 -- lua/salt-analyzer/settings.lua for why it is off by default).

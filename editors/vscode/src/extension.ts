@@ -58,6 +58,17 @@ class SaltExtension implements vscode.Disposable {
           await this.execute(COMMANDS.refreshPillar, []);
         }),
       ),
+      // The impact code lens runs this too: the server's grouped report of what the unsaved and
+      // uncommitted changes do to every minion's highstate (against HEAD), as a Markdown preview.
+      vscode.commands.registerCommand('salt-analyzer.showImpact', () => this.guard('Show Impact of Changes', () => this.showImpact())),
+      // Every fleet minion's highstate checked by the server (with its own progress); the
+      // findings arrive as diagnostics in the Problems panel.
+      vscode.commands.registerCommand('salt-analyzer.runCheckFleet', () =>
+        this.guard('Check Fleet', async () => {
+          const result = (await this.execute(COMMANDS.checkFleet, [])) as { minions?: number; findings?: number } | null;
+          void vscode.window.showInformationMessage(`salt-analyzer: checked ${result?.minions ?? 0} fleet minions, ${result?.findings ?? 0} findings.`);
+        }),
+      ),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.updateStatusVisibility()),
     );
@@ -182,8 +193,9 @@ class SaltExtension implements vscode.Disposable {
     }
     const picked = await vscode.window.showQuickPick(pickItems(minions), {
       title: 'Salt: Select Minion',
-      placeHolder: 'Minion profile whose grains and pillar drive the analysis',
+      placeHolder: 'Minion (profile or fleet) whose grains and pillar drive the analysis; type an id or a grain',
       matchOnDescription: true,
+      matchOnDetail: true,
     });
     if (picked === undefined) return;
     await this.execute(COMMANDS.selectMinion, [picked.id]);
@@ -214,6 +226,16 @@ class SaltExtension implements vscode.Disposable {
   }
 
   /** Runs a server command with a direct request, so it works whether or not the server advertises it. */
+  private async showImpact(): Promise<void> {
+    const report = await this.execute(COMMANDS.impactReport, []);
+    if (typeof report !== 'string') {
+      void vscode.window.showInformationMessage('salt-analyzer: no impact report (the workspace is not in a git repository with a commit).');
+      return;
+    }
+    const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: report });
+    await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+  }
+
   private async execute(command: string, args: unknown[]): Promise<unknown> {
     const client = this.client;
     if (client === undefined || !client.isRunning()) {

@@ -6,11 +6,17 @@ export const COMMANDS = {
   selectMinion: 'salt-analyzer.selectMinion',
   topExplain: 'salt-analyzer.topExplain',
   refreshPillar: 'salt-analyzer.refreshPillar',
+  impactReport: 'salt-analyzer.impactReport',
+  checkFleet: 'salt-analyzer.checkFleet',
 } as const;
 
 export interface Minion {
   id: string;
   selected: boolean;
+  /** `fleet` for a minion of the workspace's fleet (`fleet:`); absent for a profile. */
+  source?: string;
+  /** The grains people target by (`os_family=Debian roles=web ...`), searched by the pick. */
+  detail?: string;
 }
 
 /**
@@ -23,9 +29,12 @@ export function parseMinions(result: unknown): Minion[] {
   const out: Minion[] = [];
   for (const item of result) {
     if (typeof item !== 'object' || item === null) continue;
-    const { id, selected } = item as { id?: unknown; selected?: unknown };
+    const { id, selected, source, detail } = item as { id?: unknown; selected?: unknown; source?: unknown; detail?: unknown };
     if (typeof id !== 'string' || id === '') continue;
-    out.push({ id, selected: selected === true });
+    const minion: Minion = { id, selected: selected === true };
+    if (source === 'fleet') minion.source = 'fleet';
+    if (typeof detail === 'string' && detail !== '') minion.detail = detail;
+    out.push(minion);
   }
   return out;
 }
@@ -56,13 +65,23 @@ export function statusText(state: { kind: 'starting' } | { kind: 'stopped'; reas
 export interface PickItem {
   label: string;
   description?: string;
+  detail?: string;
   id: string;
 }
 
-/** Quick-pick entries, the selected profile first and marked. */
+/**
+ * Quick-pick entries, the selected one first and marked; fleet minions say so, and each
+ * carries its grains as the detail line the pick also searches.
+ */
 export function pickItems(minions: readonly Minion[]): PickItem[] {
   const sorted = [...minions].sort((a, b) => Number(b.selected) - Number(a.selected));
-  return sorted.map((m) => (m.selected ? { label: m.id, description: 'selected', id: m.id } : { label: m.id, id: m.id }));
+  return sorted.map((m) => {
+    const item: PickItem = { label: m.id, id: m.id };
+    const description = [m.selected ? 'selected' : '', m.source === 'fleet' ? 'fleet' : ''].filter((d) => d !== '').join(', ');
+    if (description !== '') item.description = description;
+    if (m.detail !== undefined) item.detail = m.detail;
+    return item;
+  });
 }
 
 /** Arguments for `salt-analyzer.topExplain`: `[]` for the selected minion, else `[id]`. */

@@ -1,6 +1,7 @@
-//! The command-line interface (its contract is the README's "Usage"): parse, call the model, print text
+//! The command-line interface (its contract is docs/cli.md): parse, call the model, print text
 //! or JSON. Exit codes: 0 clean, 1 errors found, 2 the tool could not run.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,6 +14,7 @@ use model::pipeline::{Compiled, Request, Scope, Who};
 use model::workspace::roots::FileRoots;
 use model::workspace::vfs::{FileTable, RealFs, Vfs};
 use model::workspace::Workspace;
+use salt_gitfs::MountedFs;
 use serde_json::json;
 
 #[derive(Parser, Debug)]
@@ -39,6 +41,24 @@ pub struct Common {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
+    #[command(flatten)]
+    pub fleet: FleetArgs,
+}
+
+/// The fleet: every minion a master knows (see the README, "Fleet").
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct FleetArgs {
+    /// Every minion of a fleet: a master cachedir, `salt '*' grains.items --out=json` output or
+    /// a directory of `<id>.json` grains files; without PATH, the workspace's `fleet:`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub fleet: Option<Option<PathBuf>>,
+    /// Only shard K of N of the fleet (1-based), split by a stable hash of each minion id.
+    #[arg(long, value_name = "K/N", requires = "fleet", value_parser = shard_arg)]
+    pub shard: Option<(usize, usize)>,
+}
+
+fn shard_arg(s: &str) -> Result<(usize, usize), String> {
+    model::workspace::fleet::parse_shard(s)
 }
 
 #[derive(Subcommand, Debug)]
@@ -103,6 +123,12 @@ pub enum Command {
         #[command(flatten)]
         common: Common,
     },
+    /// List the fleet's minions (`--fleet PATH`, else the workspace's `fleet:`) with where each
+    /// came from; with --format json, each id with the grains and cached pillar read for it.
+    Fleet {
+        #[command(flatten)]
+        common: Common,
+    },
     /// Print the order `state.apply` would run the states in (Salt's `__run_num__` order), each
     /// with what it waits for; with --format dot the requisite graph for Graphviz.
     Plan {
@@ -121,6 +147,8 @@ pub enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
         format: PlanFormat,
+        #[command(flatten)]
+        fleet: FleetArgs,
     },
     /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
     /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
@@ -145,8 +173,9 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Render { file, common }) => render(&file, &common),
         Some(Command::Mapdata { tpldir, common }) => mapdata(&tpldir, &common),
         Some(Command::Pillar { explain, common }) => pillar(explain, &common),
-        Some(Command::Plan { sls, saltenv, config_dir, minion, format }) => {
-            let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text } };
+        Some(Command::Fleet { common }) => fleet_list(&common),
+        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet }) => {
+            let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text }, fleet };
             plan(&sls, saltenv.as_deref(), &common, format)
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
@@ -182,7 +211,26 @@ fn load_workspace(common: &Common) -> Result<Workspace, ExitCode> {
     load_workspace_at(common, None)
 }
 
+/// What the commands read: the disk, with the gitfs remotes' trees mounted where the
+/// workspace's saltenvs find them.
+static DISK: std::sync::LazyLock<MountedFs<RealFs>> = std::sync::LazyLock::new(|| MountedFs::new(RealFs));
+
+fn disk() -> &'static MountedFs<RealFs> {
+    &DISK
+}
+
+/// [`load_workspace_served`], with the remotes that are not served as warnings on stderr.
 fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace, ExitCode> {
+    let (ws, problems) = load_workspace_served(common, start)?;
+    for p in problems {
+        eprintln!("salt-analyzer: warning[gitfs-remote]: {}", p.message);
+    }
+    Ok(ws)
+}
+
+/// The workspace with its adapters: the SQL databases, and the gitfs remotes mounted into
+/// [`disk`]. The remotes that cannot be served come back (the rest are).
+fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Workspace, Vec<salt_gitfs::serve::Problem>), ExitCode> {
     let root = find_root(start);
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         eprintln!("salt-analyzer: error: {e}");
@@ -190,7 +238,10 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
     })?;
     // SQL ext_pillar entries read their databases, read-only.
     ws.sql = Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases)));
-    Ok(ws)
+    // gitfs remotes are read from local copies and mounted, never fetched.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    disk().set_mounts(served.mounts);
+    Ok((ws, served.problems))
 }
 
 /// An error as JSON entries: one, or for a cycle one per member (each at its own place). `line`
@@ -220,15 +271,240 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
 /// Compiles `scope` for the minion the options name, through the one pipeline; exit 2 when the
 /// profile cannot be read.
 fn compile(ws: &Workspace, common: &Common, saltenv: Option<&str>, scope: Scope) -> Result<Compiled, ExitCode> {
-    let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
-    let mut req = Request::new(common.minion.as_deref(), scope);
+    let roots = Arc::new(FileRoots::scan(disk(), &ws.opts.served_roots()));
+    let mut req = Request { minion: who_of(ws, common), saltenv: None, scope };
     req.saltenv = saltenv.map(str::to_string);
-    let compiled = model::pipeline::compile(Arc::new(RealFs), ws, &roots, &req);
+    let compiled = model::pipeline::compile(Arc::new(disk()), ws, &roots, &req);
     if let Err(e) = &compiled.minion {
         eprintln!("salt-analyzer: error: {e}");
         return Err(ExitCode::from(2));
     }
     Ok(compiled)
+}
+
+/// The minion `--minion` names: a profile, else a minion of the fleet (`--fleet PATH` or the
+/// workspace's `fleet:`) with that id; no `--minion`: the default one.
+pub(crate) fn who_of(ws: &Workspace, common: &Common) -> Who {
+    let Some(name) = &common.minion else { return Who::Default };
+    if ws.profiles.contains_key(name) {
+        return Who::Profile(name.clone());
+    }
+    if let Ok(paths) = fleet_paths(ws, common) {
+        let fleet = model::workspace::fleet::read(&RealFs, &paths);
+        if let Some(m) = fleet.minions.into_iter().find(|m| &m.id == name) {
+            return Who::Fleet(m);
+        }
+    }
+    Who::Profile(name.clone())
+}
+
+/// The fleet sources: `--fleet PATH`, else (`--fleet` alone, or `--minion` looking for a
+/// fleet minion) the workspace's `fleet:`.
+fn fleet_paths(ws: &Workspace, common: &Common) -> Result<Vec<PathBuf>, String> {
+    match &common.fleet.fleet {
+        Some(Some(p)) => Ok(vec![std::env::current_dir().unwrap_or_default().join(p)]),
+        _ if !ws.fleet.is_empty() => Ok(ws.fleet.clone()),
+        _ => Err("no fleet: give `--fleet PATH`, or `fleet:` in salt-analyzer.yaml".into()),
+    }
+}
+
+/// The fleet's minions as the pipeline takes them (a profile with the same id wins), with
+/// the shard `--shard` asks for, and what could not be read.
+pub(crate) fn fleet_who(ws: &Workspace, common: &Common) -> Result<(Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
+    let paths = fleet_paths(ws, common).map_err(|e| {
+        eprintln!("salt-analyzer: error: {e}");
+        ExitCode::from(2)
+    })?;
+    let mut fleet = model::workspace::fleet::read(&RealFs, &paths);
+    if let Some((k, n)) = common.fleet.shard {
+        fleet.shard(k, n);
+    }
+    let who = fleet.minions.iter().map(|m| if ws.profiles.contains_key(&m.id) { Who::Profile(m.id.clone()) } else { Who::Fleet(m.clone()) }).collect();
+    Ok((who, fleet))
+}
+
+/// The workspace and its fleet ([`fleet_who`]), each part that could not be read said on
+/// stderr (stdout stays the command's answer).
+fn load_fleet(common: &Common) -> Result<(Workspace, Vec<Who>, model::workspace::fleet::Fleet), ExitCode> {
+    let ws = load_workspace(common)?;
+    let (who, fleet) = fleet_who(&ws, common)?;
+    for p in &fleet.problems {
+        eprintln!("salt-analyzer: error: {p}");
+    }
+    Ok((ws, who, fleet))
+}
+
+/// One minion's answer in a fleet command, made on the thread that compiled it (the compile
+/// itself is dropped there).
+#[derive(Default)]
+struct Answer {
+    id: String,
+    /// What the one-minion command prints with `--format json`.
+    json: serde_json::Value,
+    /// What it prints as text.
+    text: String,
+    /// `(saltenv, sls)` the minion gets, for the matrix of `top` and `lowstate`.
+    sls: Vec<(String, String)>,
+    /// Errors as text, printed once for every minion that has them.
+    errors: Vec<String>,
+    failed: bool,
+}
+
+/// Runs a command for every minion of the fleet, compiles in parallel, answers printed in the
+/// fleet's order as they come: JSON is one object mapping each id to what the command prints
+/// for that minion; text is the matrix of which minions get which SLS (`matrix`), else each
+/// minion's text under its id.
+fn fleet_run(
+    common: &Common,
+    scope: impl Fn(&Workspace) -> Scope,
+    saltenv: Option<&str>,
+    matrix: bool,
+    answer: impl Fn(&Compiled) -> Answer + Sync,
+) -> ExitCode {
+    let (ws, who, fleet) = match load_fleet(common) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let scope = scope(&ws);
+    let roots = Arc::new(FileRoots::scan(&RealFs, &ws.opts.file_roots));
+    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(RealFs), model::pipeline::Memo::sharing_parses());
+    let work = |w: &Who| {
+        let req = Request { minion: w.clone(), saltenv: saltenv.map(str::to_string), scope: scope.clone() };
+        let compiled = model::pipeline::compile_with(fs.clone(), &ws, &roots, &req, &memo);
+        match &compiled.minion {
+            Ok(m) => Answer { id: m.id.clone(), ..answer(&compiled) },
+            Err(e) => {
+                Answer { id: who_id(w), json: json!({"errors": [e.to_string()]}), errors: vec![format!("error: {e}")], failed: true, ..Answer::default() }
+            }
+        }
+    };
+    let mut failed = !fleet.problems.is_empty();
+    let mut matrix_rows: indexmap::IndexMap<(String, String), Vec<String>> = indexmap::IndexMap::new();
+    let mut errors: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
+    let mut nothing = Vec::new();
+    let json = common.format == Format::Json;
+    // Written as the answers come; a closed pipe (`| head`) ends the output, not the run.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if json {
+        let _ = write!(out, "{{");
+    }
+    model::pipeline::each_in_parallel(&who, model::pipeline::parallelism(), work, |i, a| {
+        failed |= a.failed;
+        if json {
+            let value = serde_json::to_string_pretty(&a.json).unwrap_or_default().replace('\n', "\n  ");
+            let _ = write!(out, "{}\n  {}: {value}", if i == 0 { "" } else { "," }, json!(a.id));
+            return;
+        }
+        for e in a.errors {
+            errors.entry(e).or_default().push(a.id.clone());
+        }
+        if !matrix {
+            let _ = writeln!(out, "== minion `{}` ==\n{}", a.id, a.text);
+        } else if a.sls.is_empty() && !a.failed {
+            nothing.push(a.id);
+        } else {
+            for k in a.sls {
+                matrix_rows.entry(k).or_default().push(a.id.clone());
+            }
+        }
+    });
+    if json {
+        let _ = writeln!(out, "{}}}", if who.is_empty() { "" } else { "\n" });
+    } else {
+        if matrix {
+            let _ = write!(out, "{}", matrix_text(&matrix_rows, &nothing, who.len()));
+        }
+        for (e, minions) in &errors {
+            let _ = writeln!(out, "{}:\n{e}", few(minions));
+        }
+    }
+    let _ = out.flush();
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The id a minion request is for, before it is compiled.
+fn who_id(w: &Who) -> String {
+    match w {
+        Who::Profile(id) => id.clone(),
+        Who::Fleet(m) => m.id.clone(),
+        Who::Default | Who::Config => String::new(),
+    }
+}
+
+/// `web01, web02, web03 and 297 more`: a few names, then a count.
+fn few(minions: &[String]) -> String {
+    const NAMED: usize = 3;
+    if minions.len() <= NAMED + 1 {
+        minions.join(", ")
+    } else {
+        format!("{} and {} more", minions[..NAMED].join(", "), minions.len() - NAMED)
+    }
+}
+
+/// Which minions get which SLS in which saltenv: per saltenv, the SLS that the same minions
+/// get on one line (a few named, then a count), with how many minions get them and which.
+fn matrix_text(rows: &indexmap::IndexMap<(String, String), Vec<String>>, nothing: &[String], total: usize) -> String {
+    let mut envs: indexmap::IndexMap<&str, indexmap::IndexMap<&[String], Vec<&str>>> = indexmap::IndexMap::new();
+    for ((env, sls), minions) in rows {
+        envs.entry(env.as_str()).or_default().entry(minions.as_slice()).or_default().push(sls.as_str());
+    }
+    let name = |sls: &[&str]| if sls.len() <= 4 { sls.join(", ") } else { format!("{} and {} more SLS", sls[..3].join(", "), sls.len() - 3) };
+    let width = envs.values().flat_map(|g| g.values()).map(|sls| name(sls).chars().count()).max().unwrap_or(0);
+    let mut out = String::new();
+    for (env, groups) in &envs {
+        out.push_str(&format!("{env}:\n"));
+        for (minions, sls) in groups {
+            let all = if minions.len() == total { " (all)" } else { "" };
+            out.push_str(&format!("  {:width$}  {:>5} of {total}{all}  {}\n", name(sls), minions.len(), few(minions)));
+        }
+    }
+    if !nothing.is_empty() {
+        out.push_str(&format!("no SLS: {:>5} of {total}  {}\n", nothing.len(), few(nothing)));
+    }
+    out
+}
+
+/// An error as text, as the one-minion commands print it.
+fn error_text(e: &SaltError, files: &FileTable) -> String {
+    let severity = e.code.severity().as_str();
+    match &e.loc {
+        Some(loc) => {
+            let (line, col) = files.human(loc.file, loc.span.start);
+            format!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)))
+        }
+        None => format!("{severity}[{}]: {}", e.code.as_str(), e.message),
+    }
+}
+
+/// `salt-analyzer fleet`: what was read of the fleet.
+fn fleet_list(common: &Common) -> ExitCode {
+    let (_, _, fleet) = match load_fleet(common) {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if common.format == Format::Json {
+        let all: serde_json::Map<String, serde_json::Value> =
+            fleet.minions.iter().map(|m| (m.id.clone(), json!({"grains": m.grains, "pillar": m.pillar, "source": m.source.display().to_string()}))).collect();
+        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+    } else {
+        for m in &fleet.minions {
+            let os = m.grains.get("os").and_then(|v| v.as_str()).unwrap_or("?");
+            let pillar = if m.pillar.is_some() { ", cached pillar" } else { "" };
+            let _ = writeln!(out, "{}  os {os}{pillar}  ({})", m.id, rel(&m.source));
+        }
+        let _ = writeln!(out, "{} minion(s), {} unreadable", fleet.minions.len(), fleet.problems.len());
+    }
+    let _ = out.flush();
+    if fleet.problems.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// The workspace of the current directory, then [`compile`] of `scope` in it.
@@ -240,26 +516,67 @@ fn load_and_compile(common: &Common, saltenv: Option<&str>, scope: Scope) -> Res
 /// base).
 fn compile_low(sls: &[String], saltenv: Option<&str>, common: &Common) -> Result<Compiled, ExitCode> {
     let ws = load_workspace(common)?;
+    let env = if sls.is_empty() { saltenv } else { None };
+    compile(&ws, common, env, low_scope(&ws, sls, saltenv))
+}
+
+/// The scope of `lowstate` and `plan`: the highstate, or the SLS `sls` in `saltenv` (default:
+/// the options', else base).
+fn low_scope(ws: &Workspace, sls: &[String], saltenv: Option<&str>) -> Scope {
     if sls.is_empty() {
-        compile(&ws, common, saltenv, Scope::Highstate)
+        Scope::Highstate
     } else {
         let env = saltenv.map(str::to_string).or(ws.opts.saltenv.clone()).unwrap_or_else(|| "base".into());
-        compile(&ws, common, None, Scope::Sls { saltenv: env, names: sls.to_vec() })
+        Scope::Sls { saltenv: env, names: sls.to_vec() }
+    }
+}
+
+/// What `lowstate` reports as errors: Salt refuses to compile states over a pillar with
+/// `_errors`, else the low state's.
+fn low_errors<'a>(compiled: &'a Compiled, low: &'a model::state::lowstate::LowState) -> Vec<&'a SaltError> {
+    let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
+    if pillar_errors.is_empty() {
+        low.errors()
+    } else {
+        pillar_errors
+    }
+}
+
+/// What `lowstate --format json` prints: the chunks, or the errors.
+fn low_json(low: &model::state::lowstate::LowState, errors: &[&SaltError], files: &FileTable) -> serde_json::Value {
+    if errors.is_empty() {
+        low.chunks_json()
+    } else {
+        json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()})
     }
 }
 
 fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode {
+    if common.fleet.fleet.is_some() {
+        let env = if sls.is_empty() { saltenv } else { None };
+        return fleet_run(
+            common,
+            |ws| low_scope(ws, sls, saltenv),
+            env,
+            true,
+            |compiled| {
+                let (Some(low), files) = (&compiled.low, &compiled.files) else { return Answer { failed: true, ..Answer::default() } };
+                let errors = low_errors(compiled, low);
+                let mut seen = std::collections::HashSet::new();
+                let sls = low.chunks.iter().flatten().map(|c| (c.get_str("__env__"), c.get_str("__sls__"))).filter(|k| seen.insert(k.clone())).collect();
+                let texts = errors.iter().map(|e| error_text(e, files)).collect();
+                Answer { json: low_json(low, &errors, files), sls, errors: texts, failed: !errors.is_empty(), ..Answer::default() }
+            },
+        );
+    }
     let compiled = match compile_low(sls, saltenv, common) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
-    // Salt refuses to compile states over a pillar with `_errors`.
-    let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
-    let errors = if pillar_errors.is_empty() { low.errors() } else { pillar_errors };
+    let errors = low_errors(&compiled, low);
     if common.format == Format::Json {
-        let out = if errors.is_empty() { low.chunks_json() } else { json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}) };
-        println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+        println!("{}", serde_json::to_string_pretty(&low_json(low, &errors, files)).unwrap_or_default());
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
             println!(
@@ -284,7 +601,49 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
     }
 }
 
+/// What `plan --format json` prints.
+fn plan_json(plan: &model::state::run::Plan) -> serde_json::Value {
+    let out: Vec<_> = plan
+        .states
+        .iter()
+        .map(|s| {
+            let after: Vec<String> = s.after.iter().map(|(t, k)| if *k == "prereq" { format!("{t}_|-__prereq_test__") } else { t.clone() }).collect();
+            let mut entry = json!({"tag": s.tag, "id": s.id, "sls": s.sls, "run_num": s.run_num, "after": after});
+            if let Some(n) = s.test_run_num {
+                entry["test_run_num"] = json!(n);
+            }
+            entry
+        })
+        .collect();
+    json!(out)
+}
+
 fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanFormat) -> ExitCode {
+    if common.fleet.fleet.is_some() {
+        if format == PlanFormat::Dot {
+            eprintln!("salt-analyzer: error: --format dot draws one minion's plan; give --minion ID");
+            return ExitCode::from(2);
+        }
+        let env = if sls.is_empty() { saltenv } else { None };
+        return fleet_run(
+            common,
+            |ws| low_scope(ws, sls, saltenv),
+            env,
+            false,
+            |compiled| {
+                let (Some(low), files) = (&compiled.low, &compiled.files) else { return Answer { failed: true, ..Answer::default() } };
+                match model::state::run::plan(low) {
+                    Ok(plan) => Answer { json: plan_json(&plan), text: plan_text(&plan), ..Answer::default() },
+                    Err(errors) => Answer {
+                        json: json!({"errors": errors.iter().flat_map(|e| error_json(e, files)).collect::<Vec<_>>()}),
+                        errors: errors.iter().map(|e| error_text(e, files)).collect(),
+                        failed: true,
+                        ..Answer::default()
+                    },
+                }
+            },
+        );
+    }
     let compiled = match compile_low(sls, saltenv, common) {
         Ok(c) => c,
         Err(code) => return code,
@@ -305,21 +664,7 @@ fn plan(sls: &[String], saltenv: Option<&str>, common: &Common, format: PlanForm
         }
     };
     match format {
-        PlanFormat::Json => {
-            let out: Vec<_> = plan
-                .states
-                .iter()
-                .map(|s| {
-                    let after: Vec<String> = s.after.iter().map(|(t, k)| if *k == "prereq" { format!("{t}_|-__prereq_test__") } else { t.clone() }).collect();
-                    let mut entry = json!({"tag": s.tag, "id": s.id, "sls": s.sls, "run_num": s.run_num, "after": after});
-                    if let Some(n) = s.test_run_num {
-                        entry["test_run_num"] = json!(n);
-                    }
-                    entry
-                })
-                .collect();
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
-        }
+        PlanFormat::Json => println!("{}", serde_json::to_string_pretty(&plan_json(&plan)).unwrap_or_default()),
         PlanFormat::Dot => println!("{}", plan.dot),
         PlanFormat::Text => print!("{}", plan_text(&plan)),
     }
@@ -369,6 +714,28 @@ fn plan_text(plan: &model::state::run::Plan) -> String {
 }
 
 fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
+    if common.fleet.fleet.is_some() {
+        if explain {
+            eprintln!("salt-analyzer: error: --explain explains one minion's top; give --minion ID");
+            return ExitCode::from(2);
+        }
+        return fleet_run(
+            common,
+            |_| Scope::Top,
+            saltenv,
+            true,
+            |compiled| {
+                let (Some(r), files) = (&compiled.top, &compiled.files) else { return Answer { failed: true, ..Answer::default() } };
+                Answer {
+                    json: r.show_top_json(),
+                    sls: r.matches.iter().flat_map(|(env, list)| list.iter().map(move |s| (env.clone(), s.clone()))).collect(),
+                    errors: r.render_errors.iter().chain(&r.verify_errors).map(|e| error_text(e, files)).collect(),
+                    failed: !r.verify_errors.is_empty(),
+                    ..Answer::default()
+                }
+            },
+        );
+    }
     let compiled = match load_and_compile(common, saltenv, Scope::Top) {
         Ok(c) => c,
         Err(code) => return code,
@@ -447,6 +814,25 @@ fn render(file: &Path, common: &Common) -> ExitCode {
 }
 
 fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
+    if common.fleet.fleet.is_some() {
+        return fleet_run(
+            common,
+            |_| Scope::MapData { tpldir: tpldir.to_string() },
+            None,
+            false,
+            |compiled| {
+                let (Ok(minion), Some(data), files) = (&compiled.minion, &compiled.mapdata, &compiled.files) else {
+                    return Answer { failed: true, ..Answer::default() };
+                };
+                Answer {
+                    json: data.to_json(files, &|e| error_json(e, files)),
+                    text: model::mapstack::report::text(data, files, tpldir, &minion.id, &rel),
+                    failed: data.values.is_err(),
+                    ..Answer::default()
+                }
+            },
+        );
+    }
     let compiled = match load_and_compile(common, None, Scope::MapData { tpldir: tpldir.to_string() }) {
         Ok(c) => c,
         Err(code) => return code,
@@ -463,7 +849,38 @@ fn mapdata(tpldir: &str, common: &Common) -> ExitCode {
     }
 }
 
+/// The pillar as `pillar`'s text prints it, without notes.
+fn pillar_lines(pillar: &serde_json::Value) -> String {
+    let mut lines = Vec::new();
+    model::mapstack::report::value_lines(pillar, 1, &mut Vec::new(), &mut lines);
+    lines.into_iter().map(|(l, _)| l + "\n").collect()
+}
+
 fn pillar(explain: bool, common: &Common) -> ExitCode {
+    if common.fleet.fleet.is_some() {
+        if explain {
+            eprintln!("salt-analyzer: error: --explain explains one minion's pillar; give --minion ID");
+            return ExitCode::from(2);
+        }
+        return fleet_run(
+            common,
+            |_| Scope::Pillar,
+            None,
+            false,
+            |compiled| {
+                let (Ok(minion), Some(computed), files) = (&compiled.minion, &compiled.pillar, &compiled.files) else {
+                    return Answer { failed: true, ..Answer::default() };
+                };
+                Answer {
+                    json: minion.pillar.clone(),
+                    text: pillar_lines(&minion.pillar),
+                    errors: computed.errors.iter().map(|e| error_text(&e.diag, files)).collect(),
+                    failed: computed.errors.iter().any(|e| e.salt.is_some()),
+                    ..Answer::default()
+                }
+            },
+        );
+    }
     let compiled = match load_and_compile(common, None, Scope::Pillar) {
         Ok(c) => c,
         Err(code) => return code,
@@ -522,14 +939,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
 }
 
 fn print_error_text(e: &SaltError, files: &FileTable) {
-    let severity = e.code.severity().as_str();
-    match &e.loc {
-        Some(loc) => {
-            let (line, col) = files.human(loc.file, loc.span.start);
-            println!("{severity}[{}]: {}\n  --> {}:{line}:{col}", e.code.as_str(), e.message, rel(files.path(loc.file)));
-        }
-        None => println!("{severity}[{}]: {}", e.code.as_str(), e.message),
-    }
+    println!("{}", error_text(e, files));
 }
 
 fn rel(p: &Path) -> String {
@@ -538,18 +948,34 @@ fn rel(p: &Path) -> String {
 }
 
 pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
-    let ws = match load_workspace_at(common, paths.first().map(PathBuf::as_path)) {
+    let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
     };
-    let ctx = CheckContext::new(&RealFs, &ws);
-    let mut result = model::check::check_with(&RealFs, &ws, &ctx);
-    // The highstates: the named profile, else every profile and the minion of `-c DIR`.
-    let who: Vec<Who> = match &common.minion {
-        Some(m) => vec![Who::Profile(m.clone())],
-        None => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
+    let mut ctx = CheckContext::new(disk(), &ws);
+    if common.fleet.fleet.is_some() {
+        // Every fleet minion's highstate: plain files are parsed once for all of them.
+        ctx.memo.parses = model::pipeline::Memo::sharing_parses().parses;
+    }
+    let mut result = model::check::check_with(disk(), &ws, &ctx);
+    // A remote with no local copy is one finding; the other remotes are analysed.
+    result.diagnostics.extend(salt_gitfs::serve::diagnostics(&ws, &problems));
+    // The highstates: with --fleet every minion of the fleet, else the named profile, else
+    // every profile and the minion of `-c DIR`. A part of the fleet that cannot be read is a
+    // finding at its file.
+    let mut unreadable = Vec::new();
+    let who: Vec<Who> = match (&common.minion, common.fleet.fleet.is_some()) {
+        (_, true) => match fleet_who(&ws, common) {
+            Ok((who, fleet)) => {
+                unreadable = fleet.diagnostics(&RealFs);
+                who
+            }
+            Err(code) => return code,
+        },
+        (Some(_), false) => vec![who_of(&ws, common)],
+        (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
-    let fs: Arc<dyn Vfs> = Arc::new(RealFs);
+    let fs: Arc<dyn Vfs> = Arc::new(disk());
     let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &result.diagnostics) {
         Ok(found) => found,
         Err(e) => {
@@ -558,7 +984,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         }
     };
     let mut all: Vec<MinionDiagnostic> =
-        result.diagnostics.iter().map(|d| MinionDiagnostic { diagnostic: d.clone(), minions: Vec::new(), alone: None }).collect();
+        result.diagnostics.iter().chain(&unreadable).map(|d| MinionDiagnostic { diagnostic: d.clone(), minions: Vec::new(), alone: None }).collect();
     all.extend(highstate);
     all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
     // Positions are computed from the texts the checks read; a highstate may point into a
@@ -566,7 +992,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     for m in &all {
         for f in std::iter::once(&m.diagnostic.file).chain(m.diagnostic.related.iter().map(|r| &r.file)) {
             if result.files.id(f).is_none() {
-                if let Ok(text) = RealFs.read(f) {
+                if let Ok(text) = disk().read(f) {
                     result.files.add(f.clone(), text.into());
                 }
             }

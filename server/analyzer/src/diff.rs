@@ -48,6 +48,14 @@ pub struct DiffArgs {
     pub exit_code: bool,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
+    /// The fleet's minions too: a master cachedir, `grains.items` JSON or a directory of
+    /// `<id>.json` files; without PATH (or without the flag), the workspace's `fleet:`.
+    #[arg(long, value_name = "PATH", num_args = 0..=1)]
+    pub fleet: Option<Option<PathBuf>>,
+    /// Only shard K of N of the minions (profiles and fleet alike, by a stable hash of the id),
+    /// for a CI matrix.
+    #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
+    pub shard: Option<(usize, usize)>,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -65,22 +73,48 @@ fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Ar
 fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<impact::Tree, String> {
     let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
     ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
-    let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.file_roots));
+    // The side's gitfs remotes (as its master configuration names them) mounted over it.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    for p in &served.problems {
+        eprintln!("salt-analyzer: warning[gitfs-remote]: at {label}: {}", p.message);
+    }
+    let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(fs, served.mounts));
+    let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots()));
     Ok(impact::Tree { fs, ws, roots })
 }
 
-/// The minions to compare: those asked for, else every profile of either side, else the
-/// configuration's own minion.
-fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Vec<Who> {
+/// The minions to compare: those asked for (profiles, else fleet minions), else every profile
+/// of either side and every minion of the fleet (`--fleet`, or the workspace's `fleet:`).
+fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec<Who>, ExitCode> {
+    let common = |minion: Option<String>| crate::cli::Common {
+        config_dir: args.config_dir.clone(),
+        minion,
+        format: crate::cli::Format::Text,
+        fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
+    };
     if !args.minions.is_empty() {
-        return args.minions.iter().map(|m| Who::Profile(m.clone())).collect();
+        return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());
     }
     let mut ids: Vec<String> = after.profiles.keys().cloned().collect();
     ids.extend(before.profiles.keys().filter(|k| !after.profiles.contains_key(*k)).cloned());
-    if ids.is_empty() {
-        return vec![Who::Default];
+    // A shard of a CI matrix takes its share of the profiles too (the fleet is sharded as it
+    // is read).
+    if let Some((k, n)) = args.shard {
+        ids.retain(|id| model::workspace::fleet::in_shard(id, k, n));
     }
-    ids.into_iter().map(Who::Profile).collect()
+    let mut who: Vec<Who> = ids.into_iter().map(Who::Profile).collect();
+    if args.fleet.is_some() || !after.fleet.is_empty() {
+        let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
+        for p in &fleet.problems {
+            eprintln!("salt-analyzer: error: {p}");
+        }
+        // A fleet minion with a profile's id is that profile (already listed).
+        who.extend(fleet_who.into_iter().filter(|w| matches!(w, Who::Fleet(_))));
+    }
+    if who.is_empty() {
+        who.push(Who::Default);
+    }
+    Ok(who)
 }
 
 /// Roots of either side that lie outside the repository: read from the disk on both sides.
@@ -137,12 +171,22 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    if let Some(m) = args.minions.iter().find(|m| !before.ws.profiles.contains_key(*m) && !after.ws.profiles.contains_key(*m)) {
+    let who = match minions(args, &before.ws, &after.ws) {
+        Ok(who) => who,
+        Err(code) => return code,
+    };
+    // A `--minion` that is a profile at neither side and no fleet minion is a mistake, not an
+    // unchanged minion.
+    if let Some(m) = args
+        .minions
+        .iter()
+        .zip(&who)
+        .find_map(|(m, w)| (matches!(w, Who::Profile(_)) && !before.ws.profiles.contains_key(m) && !after.ws.profiles.contains_key(m)).then_some(m))
+    {
         let known: Vec<&String> = after.ws.profiles.keys().chain(before.ws.profiles.keys().filter(|k| !after.ws.profiles.contains_key(*k))).collect();
         let known = known.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(", ");
-        return fail(format!("no minion profile `{m}` at either side (profiles: {known})"));
+        return fail(format!("no minion profile or fleet minion `{m}` at either side (profiles: {known})"));
     }
-    let who = minions(args, &before.ws, &after.ws);
     let rel = move |p: &Path| p.strip_prefix(&cwd).unwrap_or(p).display().to_string();
     let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);
     // For tests and benchmarks: how many minions the recorded reads let through uncompiled.

@@ -133,7 +133,7 @@ fn exit_codes() {
     // A minion no side has a profile for: 2, naming it.
     let (code, out, err) = run(&t.root, &["diff", "--minion", "nosuch"]);
     assert_eq!(code, 2, "{out}{err}");
-    assert!(err.contains("no minion profile `nosuch` at either side (profiles: "), "{err}");
+    assert!(err.contains("no minion profile or fleet minion `nosuch` at either side (profiles: "), "{err}");
     // A revision that does not exist: 2, naming it.
     let (code, out, err) = run(&t.root, &["diff", "--from", "no-such-branch"]);
     assert_eq!(code, 2, "{out}{err}");

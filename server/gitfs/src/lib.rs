@@ -12,6 +12,8 @@ use std::sync::{Arc, RwLock};
 use gix::bstr::ByteSlice;
 use model::workspace::vfs::Vfs;
 
+pub mod serve;
+
 /// A repository that could not be opened, or a revision that does not resolve.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitError(pub String);
@@ -136,6 +138,16 @@ impl Repo {
             }
         }
         Ok(Tree { repo: self.inner.clone(), id: tree.id, rev: rev.to_string(), entries: Arc::new(entries) })
+    }
+}
+
+impl Repo {
+    /// The work tree as it is at `rev`: the ref's tree mounted at the work tree's own directory,
+    /// so paths into the work tree read the ref's files and every other path the base's (what
+    /// `diff` reads for a side that is not the work tree). A bare repository has no work tree.
+    pub fn work_tree_at(&self, rev: &str) -> Result<Mount, GitError> {
+        let dir = self.work_dir().ok_or_else(|| GitError(format!("{}: a bare repository has no work tree", self.git_dir().display())))?;
+        Ok(Mount::new(dir, self.tree(rev)?))
     }
 }
 

@@ -85,6 +85,8 @@ fn bare_clone_with_remote_branches() {
     assert_eq!(names, ["dev", "master", "v1"]);
     assert_eq!(r.tree("refs/remotes/origin/dev").unwrap().read_string("web/init.sls").unwrap(), "pkg: dev\n");
     assert!(Repo::open(&tmp.path().join("nothing")).is_err());
+    assert!(r.work_tree_at("dev").unwrap_err().0.contains("bare repository"));
+    assert_eq!(Repo::discover(&dir.join("web")).unwrap().work_dir(), Some(dir.as_path()));
 }
 
 #[test]
@@ -103,7 +105,7 @@ fn mounts_with_root_and_mountpoint_shadow_the_disk() {
     assert!(fs.is_file(&at.join("formulas/x/web.sls")));
     assert!(!fs.is_file(&at.join("top.sls")) && !fs.is_file(&at.join("formulas/x")));
     // diff: the work tree itself shown at `dev`; files outside it still come from the disk.
-    let fs = MountedFs::with_mounts(RealFs, vec![Mount::new(&dir, r.tree("dev").unwrap())]);
+    let fs = MountedFs::with_mounts(RealFs, vec![r.work_tree_at("dev").unwrap()]);
     assert_eq!(fs.read(&dir.join("web/init.sls")).unwrap(), "pkg: dev\n");
     assert!(!fs.is_file(&dir.join("states/db.sls")), "deleted at dev though on disk");
     assert_eq!(fs.walk(&dir), ["states/web.sls", "top.sls", "web/init.sls"], ".git is not a file of the tree");
@@ -146,4 +148,52 @@ fn links_stay_inside() {
     assert_eq!(resolve_link("a/c.sls", "./x/y.sls").as_deref(), Some("a/x/y.sls"));
     assert_eq!(resolve_link("c.sls", "../x.sls"), None);
     assert_eq!(resolve_link("c.sls", "/etc/passwd"), None);
+}
+
+#[test]
+fn serving_a_master_config_with_a_remote_that_has_no_local_copy() {
+    let (tmp, dir) = repo();
+    let etc = tmp.path().join("etc");
+    std::fs::create_dir_all(&etc).unwrap();
+    let cache = tmp.path().join("cache");
+    let url = "https://git.example.com/formulas.git";
+    let cached = "https://git.example.com/cached.git";
+    std::fs::write(
+        etc.join("master"),
+        format!(
+            "fileserver_backend: [roots, gitfs]\ncachedir: {}\nfile_roots: {{base: [{}]}}\ngitfs_remotes:\n  - file://{}:\n    - root: states\n  - {url}\n  - {cached}:\n    - mountpoint: salt://cached\n",
+            cache.display(),
+            tmp.path().join("srv").display(),
+            dir.display()
+        ),
+    )
+    .unwrap();
+    // The master's own cache: GitPython's clone under <cachedir>/gitfs/<hash>/_.
+    let hash = serve::cache_basehash(&model::workspace::gitfs::Remote { id: cached.into(), ..Default::default() });
+    let clone = cache.join("gitfs").join(&hash).join("_");
+    std::fs::create_dir_all(&clone).unwrap();
+    git(&clone, &["init", "-q"]);
+    git(&clone, &["fetch", "-q", dir.to_str().unwrap(), "+refs/heads/*:refs/remotes/origin/*"]);
+    let load = || model::workspace::Workspace::load(&RealFs, tmp.path(), Some(&etc)).unwrap();
+    let mut ws = load();
+    let served = serve::serve_gitfs(&mut ws);
+    assert_eq!(served.problems.len(), 1, "{:?}", served.problems);
+    assert_eq!(served.problems[0].remote, url);
+    assert!(served.problems[0].message.contains("has no local copy") && served.problems[0].message.contains("gitfs_clones"), "{}", served.problems[0].message);
+    let envs: Vec<String> = ws.opts.gitfs_roots.iter().map(|(e, r)| format!("{e}: {}", r.len())).collect();
+    assert_eq!(envs, ["base: 2", "dev: 2", "v1: 2"], "fetching follows the tags");
+    let fs = MountedFs::with_mounts(RealFs, served.mounts);
+    let roots = model::workspace::roots::FileRoots::scan(&fs, &ws.opts.served_roots());
+    assert_eq!(roots.list_states("base"), ["cached.states.db", "cached.states.web", "cached.top", "cached.web", "db", "web"]);
+    assert_eq!(roots.list_states("dev"), ["cached.states.web", "cached.top", "cached.web", "web"]);
+    let web = roots.get_state("dev", "cached.web").unwrap();
+    assert_eq!(fs.read(&web.path).unwrap(), "pkg: dev\n");
+    let diags = serve::diagnostics(&ws, &served.problems);
+    assert_eq!((diags[0].code.as_str(), diags[0].file.clone()), ("gitfs-remote", etc.join("master")));
+    // `gitfs_clones` in salt-analyzer.yaml maps the remote to a clone: now it is served too.
+    std::fs::write(tmp.path().join("salt-analyzer.yaml"), format!("gitfs_clones:\n  {url}: {}\n", dir.display())).unwrap();
+    let mut ws = load();
+    let served = serve::serve_gitfs(&mut ws);
+    assert!(served.problems.is_empty(), "{:?}", served.problems);
+    assert_eq!(ws.opts.gitfs_roots["base"].len(), 3);
 }

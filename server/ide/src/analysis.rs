@@ -170,6 +170,27 @@ impl Analysis {
         crate::top::explain(self, minion)
     }
 
+    /// Every minion's highstate at `base` against this snapshot's files, grouped.
+    pub fn impact(&self, base: &crate::impact::ImpactBase) -> Cancellable<Arc<crate::impact::ImpactReport>> {
+        crate::impact::report(self, base)
+    }
+
+    /// The impact code lens of a file that differs from `base` (`None` when it does not).
+    pub fn impact_lens(&self, path: &Path, base: &crate::impact::ImpactBase) -> Cancellable<Option<String>> {
+        crate::impact::lens(self, path, base)
+    }
+
+    /// The fleet's code lenses of a file (byte offset, title): how many fleet minions each
+    /// top-file target matches, or get an SLS file from the top.
+    pub fn fleet_lenses(&self, path: &Path) -> Cancellable<Vec<(usize, String)>> {
+        crate::fleet::lenses(self, path)
+    }
+
+    /// Every fleet minion's highstate checked, findings by file (the "Check Fleet" command).
+    pub fn check_fleet(&self) -> Cancellable<crate::fleet::FleetCheck> {
+        crate::fleet::check(self)
+    }
+
     /// How many roots the cross-file index has checked from scratch and rechecked from a kept
     /// session so far, without bringing it up to this snapshot first (for tests and debugging).
     pub fn index_stats(&self) -> IndexStats {
@@ -180,6 +201,21 @@ impl Analysis {
     }
 
     // Helpers for the query modules.
+
+    /// `minion` (a profile or a fleet minion; `None`: the selected one) compiled for `scope`
+    /// through the one pipeline, reading `files` (the snapshot's, or a fork a query changed),
+    /// with the workspace's memo.
+    pub(crate) fn compile_for(&self, minion: Option<&str>, files: Files, scope: model::pipeline::Scope) -> model::pipeline::Compiled {
+        let world = self.world();
+        let name = minion.map(str::to_string).or_else(|| crate::top::selected(self));
+        let req = model::pipeline::Request { minion: world.who(name.as_deref()), saltenv: None, scope };
+        model::pipeline::compile_with(Arc::new(files), &world.ws, &world.ctx.roots, &req, &world.ctx.memo)
+    }
+
+    /// The selected minion compiled for `scope` over this snapshot's files.
+    pub(crate) fn compile(&self, scope: model::pipeline::Scope) -> model::pipeline::Compiled {
+        self.compile_for(None, self.snap.files.fork(), scope)
+    }
 
     pub(crate) fn world(&self) -> &World {
         &self.snap.world

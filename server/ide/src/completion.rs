@@ -17,10 +17,9 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
-use model::pipeline::{Request, Scope};
+use model::pipeline::Scope;
 use model::requisites::{STATE_REQUISITE_IN_KEYWORDS, STATE_REQUISITE_KEYWORDS};
 use model::state::catalog::{workspace_catalog, Catalog, Function};
-use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
 use crate::resolve::file_env;
@@ -554,11 +553,7 @@ fn attribute_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, p
     if let Ok(mut b) = files.overlay.buffers.write() {
         b.insert(path.to_path_buf(), Arc::from(source.as_str()));
     }
-    let world = analysis.world();
-    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
-    let fs: Arc<dyn Vfs> = Arc::new(files);
-    let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.memo);
+    let compiled = analysis.compile_for(None, files, Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
     let seen = compiled.rendered?.probed?.1;
     let edit = offset - typed.len()..offset;
     let mut keys: BTreeSet<String> = BTreeSet::new();

@@ -45,17 +45,7 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
         .into_iter()
         .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
         .filter(|d| !crate::statedocs::known_to_salt(analysis, d))
-        .map(|d| Diagnostic {
-            range: trim(&text, d.span.clone()),
-            severity: match d.severity {
-                ModelSeverity::Error => Severity::Error,
-                ModelSeverity::Warning => Severity::Warning,
-                ModelSeverity::Hint => Severity::Hint,
-            },
-            code: d.code.as_str().to_string(),
-            message: d.message.clone(),
-            related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),
-        })
+        .map(|d| from_model(&text, &d, String::new()))
         .collect();
     if let Some(e) = &analysis.world().config_error {
         if e.path == path {
@@ -73,6 +63,22 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
         }
     }
     Ok(out)
+}
+
+/// A model diagnostic as the editor shows it, its message after `prefix` (the minions that
+/// share it, for a fleet's findings).
+pub(crate) fn from_model(text: &str, d: &model::diagnostic::Diagnostic, prefix: String) -> Diagnostic {
+    Diagnostic {
+        range: trim(text, d.span.clone()),
+        severity: match d.severity {
+            ModelSeverity::Error => Severity::Error,
+            ModelSeverity::Warning => Severity::Warning,
+            ModelSeverity::Hint => Severity::Hint,
+        },
+        code: d.code.as_str().to_string(),
+        message: prefix + &d.message,
+        related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),
+    }
 }
 
 /// A span without the line break and indentation a YAML node's span ends with.

@@ -155,6 +155,10 @@ impl Vfs for Disk {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.0.read_shared(path).map(|t| t.to_string())
     }
+    /// Bytes that need not be text (the fleet's msgpack cache): from the disk, not cached.
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.0.base.read_bytes(path)
+    }
     fn fingerprint(&self, path: &Path) -> u64 {
         if let Some(&h) = self.0.fingerprints.read().ok().and_then(|f| f.get(path).copied()).as_ref() {
             return h;
@@ -219,6 +223,9 @@ impl Files {
 impl Vfs for Files {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.overlay.read(path)
+    }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.overlay.read_bytes(path)
     }
     fn fingerprint(&self, path: &Path) -> u64 {
         self.overlay.fingerprint(path)

@@ -27,6 +27,8 @@ use crate::world::World;
 pub(crate) enum Choice {
     /// A profile of `salt-analyzer.yaml`.
     Profile(String),
+    /// A minion of the workspace's fleet (`fleet:`).
+    Fleet(std::sync::Arc<model::workspace::fleet::FleetMinion>),
     /// The minion the Salt configuration describes (a workspace without profiles).
     Config,
 }
@@ -36,6 +38,10 @@ pub(crate) enum Choice {
 /// the configuration's own minion counts, so that a bare checkout compiles no highstate.
 pub(crate) fn choice(world: &World, explicit: Option<&str>) -> Option<Choice> {
     let ws = &world.ws;
+    // A fleet minion the user picked (a profile with its id wins).
+    if let Some(m) = explicit.filter(|id| !ws.profiles.contains_key(*id)).and_then(|id| world.fleet_minion(id)) {
+        return Some(Choice::Fleet(m));
+    }
     if ws.profiles.is_empty() {
         return explicit.filter(|id| *id == ws.opts.id).map(|_| Choice::Config);
     }
@@ -49,6 +55,7 @@ impl Choice {
     fn request(&self) -> Request {
         match self {
             Choice::Profile(id) => Request::new(Some(id), Scope::Highstate),
+            Choice::Fleet(m) => Request { minion: Who::Fleet(m.clone()), saltenv: None, scope: Scope::Highstate },
             Choice::Config => Request { minion: Who::Config, saltenv: None, scope: Scope::Highstate },
         }
     }

@@ -26,6 +26,10 @@ pub(crate) struct Shared {
     pub(crate) log: Mutex<ChangeLog>,
     pub(crate) index: Mutex<Index>,
     pub(crate) summaries: Summaries,
+    /// The last impact report (`crate::impact`).
+    pub(crate) impact: crate::impact::ImpactCache,
+    /// The fleet's tops at the last revision asked (`crate::fleet`).
+    pub(crate) fleet: crate::fleet::FleetCache,
 }
 
 struct OpenDocument {
@@ -47,6 +51,8 @@ pub struct AnalysisHost {
     /// Salt's documentation of the state functions, or why there is none (yet).
     state_docs: Arc<crate::statedocs::DocsStatus>,
     shared: Arc<Shared>,
+    /// The gitfs remotes' trees, mounted over the file system when the world is loaded.
+    mounts: Arc<salt_gitfs::MountedFs<Arc<dyn Vfs>>>,
 }
 
 impl AnalysisHost {
@@ -57,10 +63,17 @@ impl AnalysisHost {
 
     /// A host over any file system (tests and benchmarks use an in-memory one).
     pub fn with_fs(fs: Arc<dyn Vfs>, root: &Path) -> AnalysisHost {
-        let disk = Arc::new(DiskCache::new(fs));
+        let mounts = Arc::new(salt_gitfs::MountedFs::new(fs));
+        let disk = Arc::new(DiskCache::new(mounts.clone()));
         let files = Files::new(disk.clone(), HashMap::new());
-        let world = Arc::new(World::load(&files, root, None));
-        let shared = Arc::new(Shared { log: Mutex::new(ChangeLog::default()), index: Mutex::new(Index::default()), summaries: Summaries::default() });
+        let world = Arc::new(World::load(&files, root, None, &mounts));
+        let shared = Arc::new(Shared {
+            log: Mutex::new(ChangeLog::default()),
+            index: Mutex::new(Index::default()),
+            summaries: Summaries::default(),
+            impact: Default::default(),
+            fleet: Default::default(),
+        });
         AnalysisHost {
             root: root.to_path_buf(),
             disk,
@@ -73,6 +86,7 @@ impl AnalysisHost {
             minion: None,
             state_docs: Arc::default(),
             shared,
+            mounts,
         }
     }
 
@@ -238,7 +252,7 @@ impl AnalysisHost {
 
     fn rebuild_world(&mut self) {
         let files = Files::new(self.disk.clone(), self.buffers.clone());
-        self.world = Arc::new(World::load(&files, &self.root, self.salt_config.as_deref()));
+        self.world = Arc::new(World::load(&files, &self.root, self.salt_config.as_deref(), &self.mounts));
     }
 
     fn bump(&mut self) {

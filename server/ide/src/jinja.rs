@@ -3,11 +3,9 @@
 //! (`model::render::probe`).
 
 use std::path::Path;
-use std::sync::Arc;
 
-use model::pipeline::{Request, Scope};
+use model::pipeline::Scope;
 use model::render::probe::Probe;
-use model::workspace::vfs::Vfs;
 
 use crate::analysis::Analysis;
 
@@ -34,11 +32,7 @@ pub(crate) fn probe(analysis: &Analysis, path: &Path, offset: usize) -> Option<P
         return None;
     }
     let (probe, _) = model::render::probe::instrument(&text, offset)?;
-    let world = analysis.world();
-    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
-    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let req = Request::new(minion.as_deref(), Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &req, &world.ctx.memo);
+    let compiled = analysis.compile(Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
     let outcome = match (&compiled.minion, &compiled.rendered) {
         (Err(e), _) => Err(format!("The minion profile could not be read: {e}")),
         (Ok(m), Some(r)) => {

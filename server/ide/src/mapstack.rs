@@ -7,11 +7,9 @@
 //! (`Scope::MapData`), the same `salt-analyzer mapdata` prints.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use model::mapstack::{report, MapData, Status};
-use model::pipeline::{Compiled, Request, Scope};
-use model::workspace::vfs::Vfs;
+use model::pipeline::{Compiled, Scope};
 use syntax::jinja::JinjaKind;
 
 use crate::analysis::Analysis;
@@ -118,16 +116,7 @@ fn truncate(text: &str, lines: usize) -> String {
 
 /// The formula's data for the selected minion, through the one pipeline.
 fn compute(analysis: &Analysis, tplroot: &str) -> Option<(Compiled, String)> {
-    let world = analysis.world();
-    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
-    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile_with(
-        fs,
-        &world.ws,
-        &world.ctx.roots,
-        &Request::new(minion.as_deref(), Scope::MapData { tpldir: tplroot.to_string() }),
-        &world.ctx.memo,
-    );
+    let compiled = analysis.compile(Scope::MapData { tpldir: tplroot.to_string() });
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }

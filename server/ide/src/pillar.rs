@@ -6,10 +6,8 @@
 //! pillar values and file places are shown.
 
 use std::path::Path;
-use std::sync::Arc;
 
-use model::pipeline::{Compiled, Request, Scope};
-use model::workspace::vfs::Vfs;
+use model::pipeline::{Compiled, Scope};
 
 use crate::analysis::Analysis;
 use crate::types::HoverResult;
@@ -36,10 +34,7 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<H
 /// The pillar of the selected minion, through the one pipeline (pillars cached by what they
 /// read, until the refresh command).
 fn compute(analysis: &Analysis) -> Option<(Compiled, String)> {
-    let world = analysis.world();
-    let minion = crate::top::selected(analysis).filter(|m| world.ws.profiles.contains_key(m));
-    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(minion.as_deref(), Scope::Pillar), &world.ctx.memo);
+    let compiled = analysis.compile(Scope::Pillar);
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }

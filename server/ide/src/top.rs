@@ -3,13 +3,12 @@
 //! targets say for the selected minion.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use model::check::summary::{TopEnv, TopTarget};
-use model::pipeline::{Request, Scope};
+use model::pipeline::Scope;
 use model::targeting::top::TopResult;
 use model::workspace::minion::Minion;
-use model::workspace::vfs::{FileTable, Vfs};
+use model::workspace::vfs::FileTable;
 
 use crate::analysis::Analysis;
 use crate::types::MinionInfo;
@@ -22,20 +21,49 @@ pub(crate) fn selected(analysis: &Analysis) -> Option<String> {
 pub(crate) fn minions(analysis: &Analysis) -> Vec<MinionInfo> {
     let ws = &analysis.world().ws;
     let chosen = selected(analysis);
-    if ws.profiles.is_empty() {
+    let fleet = &analysis.world().fleet.minions;
+    let in_fleet = |c: &String| fleet.iter().any(|m| &m.id == c);
+    if ws.profiles.is_empty() && fleet.is_empty() {
         // No profiles: the minion the Salt configuration describes is the only one.
-        return vec![MinionInfo { id: ws.opts.id.clone(), selected: true }];
+        return vec![MinionInfo { id: ws.opts.id.clone(), selected: true, source: "config", detail: String::new() }];
     }
-    let chosen = chosen.filter(|c| ws.profiles.contains_key(c)).or_else(|| ws.profiles.keys().next().cloned());
-    ws.profiles.keys().map(|id| MinionInfo { id: id.clone(), selected: Some(id) == chosen.as_ref() }).collect()
+    let chosen = chosen.filter(|c| ws.profiles.contains_key(c) || in_fleet(c)).or_else(|| ws.profiles.keys().next().cloned());
+    let mut out: Vec<MinionInfo> = ws
+        .profiles
+        .iter()
+        .map(|(id, p)| MinionInfo { id: id.clone(), selected: Some(id) == chosen.as_ref(), source: "profile", detail: grains_detail(&p.grains) })
+        .collect();
+    out.extend(fleet.iter().filter(|m| !ws.profiles.contains_key(&m.id)).map(|m| MinionInfo {
+        id: m.id.clone(),
+        selected: Some(&m.id) == chosen.as_ref(),
+        source: "fleet",
+        detail: grains_detail(&m.grains),
+    }));
+    out
+}
+
+/// The grains people target by, as one searchable line (`os_family=Debian osfinger=Debian-12
+/// roles=web,db ipv4=10.0.0.5`).
+fn grains_detail(grains: &serde_json::Value) -> String {
+    let shown = ["os", "os_family", "osfinger", "osarch", "roles", "role", "fqdn", "ipv4", "kernel", "virtual"];
+    let mut parts = Vec::new();
+    for key in shown {
+        let text = match grains.get(key) {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Array(items)) => {
+                items.iter().map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string)).collect::<Vec<_>>().join(",")
+            }
+            Some(serde_json::Value::Null) | None => continue,
+            Some(v) => v.to_string(),
+        };
+        parts.push(format!("{key}={text}"));
+    }
+    parts.join(" ")
 }
 
 /// The minion for `wanted` (else the selected one) and its compiled top.
 pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
-    let world = analysis.world();
-    let name = wanted.map(str::to_string).or_else(|| selected(analysis)).filter(|n| world.ws.profiles.contains_key(n));
-    let fs: Arc<dyn Vfs> = Arc::new(analysis.snap.files.fork());
-    let compiled = model::pipeline::compile_with(fs, &world.ws, &world.ctx.roots, &Request::new(name.as_deref(), Scope::Top), &world.ctx.memo);
+    let compiled = analysis.compile_for(wanted, analysis.snap.files.fork(), Scope::Top);
     let minion = compiled.minion.map_err(|e| e.to_string())?;
     let top = compiled.top.ok_or_else(|| "the top was not compiled".to_string())?;
     Ok((minion, top, compiled.files))
@@ -106,6 +134,9 @@ pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, targe
         Err(e) => format!("**target** `{}` in section `{}` (matcher `{written}`)\n\nThe top file could not be compiled: {e}\n", target.target, env.env),
     };
     let mut out = body;
+    if let Some(fleet) = crate::fleet::target_hover(analysis, path, &env.env, &target.target) {
+        out.push_str(&fleet);
+    }
     if !sls.is_empty() {
         out.push_str(&format!("\nSLS: {}\n", sls.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")));
     }

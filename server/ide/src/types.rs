@@ -165,4 +165,8 @@ pub struct TextEdit {
 pub struct MinionInfo {
     pub id: String,
     pub selected: bool,
+    /// Where it comes from: `profile`, `fleet` or `config`.
+    pub source: &'static str,
+    /// What a picker shows and searches besides the id: the grains people target by.
+    pub detail: String,
 }

@@ -27,17 +27,37 @@ pub(crate) struct World {
     pub(crate) roots_by_path: HashMap<PathBuf, Vec<RootKey>>,
     /// The top file's path relative to a file root (`top.sls`).
     pub(crate) top_rel: String,
+    /// The Salt configuration directory it was loaded with, if any.
+    pub(crate) config_dir: Option<PathBuf>,
+    /// The workspace's fleet (`fleet:`): minions the picker offers besides the profiles.
+    pub(crate) fleet: model::workspace::fleet::Fleet,
 }
 
 impl World {
-    pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>) -> World {
+    /// The workspace at `root`, with its gitfs remotes mounted into `mounts` (which `fs` reads
+    /// through).
+    pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>, mounts: &salt_gitfs::MountedFs<std::sync::Arc<dyn Vfs>>) -> World {
         let config_dir = salt_config.map(|p| if p.is_absolute() { p.to_path_buf() } else { root.join(p) });
         let (ws, config_error) = match Workspace::load(fs, root, config_dir.as_deref()) {
             // SQL ext_pillar entries read their databases, read-only.
-            Ok(ws) => (Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws }, None),
+            Ok(ws) => {
+                let mut ws = Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws };
+                // gitfs remotes are read from local copies and mounted, never fetched.
+                mounts.set_mounts(salt_gitfs::serve::serve_gitfs(&mut ws).mounts);
+                (ws, None)
+            }
             Err(e) => {
                 let opts = Opts { file_roots: IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]), ..Opts::default() };
-                let ws = Workspace { root: root.to_path_buf(), opts, profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
+                let ws = Workspace {
+                    root: root.to_path_buf(),
+                    opts,
+                    profiles: IndexMap::new(),
+                    default_minion: None,
+                    file: None,
+                    fleet: Vec::new(),
+                    sql: None,
+                    gitfs_clones: IndexMap::new(),
+                };
                 (ws, Some(e))
             }
         };
@@ -49,7 +69,24 @@ impl World {
             roots_by_path.entry(path.clone()).or_default().push((env.clone(), rel.clone()));
         }
         let top_rel = ctx.top_file.clone();
-        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel }
+        let fleet = if ws.fleet.is_empty() { Default::default() } else { model::workspace::fleet::read(fs, &ws.fleet) };
+        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel, config_dir, fleet }
+    }
+
+    /// The minion a name selects: a profile, else a minion of the fleet (a profile with the same
+    /// id wins), else the default one.
+    pub(crate) fn who(&self, name: Option<&str>) -> model::pipeline::Who {
+        use model::pipeline::Who;
+        match name {
+            Some(n) if self.ws.profiles.contains_key(n) => Who::Profile(n.to_string()),
+            Some(n) => self.fleet_minion(n).map_or(Who::Default, Who::Fleet),
+            None => Who::Default,
+        }
+    }
+
+    /// The fleet minion with this id.
+    pub(crate) fn fleet_minion(&self, id: &str) -> Option<std::sync::Arc<model::workspace::fleet::FleetMinion>> {
+        self.fleet.minions.iter().find(|m| m.id == id).cloned()
     }
 
     /// Every `(env, relative path)` a path has under the file roots, in configuration order.

@@ -55,6 +55,9 @@ pub enum Code {
     UnknownArgument,
     /// A state function Salt says is deprecated (a warning).
     DeprecatedFunction,
+    /// A gitfs or git_pillar remote that cannot be analysed: no local copy (nothing is
+    /// fetched), or an option Salt refuses. A warning: the other remotes are still served.
+    GitfsRemote,
 }
 
 impl Code {
@@ -84,15 +87,20 @@ impl Code {
             Code::MissingParameter => "missing-parameter",
             Code::UnknownArgument => "unknown-argument",
             Code::DeprecatedFunction => "deprecated-function",
+            Code::GitfsRemote => "gitfs-remote",
         }
     }
 
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
-            Code::UnusedSection | Code::RenderUnsure | Code::ParametersLayer | Code::ExtPillar | Code::UnknownFunction | Code::DeprecatedFunction => {
-                Severity::Warning
-            }
+            Code::UnusedSection
+            | Code::RenderUnsure
+            | Code::ParametersLayer
+            | Code::ExtPillar
+            | Code::UnknownFunction
+            | Code::DeprecatedFunction
+            | Code::GitfsRemote => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }
@@ -147,7 +155,7 @@ impl SaltError {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
     Error,
     Warning,
@@ -165,7 +173,7 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Related {
     pub file: PathBuf,
     pub span: Range<usize>,
@@ -173,7 +181,7 @@ pub struct Related {
 }
 
 /// One finding, in a file, at a byte span.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Diagnostic {
     pub file: PathBuf,
     pub span: Range<usize>,

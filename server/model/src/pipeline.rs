@@ -81,6 +81,8 @@ pub enum Who {
     Default,
     /// The minion the Salt configuration describes (`id`, static `grains` and `pillar`).
     Config,
+    /// A minion of the fleet (`workspace::fleet`), with the grains its master cached.
+    Fleet(Arc<crate::workspace::fleet::FleetMinion>),
 }
 
 /// Which minion and what of it.
@@ -165,6 +167,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         Who::Profile(id) => minion::select(&*recorder, ws, Some(id)),
         Who::Default => minion::select(&*recorder, ws, None),
         Who::Config => Ok(minion::from_config(ws)),
+        Who::Fleet(m) => Ok(crate::workspace::fleet::minion(ws, m)),
     };
     let (mut top, mut low, mut rendered, mut mapdata, mut pillar, mut managed) = (None, None, None, None, None, None);
     if let Ok(minion) = &mut minion {
@@ -221,6 +224,69 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     }
 }
 
+/// Runs `work` on each of `items` (a fleet's minions: each a compile of its own) on `threads`
+/// threads, and hands each result to `sink` in the items' order as soon as it and every one
+/// before it are done. Workers run at most a few items ahead of `sink`, so a caller that
+/// reduces each compile to what it prints holds a bounded number of results, never the fleet.
+pub fn each_in_parallel<I: Sync, T: Send>(items: &[I], threads: usize, work: impl Fn(&I) -> T + Sync, mut sink: impl FnMut(usize, T)) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
+    let threads = threads.clamp(1, items.len().max(1));
+    if threads == 1 {
+        for (i, item) in items.iter().enumerate() {
+            sink(i, work(item));
+        }
+        return;
+    }
+    let window = 4 * threads;
+    let next = AtomicUsize::new(0);
+    let emitted = (Mutex::new(0usize), Condvar::new());
+    std::thread::scope(|s| {
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, T)>();
+        for _ in 0..threads {
+            let (tx, next, emitted, work) = (tx.clone(), &next, &emitted, &work);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= items.len() {
+                    break;
+                }
+                // Wait while `sink` is `window` items behind (item `i - window` is in
+                // progress on another thread, since items are taken in order).
+                if let Ok(mut done) = emitted.0.lock() {
+                    while i >= *done + window {
+                        match emitted.1.wait(done) {
+                            Ok(d) => done = d,
+                            Err(_) => return,
+                        }
+                    }
+                }
+                if tx.send((i, work(&items[i]))).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let mut pending = std::collections::BTreeMap::new();
+        let mut want = 0;
+        for (i, t) in rx {
+            pending.insert(i, t);
+            while let Some(t) = pending.remove(&want) {
+                sink(want, t);
+                want += 1;
+                if let Ok(mut done) = emitted.0.lock() {
+                    *done = want;
+                }
+                emitted.1.notify_all();
+            }
+        }
+    });
+}
+
+/// How many compiles of different minions run at once: one per core.
+pub fn parallelism() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// The workspace's options as `req` asks for them.
 fn request_opts(ws: &Workspace, req: &Request) -> Opts {
     let mut opts = ws.opts.clone();
@@ -244,6 +310,9 @@ fn jinja_setup(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, roots: &Arc<FileRoots>, m
     let mut jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
     if let Some(renders) = &memo.renders {
         jinja = jinja.with_memo(renders.clone());
+    }
+    if let Some(parses) = &memo.parses {
+        jinja = jinja.with_parses(parses.clone());
     }
     jinja
 }
@@ -522,6 +591,9 @@ fn minion_pillar(
 pub struct Memo {
     pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
     pub renders: Option<RenderMemo>,
+    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing_parses`]: a
+    /// fleet's compiles, which keep no renders).
+    pub parses: Option<crate::render::memo::ParseMemo>,
 }
 
 struct PillarMemo {
@@ -538,6 +610,12 @@ impl Memo {
     /// A memo that keeps rendered files too.
     pub fn keeping_renders() -> Memo {
         Memo { renders: Some(RenderMemo::default()), ..Memo::default() }
+    }
+
+    /// A memo whose compiles share the parses of plain SLS files: a run over many minions
+    /// (a fleet) parses each plain file once, not once per minion.
+    pub fn sharing_parses() -> Memo {
+        Memo { parses: Some(Default::default()), ..Memo::default() }
     }
 
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
@@ -784,6 +862,16 @@ impl MinionCache {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn each_in_parallel_hands_every_result_over_in_order() {
+        let items: Vec<u64> = (0..200).collect();
+        let mut got = Vec::new();
+        // Uneven work, so results finish out of order.
+        super::each_in_parallel(&items, 3, |&i| (i * i, std::thread::sleep(std::time::Duration::from_micros((i * 37) % 500))).0, |i, sq| got.push((i, sq)));
+        assert_eq!(got, items.iter().map(|&i| (i as usize, i * i)).collect::<Vec<_>>());
+    }
+
     use std::path::PathBuf;
 
     use super::*;

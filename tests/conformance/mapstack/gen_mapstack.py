@@ -6,8 +6,8 @@ SUB, P@, M@, U@, bare names) and random strategies and `merge_lists` in the laye
 Usage: python3 gen_mapstack.py [--flavour saltext|jinja] --seed N --count N --out DIR
 
 With `--flavour jinja` the cases are template-formula formulas instead: srv/<tplroot>/ gets our
-own map.jinja, libmapstack.jinja and libmatchers.jinja (jinja/, written from the rules of
-SALT-SEMANTICS F.3) and <tpldir>/mapdata.sls, which imports `mapdata` from map.jinja and dumps
+own map.jinja, libmapstack.jinja and libmatchers.jinja (jinja/, written from the rules in
+docs/salt/mapstack.md §2, i.e. template-formula's TEMPLATE/libmapstack.jinja) and <tpldir>/mapdata.sls, which imports `mapdata` from map.jinja and dumps
 it; case.json names that SLS, which the Salt side renders with state.show_sls.
 
 Each case is DIR/case-NNNN/ with case.json ({"tpldir": ...}), etc/minion (id, static grains

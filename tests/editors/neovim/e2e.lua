@@ -49,6 +49,13 @@ for rel, lines in pairs(files) do
   vim.fn.mkdir(vim.fs.dirname(root .. '/' .. rel), 'p')
   vim.fn.writefile(lines, root .. '/' .. rel)
 end
+-- A small fleet (`salt '*' grains.items --out=json --static` output) for the fleet steps.
+vim.fn.writefile({
+  '{"web07.example.com": {"id": "web07.example.com", "os_family": "Debian", "roles": ["web"]},',
+  ' "web08.example.com": {"id": "web08.example.com", "os_family": "Debian", "roles": ["web"]},',
+  ' "mon01.example.com": {"id": "mon01.example.com", "os_family": "RedHat", "roles": ["monitoring"]}}',
+}, root .. '/fleet.json')
+vim.fn.writefile({ 'fleet: fleet.json' }, root .. '/salt-analyzer.yaml', 'a')
 
 -- Notifications would interleave with the result lines on stdout.
 local notes = {}
@@ -250,6 +257,78 @@ step('hover on a map.jinja import lists the formula layers for the selected mini
   end)
   assert(text:find('os_family/Debian.yaml', 1, true), 'hover: ' .. text)
   assert(text:find('app-debian', 1, true), 'hover: ' .. text)
+end)
+
+step('the top file carries fleet counts, :SaltMinion offers the fleet, :SaltCheckFleet reports', function()
+  local buf = open('salt/base/top.sls')
+  local titles
+  wait_for('the fleet lenses', function()
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    vim.wait(200)
+    titles = {}
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title:find('fleet minions', 1, true) then
+        titles[lens.range.start.line + 1] = lens.command.title
+      end
+    end
+    return titles[4] ~= nil
+  end, 30000)
+  assert(titles[2] == '3 of 3 fleet minions', "'*': " .. tostring(titles[2]))
+  assert(titles[4] == '2 of 3 fleet minions', "'web*': " .. tostring(titles[4]))
+  local listed = require('salt-analyzer.commands').complete_minions('mon')
+  assert(vim.deep_equal(listed, { 'mon01.example.com' }), 'complete: ' .. vim.inspect(listed))
+  vim.cmd('SaltCheckFleet')
+  wait_for('the fleet check', function()
+    for _, n in ipairs(notes) do
+      if n:find('checked 3 fleet minions', 1, true) then
+        return true
+      end
+    end
+    return false
+  end, 60000)
+end)
+
+step('the impact lens counts the minions an unsaved change alters and opens the report', function()
+  -- The tree becomes a repository whose HEAD is what is on disk; the buffers' unsaved edits
+  -- (the state the completion step added to web/init.sls) are the change.
+  for _, cmd in ipairs({
+    { 'git', 'init', '-q' },
+    { 'git', 'add', '-A' },
+    { 'git', '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'base' },
+  }) do
+    vim.fn.system(vim.list_extend({ 'git', '-C', root }, vim.list_slice(cmd, 2)))
+    assert(vim.v.shell_error == 0, table.concat(cmd, ' '))
+  end
+  local buf = open('salt/base/web/init.sls')
+  local title
+  wait_for('the impact lens', function()
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    vim.wait(200)
+    for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+      if lens.command and lens.command.title:find('changes vs HEAD', 1, true) then
+        title = lens.command.title
+        return true
+      end
+    end
+    return false
+  end, 30000)
+  assert(title:match("^changes vs HEAD: %d+ of %d+ minions' highstates change"), 'lens: ' .. title)
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.codelens.run()
+  local report
+  wait_for('the impact report buffer', function()
+    local b = vim.fn.bufnr('^salt-analyzer://impact$')
+    if b == -1 then
+      return false
+    end
+    report = table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+    return report:find('minion(s) changed', 1, true) ~= nil
+  end, 30000)
+  -- The example tree's minions do not compile (its planted mistakes): the report says how
+  -- their errors change.
+  assert(report:find('### salt-analyzer: `HEAD`', 1, true), 'report: ' .. report)
+  assert(report:find('errors now:', 1, true), 'report: ' .. report)
+  assert(vim.bo[vim.fn.bufnr('^salt-analyzer://impact$')].filetype == 'markdown', 'not markdown')
 end)
 
 for _, c in ipairs(vim.lsp.get_clients()) do

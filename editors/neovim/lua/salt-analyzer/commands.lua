@@ -1,5 +1,5 @@
 --- The server's commands over workspace/executeCommand: listMinions,
---- selectMinion and topExplain, and the UI around them (vim.ui.select, a
+--- selectMinion, topExplain and impactReport, and the UI around them (vim.ui.select, a
 --- scratch buffer). Works with Neovim 0.10 (client.request) and 0.11+ (client:request).
 local settings = require('salt-analyzer.settings')
 
@@ -9,6 +9,8 @@ M.list_minions = 'salt-analyzer.listMinions'
 M.select_minion = 'salt-analyzer.selectMinion'
 M.top_explain = 'salt-analyzer.topExplain'
 M.refresh_pillar_command = 'salt-analyzer.refreshPillar'
+M.impact_report = 'salt-analyzer.impactReport'
+M.check_fleet_command = 'salt-analyzer.checkFleet'
 
 local function notify(msg, level)
   vim.notify('salt-analyzer: ' .. msg, level or vim.log.levels.INFO)
@@ -64,9 +66,10 @@ function M.execute(command, arguments, on_result)
   end, bufnr)
 end
 
---- Keeps only well-formed `{ id = string, selected = boolean }` entries.
+--- Keeps only well-formed `{ id = string, selected = boolean }` entries (with the fleet's
+--- `source` and the grains `detail` the picker shows and searches).
 ---@param result any
----@return { id: string, selected: boolean }[]
+---@return { id: string, selected: boolean, fleet: boolean, detail: string }[]
 function M.parse_minions(result)
   local out = {}
   if type(result) ~= 'table' then
@@ -74,7 +77,12 @@ function M.parse_minions(result)
   end
   for _, item in ipairs(result) do
     if type(item) == 'table' and type(item.id) == 'string' and item.id ~= '' then
-      table.insert(out, { id = item.id, selected = item.selected == true })
+      table.insert(out, {
+        id = item.id,
+        selected = item.selected == true,
+        fleet = item.source == 'fleet',
+        detail = type(item.detail) == 'string' and item.detail or '',
+      })
     end
   end
   return out
@@ -113,6 +121,30 @@ function M.refresh_pillar()
   end)
 end
 
+--- Opens the impact report (what the uncommitted and unsaved changes do to every minion's
+--- highstate against HEAD, minions with the same change grouped) in a markdown scratch buffer.
+--- The impact code lens runs this too (`salt-analyzer.showImpact`).
+function M.impact()
+  M.execute(M.impact_report, {}, function(result)
+    if type(result) ~= 'string' then
+      notify('no impact report: the workspace is not in a git repository with a commit', vim.log.levels.WARN)
+      return
+    end
+    local bufnr = M.show_scratch('salt-analyzer://impact', result)
+    vim.bo[bufnr].filetype = 'markdown'
+  end)
+end
+
+--- Checks every fleet minion's highstate on the server (progress through LspProgress); the
+--- findings arrive as diagnostics.
+function M.check_fleet()
+  notify('checking the fleet...')
+  M.execute(M.check_fleet_command, {}, function(result)
+    local r = type(result) == 'table' and result or {}
+    notify(('checked %d fleet minions, %d findings'):format(r.minions or 0, r.findings or 0))
+  end)
+end
+
 --- Lists the profiles and lets the user pick one with vim.ui.select.
 function M.pick()
   M.execute(M.list_minions, {}, function(result)
@@ -123,8 +155,23 @@ function M.pick()
     end
     vim.ui.select(minions, {
       prompt = 'Salt minion:',
+      -- The grains are part of the line, so a fuzzy picker finds a minion by them too.
       format_item = function(m)
-        return m.selected and (m.id .. '  (selected)') or m.id
+        local tags = {}
+        if m.selected then
+          table.insert(tags, 'selected')
+        end
+        if m.fleet then
+          table.insert(tags, 'fleet')
+        end
+        local line = m.id
+        if #tags > 0 then
+          line = line .. '  (' .. table.concat(tags, ', ') .. ')'
+        end
+        if m.detail ~= '' then
+          line = line .. '  ' .. m.detail
+        end
+        return line
       end,
     }, function(choice)
       if choice then

@@ -9,6 +9,7 @@ test('parses the server answer and ignores junk', () => {
   const parsed = parseMinions([
     { id: 'web01', selected: true },
     { id: 'db01' },
+    { id: 'db7', selected: false, source: 'fleet', detail: 'os_family=RedHat roles=db' },
     { id: 'x', selected: 'yes' },
     { id: '' },
     { name: 'nope' },
@@ -18,6 +19,7 @@ test('parses the server answer and ignores junk', () => {
   assert.deepEqual(parsed, [
     { id: 'web01', selected: true },
     { id: 'db01', selected: false },
+    { id: 'db7', selected: false, source: 'fleet', detail: 'os_family=RedHat roles=db' },
     { id: 'x', selected: false },
   ]);
   assert.deepEqual(parseMinions(null), []);
@@ -34,11 +36,13 @@ test('quick pick puts the selected profile first and marks it', () => {
     { id: 'db01', selected: false },
     { id: 'web01', selected: true },
     { id: 'app01', selected: false },
+    { id: 'db7', selected: false, source: 'fleet', detail: 'os_family=RedHat roles=db' },
   ]);
   assert.deepEqual(items, [
     { label: 'web01', description: 'selected', id: 'web01' },
     { label: 'db01', id: 'db01' },
     { label: 'app01', id: 'app01' },
+    { label: 'db7', description: 'fleet', detail: 'os_family=RedHat roles=db', id: 'db7' },
   ]);
 });
 

@@ -2,6 +2,7 @@
 //! over stdio with tower-lsp. Handlers convert (`proto`), call the `ide` snapshot, convert;
 //! diagnostics are published by a debounced background round (`publish`).
 
+mod impact;
 mod proto;
 mod publish;
 mod server;
@@ -14,7 +15,18 @@ use std::sync::Arc;
 pub use server::Backend;
 
 /// The commands `workspace/executeCommand` accepts.
-pub const COMMANDS: &[&str] = &["salt-analyzer.listMinions", "salt-analyzer.selectMinion", "salt-analyzer.topExplain", "salt-analyzer.refreshPillar"];
+pub const COMMANDS: &[&str] = &[
+    "salt-analyzer.listMinions",
+    "salt-analyzer.selectMinion",
+    "salt-analyzer.topExplain",
+    "salt-analyzer.refreshPillar",
+    "salt-analyzer.impactReport",
+    "salt-analyzer.checkFleet",
+];
+
+/// The client-side command an impact code lens runs: the VS Code extension and the Neovim
+/// plugin open the report (`salt-analyzer.impactReport`) in a preview or a scratch buffer.
+pub const SHOW_IMPACT: &str = "salt-analyzer.showImpact";
 
 /// Serves the protocol on any byte streams (stdio in production, pipes or duplexes in tests)
 /// until the client sends `exit` or closes the input. Returns whether `shutdown` came first.

@@ -334,6 +334,23 @@ pub mod to_proto {
         out
     }
 
+    /// The impact lens: at the top of the file, running the client's report command.
+    pub fn impact_lens(title: String) -> lsp::CodeLens {
+        let start = lsp::Position { line: 0, character: 0 };
+        lsp::CodeLens {
+            range: lsp::Range { start, end: start },
+            command: Some(lsp::Command { title, command: crate::lsp::SHOW_IMPACT.to_string(), arguments: None }),
+            data: None,
+        }
+    }
+
+    /// A fleet count at a top-file target or the top of an SLS file: a title, nothing to run
+    /// (the hover on the target names the minions).
+    pub fn fleet_lens(index: &LineIndex, enc: PositionEncoding, at: usize, title: String) -> lsp::CodeLens {
+        let start = position(index, enc, at);
+        lsp::CodeLens { range: lsp::Range { start, end: start }, command: Some(lsp::Command { title, command: String::new(), arguments: None }), data: None }
+    }
+
     pub fn full_report(items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReportResult {
         lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
             related_documents: None,
@@ -365,6 +382,7 @@ pub mod to_proto {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::REFACTOR_REWRITE]),
                 ..Default::default()
             })),
+            code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
             execute_command_provider: Some(lsp::ExecuteCommandOptions {
                 commands: crate::lsp::COMMANDS.iter().map(|c| c.to_string()).collect(),
                 ..Default::default()

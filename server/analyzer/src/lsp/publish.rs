@@ -64,8 +64,9 @@ async fn run(client: Client, state: Arc<Mutex<State>>, wake: Arc<Notify>, flags:
         let Some(snap) = lock(&state).host.as_ref().map(|h| h.snapshot()) else { continue };
         let carried = pending.clone();
         let started = std::time::Instant::now();
+        let fleet = lock(&state).fleet.clone();
         let job = tokio::task::spawn_blocking(move || {
-            let res = std::panic::catch_unwind(AssertUnwindSafe(|| compute(&snap, flags, carried)));
+            let res = std::panic::catch_unwind(AssertUnwindSafe(|| compute(&snap, flags, carried, &fleet)));
             (snap, res)
         });
         let Ok((snap, res)) = job.await else { continue };
@@ -118,7 +119,12 @@ async fn run(client: Client, state: Arc<Mutex<State>>, wake: Arc<Notify>, flags:
 
 /// The files to publish and their diagnostics, or `Cancelled` (the files are still returned,
 /// so the next round publishes them).
-fn compute(snap: &Analysis, flags: ClientFlags, carried: BTreeSet<PathBuf>) -> (BTreeSet<PathBuf>, Result<Vec<Publication>, Cancelled>) {
+fn compute(
+    snap: &Analysis,
+    flags: ClientFlags,
+    carried: BTreeSet<PathBuf>,
+    fleet: &std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
+) -> (BTreeSet<PathBuf>, Result<Vec<Publication>, Cancelled>) {
     let mut files = carried;
     match snap.take_changed_files() {
         Ok(changed) => files.extend(changed),
@@ -132,6 +138,8 @@ fn compute(snap: &Analysis, flags: ClientFlags, carried: BTreeSet<PathBuf>) -> (
         };
         let mut all = snap.syntax_diagnostics(path);
         all.extend(semantic.iter().cloned());
+        // The last "Check Fleet" findings stay until the command runs again.
+        all.extend(fleet.get(path).into_iter().flatten().cloned());
         let items = to_proto::diagnostics(snap, flags.encoding, path, &all);
         out.push(Publication { path: path.clone(), version: snap.document_version(path), semantic, items });
     }

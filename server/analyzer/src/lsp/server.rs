@@ -25,6 +25,9 @@ pub(crate) struct State {
     /// computed for, moved along with every edit since (shown with fresh syntax errors until
     /// the next round replaces them).
     pub(crate) semantic: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
+    /// The last "Check Fleet" findings by file, published with each file's own diagnostics
+    /// until the command runs again.
+    pub(crate) fleet: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
     initial_settings: from_proto::Settings,
 }
 
@@ -70,7 +73,7 @@ impl Backend {
             pull_diagnostics: false,
             hierarchical_symbols: false,
         };
-        let state = State { host: None, flags, semantic: Default::default(), initial_settings: Default::default() };
+        let state = State { host: None, flags, semantic: Default::default(), fleet: Default::default(), initial_settings: Default::default() };
         Backend { client, state: Arc::new(Mutex::new(state)), wake: Arc::new(Notify::new()) }
     }
 
@@ -140,6 +143,47 @@ impl Backend {
         self.query(|_, _| -> std::result::Result<Value, Cancelled> { panic!("debugPanic was asked to panic") }).await
     }
 
+    /// "Check Fleet": every fleet minion's highstate checked on the blocking pool, with
+    /// progress; its findings are published with each file's own diagnostics.
+    async fn check_fleet(&self) -> Result<Option<Value>> {
+        let flags = lock(&self.state).flags;
+        let token = NumberOrString::String("salt-analyzer/check-fleet".into());
+        let progress = flags.work_done_progress
+            && self.client.send_request::<request::WorkDoneProgressCreate>(WorkDoneProgressCreateParams { token: token.clone() }).await.is_ok();
+        let report = |value: WorkDoneProgress| ProgressParams { token: token.clone(), value: ProgressParamsValue::WorkDone(value) };
+        if progress {
+            let begin = WorkDoneProgress::Begin(WorkDoneProgressBegin { title: "Checking the fleet's highstates".into(), ..Default::default() });
+            self.client.send_notification::<notification::Progress>(report(begin)).await;
+        }
+        let result = self.query(|a, _| a.check_fleet()).await;
+        let message = match &result {
+            Ok(c) => format!("{} minions, {} findings", c.minions, c.by_file.values().map(Vec::len).sum::<usize>()),
+            Err(e) => e.message.to_string(),
+        };
+        if progress {
+            self.client.send_notification::<notification::Progress>(report(WorkDoneProgress::End(WorkDoneProgressEnd { message: Some(message) }))).await;
+        }
+        let check = result?;
+        for p in &check.problems {
+            self.client.log_message(MessageType::WARNING, format!("salt-analyzer: fleet: {p}")).await;
+        }
+        // Files with findings now, and those that had some before, are published again.
+        let paths: Vec<PathBuf> = {
+            let mut st = lock(&self.state);
+            let mut paths: Vec<PathBuf> = st.fleet.keys().cloned().collect();
+            paths.extend(check.by_file.keys().cloned());
+            st.fleet = check.by_file.clone().into_iter().collect();
+            paths.sort();
+            paths.dedup();
+            paths
+        };
+        for path in paths {
+            self.publish_syntax(path).await;
+        }
+        let findings: usize = check.by_file.values().map(Vec::len).sum();
+        Ok(Some(json!({"minions": check.minions, "findings": findings, "problems": check.problems})))
+    }
+
     fn path_of(uri: &Url) -> Option<PathBuf> {
         from_proto::path(uri)
     }
@@ -152,7 +196,8 @@ impl Backend {
             let a = host.snapshot();
             let mut ds = a.syntax_diagnostics(&path);
             let has_syntax = !ds.is_empty();
-            let semantic = st.semantic.get(&path).cloned().unwrap_or_default();
+            let mut semantic = st.semantic.get(&path).cloned().unwrap_or_default();
+            semantic.extend(st.fleet.get(&path).cloned().unwrap_or_default());
             ds.extend(semantic.into_iter().filter(|d| !(has_syntax && d.code == "yaml-syntax")));
             let items = to_proto::diagnostics(&a, st.flags.encoding, &path, &ds);
             (to_proto::url(&path), items, a.document_version(&path))
@@ -364,11 +409,29 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            let mut lenses = Vec::new();
+            if let Some(base) = super::impact::head(a.root()) {
+                lenses.extend(a.impact_lens(&path, &base)?.map(to_proto::impact_lens));
+            }
+            if let Some(li) = a.line_index(&path) {
+                lenses.extend(a.fleet_lenses(&path)?.into_iter().map(|(at, title)| to_proto::fleet_lens(&li, fl.encoding, at, title)));
+            }
+            Ok(Some(lenses))
+        })
+        .await
+    }
+
     async fn diagnostic(&self, params: DocumentDiagnosticParams) -> Result<DocumentDiagnosticReportResult> {
+        let fleet = Self::path_of(&params.text_document.uri).and_then(|p| lock(&self.state).fleet.get(&p).cloned()).unwrap_or_default();
         self.query(move |a, fl| {
             let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(to_proto::full_report(Vec::new())) };
             let mut ds = a.syntax_diagnostics(&path);
             ds.extend(a.diagnostics(&path)?);
+            ds.extend(fleet);
             Ok(to_proto::full_report(to_proto::diagnostics(a, fl.encoding, &path, &ds)))
         })
         .await
@@ -403,11 +466,16 @@ impl LanguageServer for Backend {
                 });
                 Ok(None)
             }
+            "salt-analyzer.checkFleet" => self.check_fleet().await,
+            "salt-analyzer.impactReport" => {
+                // The report as Markdown, against `HEAD`; `null` outside a git repository.
+                self.query(|a, _| super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()).await
+            }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }
 }
 
 fn minions_json(a: &Analysis) -> Value {
-    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected})).collect())
+    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected, "source": m.source, "detail": m.detail})).collect())
 }

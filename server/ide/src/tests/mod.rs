@@ -3,6 +3,7 @@
 mod actions;
 mod completion;
 mod diagnostics;
+mod gitfs;
 mod highstate;
 mod hover;
 mod mapstack;

@@ -122,33 +122,55 @@ pub struct MinionDiagnostic {
     pub alone: Option<String>,
 }
 
+/// A minion's findings, each with the SLS it was applying alone, if any.
+type Found = Vec<(Diagnostic, Option<String>)>;
+
 /// The highstate diagnostics of every minion of `who`, each once with every minion that has
 /// it, leaving out what `known` (the per-file checks) already says at the same place. A
-/// profile that cannot be read stops the check: its answer would be a guess.
+/// profile that cannot be read stops the check: its answer would be a guess. Minions compile
+/// in parallel ([`crate::pipeline::each_in_parallel`]), each reduced to its findings as soon
+/// as it is done. A fleet minion's highstate is checked, not each file applied alone on it
+/// (what the fleet asks is what its minions get).
 pub fn check_minions(fs: &Arc<dyn Vfs>, ws: &Workspace, ctx: &CheckContext, who: &[Who], known: &[Diagnostic]) -> Result<Vec<MinionDiagnostic>, ConfigError> {
     let mut out: Vec<MinionDiagnostic> = Vec::new();
-    for w in who {
+    let mut index: std::collections::HashMap<(Diagnostic, Option<String>), usize> = std::collections::HashMap::new();
+    let mut failed = None;
+    let work = |w: &Who| -> Result<(String, Found), ConfigError> {
         let req = Request { minion: w.clone(), saltenv: None, scope: Scope::Highstate };
         let compiled = crate::pipeline::compile_with(fs.clone(), ws, &ctx.roots, &req, &ctx.memo);
-        let id = match &compiled.minion {
-            Ok(m) => m.id.clone(),
-            Err(e) => return Err(e.clone()),
-        };
+        let id = compiled.minion.as_ref().map_err(Clone::clone)?.id.clone();
         let mut found = diagnostics(&compiled, &**fs, ctx, &ws.opts).into_iter().map(|d| (d, None)).collect::<Vec<_>>();
-        found.extend(alone_diagnostics(fs, ws, ctx, w, &compiled));
-        for (d, alone) in found {
-            if known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code) {
-                continue;
+        if !matches!(w, Who::Fleet(_)) {
+            found.extend(alone_diagnostics(fs, ws, ctx, w, &compiled));
+        }
+        found.retain(|(d, _)| !known.iter().any(|k| k.file == d.file && k.span.start == d.span.start && k.code == d.code));
+        Ok((id, found))
+    };
+    crate::pipeline::each_in_parallel(who, crate::pipeline::parallelism(), work, |_, result| {
+        let (id, found) = match result {
+            Ok(r) => r,
+            Err(e) => {
+                failed.get_or_insert(e);
+                return;
             }
+        };
+        for (d, alone) in found {
             // The same finding from the highstate and from a file applied alone is said once.
-            match out.iter_mut().find(|m| m.diagnostic == d && (m.alone.is_none() || m.alone == alone)) {
-                Some(m) if !m.minions.contains(&id) => m.minions.push(id.clone()),
+            let at = index.get(&(d.clone(), alone.clone())).or_else(|| if alone.is_some() { index.get(&(d.clone(), None)) } else { None }).copied();
+            match at {
+                Some(i) if !out[i].minions.contains(&id) => out[i].minions.push(id.clone()),
                 Some(_) => {}
-                None => out.push(MinionDiagnostic { diagnostic: d, minions: vec![id.clone()], alone }),
+                None => {
+                    index.insert((d.clone(), alone.clone()), out.len());
+                    out.push(MinionDiagnostic { diagnostic: d, minions: vec![id.clone()], alone });
+                }
             }
         }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(out),
     }
-    Ok(out)
 }
 
 /// The templated SLS files the highstate `compiled` did not render, each compiled alone for
@@ -207,10 +229,22 @@ pub fn minion_prefix(minions: &[String], alone: Option<&str>) -> String {
     let names: Vec<String> = minions.iter().map(|m| format!("`{m}`")).collect();
     match (alone, names.as_slice()) {
         (Some(sls), [one]) => format!("Applying `{sls}` alone on minion {one}: "),
-        (Some(sls), _) => format!("Applying `{sls}` alone on minions {}: ", names.join(", ")),
+        (Some(sls), _) => format!("Applying `{sls}` alone on minions {}: ", name_few(&names)),
         (None, [one]) => format!("In the highstate of minion {one}: "),
-        (None, _) => format!("In the highstates of minions {}: ", names.join(", ")),
+        (None, _) => format!("In the highstates of minions {}: ", name_few(&names)),
     }
+}
+
+/// How many minions a message names before it counts the rest.
+const NAMED: usize = 3;
+
+/// `a, b, c` for a few names; for more, the first [`NAMED`] and a count: "`web01`, `web02`,
+/// `web03` and 297 more" (a finding on a fleet; JSON lists them all).
+fn name_few(names: &[String]) -> String {
+    if names.len() <= NAMED + 1 {
+        return names.join(", ");
+    }
+    format!("{} and {} more", names[..NAMED].join(", "), names.len() - NAMED)
 }
 
 /// Every environment's top file that exists, in the order Salt lists the environments.

@@ -50,7 +50,7 @@ pub struct RootCheck {
 
 impl CheckContext {
     pub fn new(fs: &dyn Vfs, ws: &Workspace) -> CheckContext {
-        let roots = std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.file_roots));
+        let roots = std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.served_roots()));
         let mut dotted_names = BTreeMap::new();
         for (env, rel, path) in roots.sls_files() {
             let Some(name) = sls_name_of(&rel) else { continue };

@@ -1,5 +1,6 @@
 //! template-formula's Jinja mapstack (`libmapstack.jinja` `mapstack`, `map.jinja`; the rules
-//! are SALT-SEMANTICS F.3, the differences from saltext-formula F.5), run over the same
+//! are docs/salt/mapstack.md §2, the differences from saltext-formula's
+//! `saltext/formula/modules/map.py` §4), run over the same
 //! [`Stack`] as `map.data`: sources parsed by [`source::parse_jinja`], every lookup made before
 //! anything is merged, parameter directories as the outer loop, a missing lookup falling back to
 //! a literal file path, `strategy`/`merge_lists` kept in looked-up values, layer files whose

@@ -1,6 +1,6 @@
 //! Formula configuration layered from `parameters/` files, as saltext-formula's
 //! `salt["map.data"](tpldir)` computes it (`saltext/formula/modules/map.py` 0.3.0; the rules
-//! are SALT-SEMANTICS F.4): the `map_jinja.yaml` meta configuration, then `defaults.yaml` and
+//! are docs/salt/mapstack.md §3): the `map_jinja.yaml` meta configuration, then `defaults.yaml` and
 //! every data source in order, each merged with `py::dictupdate`'s strategies, plus which
 //! layer set each value. `source` parses data sources, `stack` runs them, `origin` keeps the
 //! provenance. Nothing is executed: lookups answer from the minion's grains, pillar and opts,

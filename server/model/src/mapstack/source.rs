@@ -100,7 +100,7 @@ pub fn parse(source: &str) -> Result<Chain, String> {
     Ok(chain)
 }
 
-/// Parses `source` as template-formula's `libmatchers.jinja` `parse_matchers` does (F.3): one
+/// Parses `source` as template-formula's `libmatchers.jinja` `parse_matchers` does (docs/salt/mapstack.md §2.1): one
 /// matcher, split at `@` (the second part is the query, later parts are ignored) and the part
 /// before it at `:`; `C`, `G` and `I` are lookups merged as they are, any other type loads YAML
 /// files named by the lookup its option names (default `C`). `!` and `|` are no syntax (`Y!G`

@@ -236,8 +236,9 @@ mod tests {
         assert_eq!(issues.iter().map(|i| i.problem.clone()).collect::<Vec<_>>(), vec![ExtProblem::Unbound("select k, v from ß".into())]);
     }
 
-    /// G.1: a dict is keyword queries, a list positional ones, a scalar one positional query;
-    /// a failing query keeps the rows before it; other modules are not evaluated.
+    /// docs/salt/pillar-and-sql-base.md §3 (`salt/pillar/__init__.py` `Pillar._external_pillar_data`): a dict is keyword
+    /// queries, a list positional ones, a scalar one positional query; a failing query keeps the rows before it; other modules
+    /// are not evaluated.
     #[test]
     fn entries_are_called_as_salt_calls_them() {
         let opts = json!({"ext_pillar": [

@@ -2,8 +2,9 @@
 //! configured queries normalised (`extract_queries`), each run with the minion id as its one
 //! bound parameter, and the rows folded into the pillar dict (`process_fields`,
 //! `process_results`: key columns, named fields, `as_list`, `with_lists`, `ignore_null`,
-//! `as_json`, roots), exactly as SALT-SEMANTICS G says, quirks included. Running a query is
-//! the caller's: a [`SqlCursor`] (the database adapters live outside the model).
+//! `as_json`, roots), exactly as docs/salt/pillar-and-sql-base.md §4-§6 says, quirks included.
+//! Running a query is the caller's: a [`SqlCursor`] (the database adapters live outside the
+//! model).
 
 use serde_json::{Map, Value};
 
@@ -485,7 +486,8 @@ mod tests {
         }
     }
 
-    /// SALT-SEMANTICS G.7, vectors 1-14: table `t4(a,b,c,d)`.
+    /// docs/salt/pillar-and-sql-base.md §7, vectors 1-14 (produced by Salt's own
+    /// `SqlBaseExtPillar.fetch`, `salt/pillar/sql_base.py`): table `t4(a,b,c,d)`.
     #[test]
     fn the_t4_vectors() {
         let t4 = || {
@@ -633,8 +635,8 @@ mod tests {
         .assert_debug_eq(&out);
     }
 
-    /// G.2: positional first, then keyword queries sorted by key; empty ones dropped; a list's
-    /// third item ignored; unknown keys kept (and ignored).
+    /// docs/salt/pillar-and-sql-base.md §4 (`salt/pillar/sql_base.py` `extract_queries`): positional first, then keyword
+    /// queries sorted by key; empty ones dropped; a list's third item ignored; unknown keys kept (and ignored).
     #[test]
     fn queries_are_extracted_as_salt_extracts_them() {
         let args = json!(["SELECT 1", "", ["SELECT 2", 3, true], [""], {"query": "SELECT 3", "as_list": true, "with_lists": "1,3", "extra": 9}]);

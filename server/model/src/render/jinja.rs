@@ -55,6 +55,8 @@ pub struct JinjaSetup {
     /// Where compiles keep rendered SLS files for the next compile (none: every file is
     /// rendered afresh).
     pub memo: Option<crate::render::memo::RenderMemo>,
+    /// Where compiles of several minions share the parses of plain SLS files.
+    pub parses: Option<crate::render::memo::ParseMemo>,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -110,6 +112,7 @@ impl JinjaSetup {
             map_data: None,
             fingerprint,
             memo: None,
+            parses: None,
         }
     }
 
@@ -125,6 +128,11 @@ impl JinjaSetup {
     pub fn with_map_data(self, map_data: MapDataFn) -> JinjaSetup {
         let fingerprint = crate::workspace::reads::hash(&(self.fingerprint, "map.data"));
         JinjaSetup { map_data: Some(map_data), fingerprint, ..self }
+    }
+
+    /// The same setup sharing the parses of plain SLS files through `parses`.
+    pub fn with_parses(self, parses: crate::render::memo::ParseMemo) -> JinjaSetup {
+        JinjaSetup { parses: Some(parses), ..self }
     }
 
     /// The same setup keeping rendered SLS files in `memo`.

@@ -2,6 +2,7 @@
 //! rendered with the same minion data (the setup's fingerprint) and everything its render
 //! read (imports, `map.data` layers, `salt://` files, questions to the file roots) is
 //! unchanged. An edit to one templated file then re-renders that file, not the highstate.
+//! Plain files ([`ParseMemo`]) are kept by their text alone: their data is every minion's.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -96,5 +97,36 @@ impl RenderMemo {
     /// How many renders were kept since the memo was made: each is a file rendered afresh.
     pub fn renders(&self) -> u64 {
         self.0.lock().map(|i| i.kept).unwrap_or(0)
+    }
+}
+
+/// Plain SLS files (no template) parsed once for every minion of a run (a fleet): their data
+/// does not depend on the minion. Kept under the path and `env:sls` with the text they were
+/// parsed from, so a file whose text differs is parsed again. Located in the file id the
+/// caller parses with (the compile relocates it).
+#[derive(Clone, Default)]
+pub struct ParseMemo(Arc<Mutex<HashMap<ParseKey, Arc<Parsed>>>>);
+
+/// A plain file's path and the `env:sls` it was loaded as.
+type ParseKey = (PathBuf, String, String);
+
+/// One plain file's parse: its text, its data or error, and the SLS its `include:` names.
+pub struct Parsed {
+    pub text: Arc<str>,
+    pub data: Result<Val, SaltError>,
+    pub includes: Vec<(String, String)>,
+}
+
+impl ParseMemo {
+    /// The parse of `path` as `env:sls` when it was parsed from `text`.
+    pub fn get(&self, path: &Path, env: &str, sls: &str, text: &str) -> Option<Arc<Parsed>> {
+        let memo = self.0.lock().ok()?;
+        memo.get(&(path.to_path_buf(), env.to_string(), sls.to_string())).filter(|p| &*p.text == text).cloned()
+    }
+
+    pub fn put(&self, path: &Path, env: &str, sls: &str, parsed: Arc<Parsed>) {
+        if let Ok(mut memo) = self.0.lock() {
+            memo.insert((path.to_path_buf(), env.to_string(), sls.to_string()), parsed);
+        }
     }
 }

@@ -379,6 +379,7 @@ impl<'a> Builder<'a> {
             wave.retain(|k| seen.insert(k.clone()));
             let next = std::sync::atomic::AtomicUsize::new(0);
             let (fs, roots, wave_ref) = (self.fs, self.roots, &wave);
+            let shared = self.jinja.as_ref().and_then(|j| j.parses.as_ref());
             type Found = Vec<(std::path::PathBuf, Arc<str>, Result<Val, SaltError>, Vec<(String, String)>)>;
             let work = || {
                 let mut out: Found = Vec::new();
@@ -390,9 +391,19 @@ impl<'a> Builder<'a> {
                     if render::is_templated(&text) || render::unsupported_renderer(&text).is_some() {
                         continue;
                     }
+                    // Parsed for an earlier minion of the run: the same data.
+                    if let Some(hit) = shared.and_then(|m| m.get(&file.path, env, sls, &text)) {
+                        out.push((file.path, hit.text.clone(), hit.data.clone(), hit.includes.clone()));
+                        continue;
+                    }
                     let parsed = render::render_with_hints(&text, PREFETCHED, None).map(|(v, _)| v);
                     let includes = parsed.as_ref().map(|v| included(v, env, sls, file.is_init())).unwrap_or_default();
-                    out.push((file.path, Arc::from(text), parsed, includes));
+                    let text: Arc<str> = Arc::from(text);
+                    if let Some(m) = shared {
+                        let kept = crate::render::memo::Parsed { text: text.clone(), data: parsed.clone(), includes: includes.clone() };
+                        m.put(&file.path, env, sls, Arc::new(kept));
+                    }
+                    out.push((file.path, text, parsed, includes));
                 }
                 out
             };

@@ -202,7 +202,8 @@ mod tests {
         p.states.iter().map(|s| format!("{}@{}", s.id, s.run_num)).collect()
     }
 
-    /// E.7's example: a dependency runs at the priority of its earliest dependent.
+    /// The example of docs/salt/ordering.md §3 (`salt/utils/requisite.py` `DependencyGraph._get_chunk_order`): a dependency
+    /// runs at the priority of its earliest dependent.
     #[test]
     fn a_dependency_runs_at_its_dependents_priority() {
         let p = plan_of_yaml(

@@ -39,6 +39,11 @@ pub struct Opts {
     pub raw: serde_json::Value,
     /// The files that were read, in order.
     pub sources: Vec<PathBuf>,
+    /// `fileserver_backend`, lower-cased (`roots`, `gitfs`), in order.
+    pub fileserver_backend: Vec<String>,
+    /// The gitfs backend's roots per saltenv: paths where the `salt-gitfs` crate mounted each
+    /// remote's tree (in remote order), set by whoever mounts them (the binary). Empty until then.
+    pub gitfs_roots: IndexMap<String, Vec<PathBuf>>,
 }
 
 /// Salt 3008's options for a masterless minion before its own configuration (generated from
@@ -49,6 +54,24 @@ static MINION_DEFAULTS: std::sync::LazyLock<serde_json::Map<String, serde_json::
 });
 
 impl Opts {
+    /// The file server's roots per saltenv: each backend of `fileserver_backend` in order
+    /// (`roots`: `file_roots`; `gitfs`: the mounted remotes), so the first backend that has a
+    /// file serves it, as `Fileserver.find_file` asks them.
+    pub fn served_roots(&self) -> IndexMap<String, Vec<PathBuf>> {
+        let mut out: IndexMap<String, Vec<PathBuf>> = IndexMap::new();
+        for backend in &self.fileserver_backend {
+            let roots = match backend.as_str() {
+                "roots" => &self.file_roots,
+                "gitfs" => &self.gitfs_roots,
+                _ => continue,
+            };
+            for (env, dirs) in roots {
+                out.entry(env.clone()).or_default().extend(dirs.iter().cloned());
+            }
+        }
+        out
+    }
+
     /// What a template's `opts` holds: Salt's defaults, then the configuration, with
     /// `file_roots` as read.
     pub fn template_opts(&self) -> serde_json::Value {
@@ -96,6 +119,8 @@ impl Default for Opts {
             version: SaltVersion::default(),
             raw: serde_json::Value::Object(Default::default()),
             sources: Vec::new(),
+            fileserver_backend: vec!["roots".to_string()],
+            gitfs_roots: IndexMap::new(),
         }
     }
 }
@@ -240,6 +265,7 @@ pub fn opts_from_dict(d: &Dict) -> Opts {
         }
     }
     opts.raw = d.to_json();
+    opts.fileserver_backend = crate::workspace::gitfs::fileserver_backend(&opts.raw);
     opts
 }
 

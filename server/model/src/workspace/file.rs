@@ -1,4 +1,4 @@
-//! The workspace file `salt-analyzer.yaml` (documented in the README, "Configuration"): where the
+//! The workspace file `salt-analyzer.yaml` (documented in docs/configuration.md): where the
 //! Salt config or the file roots are, and the minion profiles.
 
 use std::path::{Path, PathBuf};
@@ -30,9 +30,14 @@ pub struct Workspace {
     pub default_minion: Option<String>,
     /// The workspace file, when there is one.
     pub file: Option<PathBuf>,
+    /// `fleet:`, the fleet sources (`workspace::fleet`), relative to the workspace file.
+    pub fleet: Vec<PathBuf>,
     /// The databases SQL ext_pillar entries read (set by the binary; none in tests that do
     /// not give one: the entries are then reported as not evaluated).
     pub sql: Option<crate::workspace::sql::Databases>,
+    /// `gitfs_clones`: a gitfs or git_pillar remote's URL to a local clone of it (nothing is
+    /// fetched; `file://` remotes and the master's gitfs cache need no entry).
+    pub gitfs_clones: IndexMap<String, PathBuf>,
 }
 
 impl Workspace {
@@ -41,7 +46,16 @@ impl Workspace {
     /// overrides `salt_config`.
     pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
         let file = root.join(WORKSPACE_FILE);
-        let mut ws = Workspace { root: root.to_path_buf(), opts: Opts::default(), profiles: IndexMap::new(), default_minion: None, file: None, sql: None };
+        let mut ws = Workspace {
+            root: root.to_path_buf(),
+            opts: Opts::default(),
+            profiles: IndexMap::new(),
+            default_minion: None,
+            file: None,
+            fleet: Vec::new(),
+            sql: None,
+            gitfs_clones: IndexMap::new(),
+        };
         let mut doc = None;
         if fs.is_file(&file) {
             let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
@@ -97,6 +111,14 @@ impl Workspace {
                     },
                 );
             }
+        }
+        ws.fleet = match d.get("fleet").map(|v| &v.v) {
+            Some(V::List(l)) => l.iter().filter_map(Val::as_str).map(rel).collect(),
+            Some(_) => d.get("fleet").and_then(Val::as_str).map(rel).into_iter().collect(),
+            None => Vec::new(),
+        };
+        if let Some(V::Dict(clones)) = d.get("gitfs_clones").map(|v| &v.v) {
+            ws.gitfs_clones = clones.0.iter().filter_map(|(url, p)| p.as_str().map(|p| (url.py_str(), rel(p)))).collect();
         }
         ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
         Ok(ws)

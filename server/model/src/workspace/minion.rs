@@ -27,7 +27,7 @@ fn unwrap_local(v: serde_json::Value) -> serde_json::Value {
     }
 }
 
-fn read_data(fs: &dyn Vfs, path: &std::path::Path) -> Result<serde_json::Value, ConfigError> {
+pub(crate) fn read_data(fs: &dyn Vfs, path: &std::path::Path) -> Result<serde_json::Value, ConfigError> {
     let text = fs.read(path).map_err(|e| ConfigError { path: path.to_path_buf(), line: 0, message: format!("cannot read: {e}") })?;
     let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
         path: path.to_path_buf(),
@@ -129,7 +129,7 @@ pub fn from_config(ws: &Workspace) -> Minion {
     Minion { id: ws.opts.id.clone(), grains, pillar: obj("pillar"), nodegroups: nodegroups(ws), literal_pillar: None, source: "the Salt configuration".into() }
 }
 
-fn nodegroups(ws: &Workspace) -> serde_json::Value {
+pub(crate) fn nodegroups(ws: &Workspace) -> serde_json::Value {
     ws.opts.raw.get("nodegroups").cloned().unwrap_or(serde_json::Value::Object(Default::default()))
 }
 

@@ -1,9 +1,12 @@
 //! Where the analysis reads from: the file-system view (`vfs`), Salt's configuration
 //! (`config`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
-//! (`roots`), minion profiles (`minion`), and the record of what a result read (`reads`).
+//! (`roots`), the gitfs backend's remotes and saltenvs (`gitfs`), minion profiles (`minion`), the
+//! fleet a master knows (`fleet`), and the record of what a result read (`reads`).
 
 pub mod config;
 pub mod file;
+pub mod fleet;
+pub mod gitfs;
 pub mod minion;
 pub mod reads;
 pub mod roots;

@@ -248,6 +248,12 @@ impl<F: Vfs> Vfs for Recorder<F> {
         self.log.push(Read::Text(path.to_path_buf(), text_fingerprint(&r)));
         r
     }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        let r = self.inner.read_bytes(path);
+        // Recorded as the check of an unchanged file will see it.
+        self.log.push(Read::Text(path.to_path_buf(), self.inner.fingerprint(path)));
+        r
+    }
     fn is_file(&self, path: &Path) -> bool {
         let b = self.inner.is_file(path);
         self.log.push(Read::IsFile(path.to_path_buf(), b));
@@ -277,6 +283,9 @@ pub struct OtherRoots<F: Vfs>(pub F);
 impl<F: Vfs> Vfs for OtherRoots<F> {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.0.read(path)
+    }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.0.read_bytes(path)
     }
     fn fingerprint(&self, path: &Path) -> u64 {
         self.0.fingerprint(path)

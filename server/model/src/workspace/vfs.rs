@@ -14,6 +14,11 @@ use crate::value::FileId;
 /// What the model may ask of a file system. It never writes and never executes.
 pub trait Vfs: Send + Sync {
     fn read(&self, path: &Path) -> io::Result<String>;
+    /// A file's bytes, for the binary files the model reads (the master's msgpack minion data
+    /// cache); a file system that keeps texts only gives a text's bytes.
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        self.read(path).map(String::into_bytes)
+    }
     fn is_file(&self, path: &Path) -> bool;
     /// Every regular file below `root`, as paths relative to it with `/` separators,
     /// following symlinks but never looping.
@@ -37,6 +42,9 @@ macro_rules! forward_vfs {
         impl<T: Vfs + ?Sized> Vfs for $ty {
             fn read(&self, path: &Path) -> io::Result<String> {
                 (**self).read(path)
+            }
+            fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+                (**self).read_bytes(path)
             }
             fn is_file(&self, path: &Path) -> bool {
                 (**self).is_file(path)
@@ -63,6 +71,9 @@ impl Vfs for RealFs {
     fn read(&self, path: &Path) -> io::Result<String> {
         let bytes = std::fs::read(path)?;
         String::from_utf8(bytes).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to())))
+    }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        std::fs::read(path)
     }
     fn is_file(&self, path: &Path) -> bool {
         path.is_file()
@@ -117,6 +128,12 @@ impl<F: Vfs> Vfs for Overlay<F> {
             return Ok(text.to_string());
         }
         self.base.read(path)
+    }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        if let Some(text) = self.buffers.read().ok().and_then(|b| b.get(path).cloned()) {
+            return Ok(text.as_bytes().to_vec());
+        }
+        self.base.read_bytes(path)
     }
     fn fingerprint(&self, path: &Path) -> u64 {
         if let Some(h) = self.buffers.read().ok().and_then(|b| b.get(path).map(|t| crate::workspace::reads::hash(&**t))) {
@@ -216,6 +233,8 @@ impl FileTable {
 #[derive(Debug, Default, Clone)]
 pub struct MemFs {
     pub files: std::collections::BTreeMap<PathBuf, String>,
+    /// Files that are not text (read with [`Vfs::read_bytes`] only).
+    pub blobs: std::collections::BTreeMap<PathBuf, Vec<u8>>,
 }
 
 impl MemFs {
@@ -244,11 +263,20 @@ impl Vfs for MemFs {
     fn read(&self, path: &Path) -> io::Result<String> {
         self.files.get(path).cloned().ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
     }
+    fn read_bytes(&self, path: &Path) -> io::Result<Vec<u8>> {
+        match self.blobs.get(path) {
+            Some(b) => Ok(b.clone()),
+            None => self.read(path).map(String::into_bytes),
+        }
+    }
     fn is_file(&self, path: &Path) -> bool {
-        self.files.contains_key(path)
+        self.files.contains_key(path) || self.blobs.contains_key(path)
     }
     fn walk(&self, root: &Path) -> Vec<String> {
-        self.files.keys().filter_map(|p| p.strip_prefix(root).ok()).map(|r| r.to_string_lossy().replace('\\', "/")).collect()
+        let mut all: Vec<String> =
+            self.files.keys().chain(self.blobs.keys()).filter_map(|p| p.strip_prefix(root).ok()).map(|r| r.to_string_lossy().replace('\\', "/")).collect();
+        all.sort();
+        all
     }
 }
 

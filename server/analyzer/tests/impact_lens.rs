@@ -1,0 +1,78 @@
+//! The impact code lens and report: a file with unsaved or uncommitted changes says how many
+//! minions' highstates the change alters against `HEAD`, and the report groups them.
+
+mod support;
+
+use expect_test::expect;
+use serde_json::json;
+use support::{ClientOptions, Lsp, TempTree};
+
+fn git(root: &std::path::Path, args: &[&str]) {
+    let ok = std::process::Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t", "-c", "init.defaultBranch=main"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git runs")
+        .status
+        .success();
+    assert!(ok, "git {args:?}");
+}
+
+fn lenses(lsp: &mut Lsp, rel: &str) -> Vec<String> {
+    let got = lsp.request("textDocument/codeLens", json!({"textDocument": {"uri": lsp.uri(rel)}})).expect("codeLens answers");
+    got.as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| format!("{} -> {}", l["command"]["title"].as_str().unwrap_or(""), l["command"]["command"].as_str().unwrap_or("")))
+        .collect()
+}
+
+#[test]
+fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
+    let tree = TempTree::new("impact", None);
+    tree.write(
+        "salt-analyzer.yaml",
+        "file_roots: {base: [salt]}\nminions:\n  web01: {grains: {role: web}}\n  web02: {grains: {role: web}}\n  db01: {grains: {role: db}}\n",
+    );
+    tree.write("salt/top.sls", "base:\n  'G@role:web': [web]\n  'G@role:db': [db]\n");
+    tree.write("salt/web.sls", "nginx: {pkg.installed: [{version: '1.0'}]}\n");
+    tree.write("salt/db.sls", "postgres: {pkg.installed: []}\n");
+    git(&tree.root, &["init", "-q"]);
+    git(&tree.root, &["add", "-A"]);
+    git(&tree.root, &["commit", "-qm", "init"]);
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    assert_eq!(lsp.capabilities["codeLensProvider"], json!({"resolveProvider": false}));
+    lsp.sync();
+    // Nothing differs from HEAD: no lens.
+    lsp.open_from_disk("salt/web.sls");
+    assert_eq!(lenses(&mut lsp, "salt/web.sls"), Vec::<String>::new());
+    // An unsaved edit counts: both web minions change.
+    lsp.change("salt/web.sls", 2, &[(None, "nginx: {pkg.installed: [{version: '1.2'}]}\n")]);
+    expect![[r#"
+        [
+            "changes vs HEAD: 2 of 3 minions' highstates change -> salt-analyzer.showImpact",
+        ]
+    "#]]
+    .assert_debug_eq(&lenses(&mut lsp, "salt/web.sls"));
+    // A break is loud.
+    lsp.open_from_disk("salt/db.sls");
+    lsp.change("salt/db.sls", 2, &[(None, "postgres: {pkg.installed: [}\n")]);
+    expect![[r#"
+        [
+            "changes vs HEAD: 3 of 3 minions' highstates change, 1 now fail -> salt-analyzer.showImpact",
+        ]
+    "#]]
+    .assert_debug_eq(&lenses(&mut lsp, "salt/db.sls"));
+    let report = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": []})).expect("the report");
+    let report = report.as_str().unwrap_or_default().to_string();
+    assert!(report.contains("**3 minion(s) changed, 0 unchanged, 1 now failing**"), "{report}");
+    assert!(report.contains("<b>1 minion(s) fails now</b>: db01"), "{report}");
+    assert!(report.contains("<b>2 minion(s) changed</b>: web01, web02"), "{report}");
+    assert!(report.contains("version: \"1.0\" -> \"1.2\""), "{report}");
+    // Undone, the lens goes.
+    lsp.change("salt/db.sls", 3, &[(None, "postgres: {pkg.installed: []}\n")]);
+    lsp.change("salt/web.sls", 3, &[(None, "nginx: {pkg.installed: [{version: '1.0'}]}\n")]);
+    assert_eq!(lenses(&mut lsp, "salt/web.sls"), Vec::<String>::new());
+    lsp.finish();
+}
