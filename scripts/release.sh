@@ -48,11 +48,18 @@ vscode_target() {
 version=$(node -p 'require(process.argv[1]).version' "$EXT/package.json")
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-(cd "$EXT" && { [ -d node_modules ] || npm ci --no-audit --no-fund; })
 
-# The binary goes into editors/vscode/server/ (ignored by git) only while vsce packages it.
-cleanup() { rm -rf "$EXT/server"; }
-trap cleanup EXIT
+# The extension is packaged from a copy (its own `npm ci`, the grammar copied beside it as in
+# the repository), so that editors/vscode is never touched: tests that build it may run at the
+# same time.
+STAGE=$(mktemp -d)
+trap 'rm -rf "$STAGE"' EXIT
+mkdir -p "$STAGE/editors" "$STAGE/grammars"
+cp "$ROOT/grammars/sls.tmLanguage.json" "$STAGE/grammars/"
+tar -C "$ROOT/editors" --exclude=vscode/node_modules --exclude=vscode/out --exclude=vscode/syntaxes \
+  --exclude=vscode/server --exclude='vscode/*.vsix' -cf - vscode | tar -C "$STAGE/editors" -xf -
+SEXT=$STAGE/editors/vscode
+(cd "$SEXT" && npm ci --no-audit --no-fund)
 
 for target in "${targets[@]}"; do
   platform=$(vscode_target "$target")
@@ -77,11 +84,9 @@ for target in "${targets[@]}"; do
   tar -C "$stage" -czf "$OUT/salt-analyzer-$version-$target.tar.gz" "salt-analyzer-$version-$target"
   rm -rf "$stage"
 
-  cleanup
-  mkdir -p "$EXT/server"
-  cp "$built" "$EXT/server/$exe"
-  chmod 755 "$EXT/server/$exe"
-  (cd "$EXT" && npx --no-install vsce package --target "$platform" --out "$OUT/salt-analyzer-$version-$platform.vsix")
-  cleanup
+  rm -rf "$SEXT/server" && mkdir -p "$SEXT/server"
+  cp "$built" "$SEXT/server/$exe"
+  chmod 755 "$SEXT/server/$exe"
+  (cd "$SEXT" && npx --no-install vsce package --target "$platform" --out "$OUT/salt-analyzer-$version-$platform.vsix")
   echo "release.sh: $OUT/salt-analyzer-$version-$target.tar.gz and $OUT/salt-analyzer-$version-$platform.vsix"
 done
