@@ -5,7 +5,8 @@
 #      computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
-#   4. the editor tests (grammar, VS Code extension, Neovim),
+#   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
+#      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
 # or package fails the run. The last line is "all: N passed, N failed".
@@ -79,6 +80,7 @@ suites=(
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "editors|tests/editors/run.sh $VENV"
+  "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )
 run_suite() {
   local name=$1 cmd=$2
