@@ -309,6 +309,13 @@ async function outputText() {
   return (await view.innerText()).replace(/\u00a0/g, ' ').replace(/\n/g, '');
 }
 
+/** The minion the status bar names, as a pattern for hovers (steps do not depend on each other). */
+async function selectedMinion() {
+  const m = /\S+\.example\.com/.exec(await statusItem().innerText());
+  if (!m) throw new Error('the status bar names no minion');
+  return new RegExp(m[0].replace(/\./g, '\\.'));
+}
+
 function statusItem() {
   return page.locator('[id*="salt-analyzer.minion"]').first();
 }
@@ -445,7 +452,7 @@ async function main() {
     await sleep(1000);
     await page.keyboard.type('salt-analyzer.minion');
     const box = page.locator('.settings-editor .setting-item-contents', { hasText: 'Minion profile (an id under' }).locator('input:visible').first();
-    await box.waitFor({ state: 'visible', timeout: 15000 });
+    await box.waitFor({ state: 'visible', timeout: 30000 });
     await box.click();
     await box.fill('web01.example.com');
     await box.press('Tab');
@@ -465,7 +472,7 @@ async function main() {
     }, 30000);
     await openFile('salt/base/top.sls');
     const [l, c] = findIn('salt/base/top.sls', 'dev:');
-    await hoverAt(l, c, { until: /web01\.example\.com/ });
+    await hoverAt(l, c, { until: await selectedMinion() });
     const text = await outputText();
     if ((text.match(/Server binary: /g) || []).length < 2) throw new Error(text.slice(0, 1500));
   });
@@ -481,7 +488,7 @@ async function main() {
     // The server still answers after the refresh.
     await openFile('salt/base/top.sls');
     const [l, c] = findIn('salt/base/top.sls', 'dev:');
-    await hoverAt(l, c, { until: /web01\.example\.com/ });
+    await hoverAt(l, c, { until: await selectedMinion() });
   });
 
   await step('the server is restarted after it is killed, and diagnostics come back', async () => {
@@ -496,8 +503,8 @@ async function main() {
     await waitFor('missing-include in Problems again', async () => /web\.missing/.test((await problems('web.missing')).join('\n')), 60000);
     await openFile('salt/base/top.sls');
     const [l, c] = findIn('salt/base/top.sls', 'dev:');
-    await hoverAt(l, c, { until: /web01\.example\.com/ });
-    await waitFor('the status bar to show the minion again', async () => /web01\.example\.com/.test(await statusItem().innerText()), 20000);
+    await hoverAt(l, c, { until: await selectedMinion() });
+    await waitFor('the status bar to show the minion again', async () => /example\.com/.test(await statusItem().innerText()), 20000);
   });
 
   // First run: a new window on a tree with no salt-analyzer.yaml and no Salt config.

@@ -20,19 +20,7 @@ LOGS=$WORK/logs
 BIN=${1:-${SALT_ANALYZER_BIN:-$ROOT/target/debug/salt-analyzer}}
 CODE_SERVER_VERSION=4.100.3
 mkdir -p "$LOGS"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); printf 'ok     %s\n' "$1"; }
-fail() {
-  failed=$((failed + 1))
-  printf 'FAIL   %s\n' "$1"
-  if [ -n "${2:-}" ] && [ -f "$2" ]; then sed 's/^/       | /' "$2" | tail -n 40; fi
-}
-check() {
-  local name=$1; shift
-  local log=$LOGS/$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '_').log
-  if "$@" >"$log" 2>&1; then pass "$name"; else fail "$name" "$log"; return 1; fi
-}
+. "$ROOT/tests/editors/lib.sh"
 finish() { echo "$passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
 
 # ------------------------------------------------------------------ installs
@@ -112,19 +100,7 @@ check 'code-server --install-extension the linux-x64 VSIX (binary executable aft
 
 rm -rf "$WORK/shots"
 mkdir -p "$WORK/shots"
-E2E_LOG=$LOGS/e2e.log
-CODE_SERVER="$CODE_SERVER" STATE="$STATE" SHOTS="$WORK/shots" EXAMPLES="$ROOT/examples" \
-  NODE_PATH="$PW/node_modules" timeout 900 node "$HERE/e2e.js" >"$E2E_LOG" 2>&1
-rc=$?
-n=0
-while IFS= read -r line; do
-  case $line in
-    'ok '*) n=$((n + 1)); pass "vscode e2e: ${line#ok }" ;;
-    'not ok '*) n=$((n + 1)); fail "vscode e2e: ${line#not ok }"; grep -A6 -F -- "$line" "$E2E_LOG" | tail -n +2 | sed 's/^/       | /' ;;
-  esac
-done <"$E2E_LOG"
-if [ "$n" -eq 0 ] || { [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$E2E_LOG"; }; then
-  fail "vscode e2e: exited $rc" "$E2E_LOG"
-fi
+tally 'vscode e2e' env CODE_SERVER="$CODE_SERVER" STATE="$STATE" SHOTS="$WORK/shots" EXAMPLES="$ROOT/examples" \
+  NODE_PATH="$PW/node_modules" timeout 900 node "$HERE/e2e.js"
 echo "screenshots: $WORK/shots"
 finish
