@@ -173,9 +173,18 @@ function serverPids() {
 const mod = 'Control';
 
 async function palette(title) {
-  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
+  // A key may land while the workbench moves focus (a new editor opening): try again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press(attempt % 2 === 1 ? 'F1' : `${mod}+Shift+P`);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      break;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await page.keyboard.press('Escape');
+    }
+  }
   await input.fill(`>${title}`);
   const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
   await row.waitFor({ state: 'visible', timeout: 10000 });
