@@ -103,6 +103,7 @@ fs.writeFileSync(
       'extensions.ignoreRecommendations': true,
       'telemetry.telemetryLevel': 'off',
       'update.mode': 'none',
+      'git.openRepositoryInParentFolders': 'never',
       'editor.autoIndent': 'none',
       'editor.autoClosingBrackets': 'never',
       'editor.autoClosingQuotes': 'never',
