@@ -194,10 +194,20 @@ async function palette(title) {
 }
 
 async function quickOpen(text) {
-  await page.keyboard.press('Escape');
-  await page.keyboard.press(`${mod}+P`);
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor({ state: 'visible', timeout: 10000 });
+  // As with the palette: a key may land where the workbench does not take it (a focused
+  // Settings control), so Escape and try again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('Escape');
+    await page.keyboard.press(`${mod}+P`);
+    try {
+      await input.waitFor({ state: 'visible', timeout: 5000 });
+      break;
+    } catch (err) {
+      if (attempt === 4) throw err;
+      await page.locator('.part.editor').first().click({ position: { x: 400, y: 10 } }).catch(() => {});
+    }
+  }
   await input.fill(text);
   return input;
 }
