@@ -5,7 +5,8 @@
 #      computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
-#   4. the editor tests (grammar, VS Code extension, Neovim),
+#   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
+#      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
 #   6. fuzz: each coverage-guided fuzz target (fuzz/) for a few seconds from its corpus.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -90,6 +91,7 @@ suites=(
   "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "editors|tests/editors/run.sh $VENV"
   "fuzz|tests/fuzz.sh 5"
+  "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )
 run_suite() {
   local name=$1 cmd=$2

@@ -98,10 +98,12 @@ check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pil
 
 check('settings documented with descriptions and defaults', () => {
   const props = (contributes.configuration || {}).properties || {};
+  // Plain strings, empty meaning unset: the Settings editor shows a text box only for those
+  // (a ["string", "null"] setting is "Edit in settings.json" there).
   const want = {
-    'salt-analyzer.server.path': null,
-    'salt-analyzer.minion': null,
-    'salt-analyzer.saltConfig': null,
+    'salt-analyzer.server.path': '',
+    'salt-analyzer.minion': '',
+    'salt-analyzer.saltConfig': '',
     'salt-analyzer.trace.server': 'off',
   };
   for (const [key, def] of Object.entries(want)) {

@@ -1,5 +1,5 @@
-//! Finding the salt-analyzer binary (setting, then PATH, then ~/.cargo/bin) and
-//! describing how to spawn it. No VS Code API here, so it is unit-tested with node.
+//! Finding the salt-analyzer binary (setting, then the binary bundled in a platform
+//! VSIX, then PATH, then ~/.cargo/bin) and describing how to spawn it. No VS Code API here, so it is unit-tested with node.
 
 import * as fs from 'fs';
 import * as path from 'path';
@@ -18,17 +18,42 @@ export interface DiscoveryContext {
   workspaceFolder?: string;
   /** The user's home directory, used for `~` and the cargo fallback. */
   home?: string;
+  /** The extension's own directory: a platform VSIX carries the server under `server/`. */
+  extensionPath?: string;
   /** True when `file` exists and may be executed. */
   isExecutable(file: string): boolean;
 }
 
+export type DiscoverySource = 'setting' | 'bundled' | 'PATH' | 'cargo';
+
 export type Discovery =
-  | { found: true; path: string; source: 'setting' | 'PATH' | 'cargo' }
+  | { found: true; path: string; source: DiscoverySource }
   | { found: false; configured?: string; searched: string[] };
+
+/** Where a platform-specific VSIX (`scripts/release.sh`) puts the server binary. */
+export function bundledServerPath(extensionPath: string, platform: NodeJS.Platform): string {
+  const p = pathApi(platform);
+  return p.join(extensionPath, 'server', SERVER_BINARY + (platform === 'win32' ? '.exe' : ''));
+}
+
+/** The output channel's words for where the binary came from. */
+export function describeSource(source: DiscoverySource): string {
+  switch (source) {
+    case 'setting':
+      return 'from the setting salt-analyzer.server.path';
+    case 'bundled':
+      return 'bundled with this extension';
+    case 'PATH':
+      return 'found on PATH';
+    case 'cargo':
+      return 'found in ~/.cargo/bin';
+  }
+}
 
 /**
  * Finds the server. A non-empty `salt-analyzer.server.path` wins and is never
  * silently replaced by another binary: when it points nowhere, that is the error.
+ * Next comes the binary bundled in a platform VSIX, then PATH, then ~/.cargo/bin.
  * A bare command name in the setting (no directory part) is looked up on PATH.
  */
 export function findServer(configuredPath: unknown, ctx: DiscoveryContext): Discovery {
@@ -46,6 +71,10 @@ export function findServer(configuredPath: unknown, ctx: DiscoveryContext): Disc
     return { found: false, configured, searched: candidates };
   }
 
+  if (ctx.extensionPath !== undefined) {
+    const bundled = bundledServerPath(ctx.extensionPath, ctx.platform);
+    if (ctx.isExecutable(bundled)) return { found: true, path: bundled, source: 'bundled' };
+  }
   const onPath = searchPath(SERVER_BINARY, ctx);
   for (const candidate of onPath) {
     if (ctx.isExecutable(candidate)) return { found: true, path: candidate, source: 'PATH' };

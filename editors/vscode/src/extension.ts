@@ -1,8 +1,11 @@
 //! VS Code glue: starts salt-analyzer, keeps its settings in sync, and offers the
-//! minion status-bar item, the top-explanation document and a restart command.
-//! Decisions that need no VS Code API live in discovery.ts, settings.ts and minions.ts.
+//! minion status-bar item, the top-explanation document, a restart command and the
+//! first-run offer of a starter salt-analyzer.yaml. Decisions that need no VS Code API
+//! live in discovery.ts, settings.ts, minions.ts and firstrun.ts.
 
+import { execFile } from 'child_process';
 import * as os from 'os';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -12,7 +15,8 @@ import {
   State,
 } from 'vscode-languageclient/node';
 
-import { findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
+import { describeSource, findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
+import { firstRunMessage, guessRoots, starterWorkspaceFile } from './firstrun';
 import { COMMANDS, parseMinions, pickItems, selectedMinion, statusText, topExplainArguments, topExplainText } from './minions';
 import { didChangeConfigurationParams, SECTION, ServerSettings, toServerSettings } from './settings';
 
@@ -22,9 +26,10 @@ const TOP_SCHEME = 'salt-analyzer';
 let current: SaltExtension | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  const ext = new SaltExtension();
+  const ext = new SaltExtension(context);
   context.subscriptions.push(ext);
   await ext.start();
+  void ext.offerStarterWorkspaceFile();
 }
 
 export function deactivate(): Thenable<void> | undefined {
@@ -38,8 +43,10 @@ class SaltExtension implements vscode.Disposable {
   private readonly topDocs = new TopExplanationProvider((minion) => this.topExplain(minion));
   private readonly disposables: vscode.Disposable[] = [];
   private selected: string | undefined;
+  /** The minion picked in the status bar since the `minion` setting last changed. */
+  private picked: string | undefined;
 
-  constructor() {
+  constructor(private readonly context: vscode.ExtensionContext) {
     current = this;
     this.status.name = 'Salt Minion';
     this.status.command = 'salt-analyzer.pickMinion';
@@ -82,6 +89,7 @@ class SaltExtension implements vscode.Disposable {
       env: process.env,
       workspaceFolder: workspaceFolder(),
       home: os.homedir(),
+      extensionPath: this.context.extensionPath,
       isExecutable: (file) => isExecutableFile(file),
     });
     if (!discovery.found) {
@@ -94,7 +102,7 @@ class SaltExtension implements vscode.Disposable {
       });
       return;
     }
-    this.output.appendLine(`Starting ${discovery.path} (found via ${discovery.source})`);
+    this.output.appendLine(`Server binary: ${discovery.path} (${describeSource(discovery.source)}), ${await binaryVersion(discovery.path)}`);
 
     const clientOptions: LanguageClientOptions = {
       documentSelector: [
@@ -125,6 +133,8 @@ class SaltExtension implements vscode.Disposable {
     );
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped) this.setStatus({ kind: 'stopped', reason: 'salt-analyzer stopped. Run "Salt: Restart Server".' });
+      // The client restarts a server that died: give it back the picked minion.
+      if (e.newState === State.Running && e.oldState === State.Starting && this.client === client) void this.guard('Restart', () => this.afterStart());
     });
     this.client = client;
     try {
@@ -136,7 +146,14 @@ class SaltExtension implements vscode.Disposable {
       });
       return;
     }
+    await this.afterStart();
+  }
+
+  /** A new server process knows only the settings: re-select the minion picked in the status bar. */
+  private async afterStart(): Promise<void> {
+    if (this.picked !== undefined) await this.execute(COMMANDS.selectMinion, [this.picked]);
     await this.refreshMinion();
+    this.topDocs.refreshAll();
   }
 
   async stop(): Promise<void> {
@@ -178,11 +195,49 @@ class SaltExtension implements vscode.Disposable {
       await this.restart();
       return;
     }
+    if (e.affectsConfiguration(`${SECTION}.minion`)) this.picked = undefined;
     const client = this.client;
     if (client === undefined || !client.isRunning()) return;
     await client.sendNotification(DidChangeConfigurationNotification.type, didChangeConfigurationParams(this.serverSettings()));
     await this.refreshMinion();
     this.topDocs.refreshAll();
+  }
+
+  /**
+   * With no salt-analyzer.yaml and no Salt config, says once what the server sees and offers
+   * a starter workspace file guessed from where the top.sls files are.
+   */
+  async offerStarterWorkspaceFile(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (folder === undefined || folder.uri.scheme !== 'file' || this.context.workspaceState.get(STARTER_DISMISSED) === true) return;
+    const saltConfig = vscode.workspace.getConfiguration(SECTION).get<string | null>('saltConfig');
+    if (typeof saltConfig === 'string' && saltConfig.trim() !== '') return;
+    const wsFile = vscode.Uri.joinPath(folder.uri, 'salt-analyzer.yaml');
+    if (await exists(wsFile)) return;
+    const rel = (uri: vscode.Uri) => path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/');
+    const find = async (glob: string, max: number) =>
+      (await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), '**/node_modules/**', max)).map(rel).sort();
+    const tops = await find('**/top.sls', 100);
+    const sls = await find('**/*.sls', 5000);
+    let minions: string[] = [];
+    try {
+      minions = parseMinions(await this.execute(COMMANDS.listMinions, [])).map((m) => m.id);
+    } catch (err) {
+      this.output.appendLine(`${COMMANDS.listMinions} failed: ${errorText(err)}`);
+    }
+    const roots = guessRoots({ tops, sls });
+    const create = 'Create salt-analyzer.yaml';
+    const choice = await vscode.window.showInformationMessage(firstRunMessage({ tops, sls, minions }, roots), create, 'Not Now');
+    if (choice === create) {
+      if (!(await exists(wsFile))) {
+        await vscode.workspace.fs.writeFile(wsFile, Buffer.from(starterWorkspaceFile(roots, minions[0]), 'utf8'));
+      }
+      await vscode.window.showTextDocument(wsFile, { preview: false });
+      // The server reads the workspace file when it starts.
+      await this.guard('Restart Server', () => this.restart());
+    } else if (choice === 'Not Now') {
+      await this.context.workspaceState.update(STARTER_DISMISSED, true);
+    }
   }
 
   private async pickMinion(): Promise<void> {
@@ -200,6 +255,7 @@ class SaltExtension implements vscode.Disposable {
     if (picked === undefined) return;
     await this.execute(COMMANDS.selectMinion, [picked.id]);
     this.selected = picked.id;
+    this.picked = picked.id;
     this.setStatus({ kind: 'running', minion: picked.id });
     this.topDocs.refreshAll();
   }
@@ -295,6 +351,26 @@ class TopExplanationProvider implements vscode.TextDocumentContentProvider {
   refreshAll(): void {
     for (const uri of this.open.values()) this.changed.fire(uri);
   }
+}
+
+const STARTER_DISMISSED = 'salt-analyzer.starterWorkspaceFileDismissed';
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `salt-analyzer --version`'s answer, for the output channel. */
+function binaryVersion(file: string): Promise<string> {
+  return new Promise((resolve) => {
+    execFile(file, ['--version'], { timeout: 10000 }, (err, stdout) => {
+      resolve(err ? `--version failed: ${err.message}` : stdout.trim());
+    });
+  });
 }
 
 function workspaceFolder(scope?: vscode.Uri): string | undefined {

@@ -331,6 +331,24 @@ step('the impact lens counts the minions an unsaved change alters and opens the 
   assert(vim.bo[vim.fn.bufnr('^salt-analyzer://impact$')].filetype == 'markdown', 'not markdown')
 end)
 
+step(':checkhealth salt-analyzer: binary, version, workspace file, Salt config, minion', function()
+  local buf = open('salt/base/top.sls')
+  require('salt-analyzer').reconfigure({ salt_config = 'etc/salt' })
+  vim.cmd('silent checkhealth salt-analyzer')
+  local report = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.api.nvim_set_current_buf(buf)
+  for _, want in ipairs({
+    'binary found: ' .. bin,
+    'version: salt-analyzer ',
+    'workspace file: ' .. root .. '/salt-analyzer.yaml',
+    'Salt config read from the salt_config option: ' .. root .. '/etc/salt/minion',
+    'minion selected: web01.example.com',
+  }) do
+    assert(report:find(want, 1, true), 'no "' .. want .. '" in:\n' .. report)
+  end
+  assert(not report:find('ERROR', 1, true), report)
+end)
+
 for _, c in ipairs(vim.lsp.get_clients()) do
   c:stop()
 end

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 
-import { DiscoveryContext, expandPath, findServer, notFoundMessage, resolvePathSetting, serverExecutable } from '../discovery';
+import { bundledServerPath, DiscoveryContext, expandPath, findServer, notFoundMessage, resolvePathSetting, serverExecutable } from '../discovery';
 
 function ctx(over: Partial<DiscoveryContext> & { files?: string[] } = {}): DiscoveryContext {
   const files = new Set(over.files ?? []);
@@ -12,6 +12,7 @@ function ctx(over: Partial<DiscoveryContext> & { files?: string[] } = {}): Disco
     env: over.env ?? { PATH: '/usr/local/bin:/usr/bin' },
     workspaceFolder: over.workspaceFolder ?? '/work/states',
     home: over.home ?? '/home/ada',
+    extensionPath: over.extensionPath,
     isExecutable: over.isExecutable ?? ((f) => files.has(f)),
   };
 }
@@ -130,4 +131,20 @@ test('the server is spawned with no arguments and no transport (no --stdio)', ()
   assert.deepEqual(exe, { command: '/usr/bin/salt-analyzer', args: [], options: { cwd: '/ws' } });
   assert.equal('transport' in exe, false);
   assert.deepEqual(serverExecutable('/x', undefined).options, {});
+});
+
+test('a platform VSIX: the bundled binary wins over PATH, the setting wins over it', () => {
+  const ext = '/home/ada/.vscode/extensions/salt-analyzer.salt-analyzer-0.1.0-linux-x64';
+  const bundled = `${ext}/server/salt-analyzer`;
+  const files = [bundled, '/usr/bin/salt-analyzer', '/opt/sa/salt-analyzer'];
+  assert.equal(bundledServerPath(ext, 'linux'), bundled);
+  assert.deepEqual(findServer(null, ctx({ extensionPath: ext, files })), { found: true, path: bundled, source: 'bundled' });
+  assert.deepEqual(findServer('/opt/sa/salt-analyzer', ctx({ extensionPath: ext, files })), {
+    found: true,
+    path: '/opt/sa/salt-analyzer',
+    source: 'setting',
+  });
+  // A universal VSIX has no server/ directory: PATH as before.
+  assert.deepEqual(findServer(null, ctx({ extensionPath: '/ext', files })), { found: true, path: '/usr/bin/salt-analyzer', source: 'PATH' });
+  assert.equal(bundledServerPath('C:\\ext', 'win32'), 'C:\\ext\\server\\salt-analyzer.exe');
 });
