@@ -8,7 +8,7 @@
 
 'use strict';
 
-const { spawn } = require('child_process');
+const { execFileSync, spawn } = require('child_process');
 const fs = require('fs');
 const net = require('net');
 const path = require('path');
@@ -86,6 +86,11 @@ write(
   'salt/base/app/init.sls',
   '{%- from tpldir ~ "/map.jinja" import mapdata with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ mapdata.pkg.name }}\n',
 );
+// Its own git repository, HEAD as set up here: what the edits below change is what
+// "Show Impact of Changes" reports (never the repository this test runs in).
+for (const args of [['init', '-q'], ['add', '-A'], ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', 'commit', '-qm', 'base']]) {
+  execFileSync('git', args, { cwd: WS, stdio: 'ignore' });
+}
 // First run: the same states, with no salt-analyzer.yaml and no Salt config.
 const FRESH = path.join(STATE, 'fresh');
 copyTree(path.join(EXAMPLES, 'salt'), path.join(FRESH, 'salt'));
@@ -509,6 +514,18 @@ async function main() {
     await openFile('salt/base/top.sls');
     const [l, c] = findIn('salt/base/top.sls', 'dev:');
     await hoverAt(l, c, { until: await selectedMinion() });
+  });
+
+  await step('Salt: Check Fleet reaches the server and says how many fleet minions it checked', async () => {
+    // This workspace has no `fleet:`: the server answers that it checked none.
+    await palette('Salt: Check Fleet');
+    await waitFor('the Check Fleet message', async () => /checked 0 fleet minions, 0 findings/.test(await notifications()), 30000);
+  });
+
+  await step('Salt: Show Impact of Changes opens the report of the edits against HEAD in a preview', async () => {
+    // The edits of the steps above (the duplicate-ID fix, the completed state) differ from HEAD.
+    await palette('Salt: Show Impact of Changes');
+    await waitFor('the impact report preview', async () => /^Preview/.test((await activeTabTitle()) || ''), 60000);
   });
 
   await step('the server is restarted after it is killed, and diagnostics come back', async () => {
