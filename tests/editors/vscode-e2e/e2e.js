@@ -526,6 +526,11 @@ async function main() {
     // The edits of the steps above (the duplicate-ID fix, the completed state) differ from HEAD.
     await palette('Salt: Show Impact of Changes');
     await waitFor('the impact report preview', async () => /^Preview/.test((await activeTabTitle()) || ''), 60000);
+    // The preview's webview keeps the keyboard: give it back to a text editor (its tab) so the
+    // steps after this one can type into Quick Open.
+    await page.locator('.tabs-container .tab', { hasText: 'top.sls' }).first().click();
+    await waitFor('a text editor to be active again', async () => (await activeTabTitle()) === 'top.sls', 10000);
+    await sleep(300);
   });
 
   await step('the server is restarted after it is killed, and diagnostics come back', async () => {
