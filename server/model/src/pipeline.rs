@@ -11,10 +11,10 @@ use std::sync::Arc;
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::pillar::{self, Pillar, PillarMinion};
-use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::memo::RenderMemo;
 use crate::render::probe::Probe;
+use crate::render::salt_fns::Matcher;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
@@ -674,7 +674,7 @@ fn template_matcher(minion: &Minion) -> Matcher {
 /// same recorder (so the layer files it reads are among the compile's reads), once per
 /// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
 /// a setup without `map.data` (Salt would recurse without end).
-fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::functions::MapDataFn {
+fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::salt_fns::MapDataFn {
     type Cached = (Result<(serde_json::Value, Vec<String>), String>, Reads);
     let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
     Arc::new(move |tpldir: &str| {
@@ -1624,7 +1624,7 @@ again: {{ salt['map.data'](tpldir).port }}
     fn match_filter_by_in_a_template_asks_this_minions_matchers() {
         // Salt 3008.4 printed MATCHED for this template rendered by salt.utils.templates.JINJA
         // with minion_mods over minion_config(None) (file_client local, id m1) and these grains
-        // and pillar (see render/functions.rs tests).
+        // and pillar (see render/salt_fns/tests.rs).
         const TEMPLATE: &str = r#"{%- set J = salt['slsutil.serialize'] -%}
 1 {{ salt['match.filter_by']({'m1': 'me', '*': 'all'}) }}
 2 {{ salt['match.filter_by']({'web*': 'web', '*': 'all'}) }}

@@ -14,7 +14,7 @@ use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::{at_mut, locate, traverse_dict_and_list, Step};
 use crate::py::dictupdate;
-use crate::render::functions::{config_locate, config_merged, ConfigSource};
+use crate::render::config_lookup::{config_locate, config_merged, ConfigSource};
 use crate::render::jinja::JinjaSetup;
 use crate::value::{Loc, Val, V};
 use crate::workspace::reads;
@@ -424,7 +424,7 @@ impl Stack {
                     Some((ConfigSource::Pillar, p)) => Some((Which::Pillar, p)),
                     Some((ConfigSource::Master, p)) => Some((Which::Master, p)),
                     Some((ConfigSource::Defaults, p)) => {
-                        let defaults = crate::render::functions::config_source(&env.opts, &env.grains, &env.pillar, ConfigSource::Defaults, &p);
+                        let defaults = crate::render::config_lookup::config_source(&env.opts, &env.grains, &env.pillar, ConfigSource::Defaults, &p);
                         return Ok(
                             defaults.map(|v| if jinja { Fetched { values: v, strategy: None, merge_lists: None, home: None } } else { pop_meta(v, None) })
                         );

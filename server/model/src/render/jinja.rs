@@ -1,6 +1,6 @@
 //! Rendering the Jinja layer of SLS and top files as Salt's `jinja` renderer does, sandboxed:
 //! grains, pillar and opts from the minion profile, the `salt` object whose functions
-//! `render::functions` answers (read-only ones from the profile, host-touching ones an inert
+//! `render::salt_fns` answers (read-only ones from the profile, host-touching ones an inert
 //! empty value plus a hint: we never execute a Salt module), imports resolved through the file
 //! roots, and a fuel limit.
 
@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
-use crate::render::functions::{self, MapDataFn, Matcher};
+use crate::render::salt_fns::{self, MapDataFn, Matcher};
 use crate::render::{mutable, tags};
 
 /// What a template sees.
@@ -38,7 +38,7 @@ pub struct JinjaContext {
     /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
     pub extra: Vec<(String, serde_json::Value)>,
     /// The profile's pinned answers for host-dependent functions, by function and first
-    /// argument (see `functions::pinned`).
+    /// argument (see `salt_fns::pinned`).
     pub functions: serde_json::Value,
 }
 
@@ -803,7 +803,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 
 impl SaltFunctions {
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
-        functions::call(&self.ctx, &self.hints, name, args)
+        salt_fns::call(&self.ctx, &self.hints, name, args)
     }
 }
 
