@@ -467,7 +467,9 @@ impl Render<'_> {
     }
 
     /// `Pillar.render_pstate(sls, saltenv, mods, defaults)`: the SLS rendered, its includes
-    /// rendered and merged under it, and the errors Salt collects on the way.
+    /// rendered and merged under it, and the errors Salt collects on the way. Over 150 lines
+    /// because it mirrors `render_pstate` in `salt/pillar/__init__.py` step for step (its locals
+    /// keep their values from item to item, as Python's do).
     fn render_pstate(
         &mut self,
         sls: &str,
