@@ -369,7 +369,7 @@ fn fleet_run(
     };
     let scope = scope(&ws);
     let roots = Arc::new(FileRoots::scan(disk(), &ws.opts.served_roots()));
-    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(disk()), model::pipeline::Memo::sharing_parses());
+    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(disk()), model::pipeline::Memo::sharing());
     let work = |w: &Who| {
         let req = Request { minion: w.clone(), saltenv: saltenv.map(str::to_string), scope: scope.clone() };
         let compiled = model::pipeline::compile_with(fs.clone(), &ws, &roots, &req, &memo);
@@ -957,7 +957,8 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
-        ctx.memo.parses = model::pipeline::Memo::sharing_parses().parses;
+        let sharing = model::pipeline::Memo::sharing();
+        (ctx.memo.parses, ctx.memo.compiles) = (sharing.parses, sharing.compiles);
     }
     let mut result = model::check::check_with(disk(), &ws, &ctx);
     // A remote with no local copy is one finding; the other remotes are analysed.

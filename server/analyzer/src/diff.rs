@@ -82,7 +82,7 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<
     }
     let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(fs, served.mounts));
     let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots()));
-    Ok(impact::Tree { fs, ws, roots })
+    Ok(impact::Tree::new(fs, ws, roots))
 }
 
 /// The minions to compare: those asked for (profiles, else fleet minions), else every profile

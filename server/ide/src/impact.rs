@@ -70,8 +70,8 @@ pub(crate) fn report(analysis: &Analysis, base: &ImpactBase) -> Cancellable<Arc<
     // The base's gitfs remotes, as its configuration names them, mounted over it.
     let served = salt_gitfs::serve::serve_gitfs(&mut ws);
     let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(base.fs.clone(), served.mounts));
-    let before = Tree { roots: Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots())), fs, ws };
-    let after = Tree { fs: Arc::new(snap.files.fork()), ws: world.ws.clone(), roots: world.ctx.roots.clone() };
+    let before = Tree::new(fs.clone(), ws.clone(), Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots())));
+    let after = Tree::new(Arc::new(snap.files.fork()), world.ws.clone(), world.ctx.roots.clone());
     let who: Vec<Who> = if world.ws.profiles.is_empty() { vec![Who::Default] } else { world.ws.profiles.keys().map(|p| Who::Profile(p.clone())).collect() };
     let rel = |p: &Path| world.rel(p);
     let diffs = impact::compare(&before, &after, &who, &rel);

@@ -22,12 +22,13 @@ use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{self, LowState};
 use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
-use crate::targeting::matchers::{self, subdict};
+use crate::targeting::matchers;
 use crate::targeting::top::{compile_top, TopResult};
 use crate::targeting::Matches;
 use crate::value::{Loc, Val};
 use crate::workspace::config::ConfigError;
 use crate::workspace::config::Opts;
+use crate::workspace::facts::{Answers, FactLog, Facts, MatchQuestion, Shared};
 use crate::workspace::minion::{self, Minion};
 use crate::workspace::reads::{self, Reads, Recorder};
 use crate::workspace::roots::{sls_name_of, FileRoots};
@@ -170,6 +171,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         Who::Fleet(m) => Ok(crate::workspace::fleet::minion(ws, m)),
     };
     let (mut top, mut low, mut rendered, mut mapdata, mut pillar, mut managed) = (None, None, None, None, None, None);
+    // What this compile asked of its minion, when the memo shares compiles.
+    let mut shared_by = None;
     if let Ok(minion) = &mut minion {
         let opts = request_opts(ws, req);
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
@@ -181,8 +184,19 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         }
         pillar = Some(computed);
         let minion = &*minion;
-        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo);
-        let ctx = minion.context();
+        // A compile another minion of the run made, when this one answers everything it
+        // asked the same way.
+        let log = memo.compiles.as_ref().filter(|_| SharedCompile::shares(&req.scope)).map(|_| FactLog::new());
+        if let (Some(shared), Some(_)) = (&memo.compiles, &log) {
+            if let Some(hit) = SharedCompile::find(shared, minion, &opts, req, &files) {
+                return hit.for_minion(Ok(minion.clone()), pillar, roots);
+            }
+        }
+        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, log.as_ref());
+        let ctx = minion.context().recording(log.as_deref(), true);
+        if let Some(log) = &log {
+            shared_by = Some((log.clone(), files.len()));
+        }
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
             Scope::Highstate => {
@@ -207,7 +221,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     let read_outside_renders = recorder.read_outside_parts();
-    Compiled {
+    let compiled = Compiled {
         minion,
         top,
         low,
@@ -221,6 +235,83 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         patch_facts: Default::default(),
         roots: roots.clone(),
         serial: next_serial(),
+    };
+    if let (Some(shared), Some((log, pillar_files))) = (&memo.compiles, shared_by) {
+        shared.put(log.facts(), Arc::new(SharedCompile::of(&compiled, req, pillar_files)));
+    }
+    compiled
+}
+
+/// A compile kept for the other minions of a run ([`Memo::sharing`]) that answer every
+/// question it asked of its minion ([`crate::workspace::facts`]) the same way: what it made,
+/// without the minion and its pillar, which each minion has of its own.
+pub struct SharedCompile {
+    scope: Scope,
+    saltenv: Option<String>,
+    /// The files the pillar put in the table first: another minion's pillar must have put the
+    /// same there, so that the locations in what is kept point into its table too.
+    pillar_files: Vec<PathBuf>,
+    top: Option<TopResult>,
+    low: Option<LowState>,
+    managed: Option<Vec<crate::state::managed::ManagedFile>>,
+    files: FileTable,
+    reads: Reads,
+    read_outside_renders: std::collections::HashSet<PathBuf>,
+}
+
+impl SharedCompile {
+    /// Whether compiles of `scope` are kept for other minions: those of a fleet run (a top, a
+    /// highstate, named SLS), not the one-file answers an editor asks for.
+    fn shares(scope: &Scope) -> bool {
+        matches!(scope, Scope::Top | Scope::Highstate | Scope::Impact | Scope::Sls { .. })
+    }
+
+    fn of(c: &Compiled, req: &Request, pillar_files: usize) -> SharedCompile {
+        SharedCompile {
+            scope: req.scope.clone(),
+            saltenv: req.saltenv.clone(),
+            pillar_files: (0..pillar_files).map(|i| c.files.path(i as crate::value::FileId).to_path_buf()).collect(),
+            top: c.top.clone(),
+            low: c.low.clone(),
+            managed: c.managed.clone(),
+            files: c.files.clone(),
+            reads: c.reads.clone(),
+            read_outside_renders: c.read_outside_renders.clone(),
+        }
+    }
+
+    /// The kept compile `minion` (whose pillar put `files` in the table) would make.
+    fn find(shared: &Shared<SharedCompile>, minion: &Minion, opts: &Opts, req: &Request, files: &FileTable) -> Option<Arc<SharedCompile>> {
+        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let ctx = minion.context();
+        let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
+        let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
+        let fits = |s: &SharedCompile| {
+            s.scope == req.scope
+                && s.saltenv == req.saltenv
+                && s.pillar_files.len() == files.len()
+                && s.pillar_files.iter().enumerate().all(|(i, p)| files.path(i as crate::value::FileId) == p.as_path())
+        };
+        shared.find(&answers, fits)
+    }
+
+    /// The compile of `minion` with `pillar`.
+    fn for_minion(&self, minion: Result<Minion, ConfigError>, pillar: Option<Pillar>, roots: &Arc<FileRoots>) -> Compiled {
+        Compiled {
+            minion,
+            top: self.top.clone(),
+            low: self.low.clone(),
+            rendered: None,
+            mapdata: None,
+            managed: self.managed.clone(),
+            pillar,
+            files: self.files.clone(),
+            reads: self.reads.clone(),
+            read_outside_renders: self.read_outside_renders.clone(),
+            patch_facts: Default::default(),
+            roots: roots.clone(),
+            serial: next_serial(),
+        }
     }
 }
 
@@ -298,14 +389,22 @@ fn request_opts(ws: &Workspace, req: &Request) -> Opts {
 
 /// The Jinja setup templates of `minion` render with, loading and reading through `recorder`,
 /// keeping renders where `memo` does.
-fn jinja_setup(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, roots: &Arc<FileRoots>, minion: &Minion, opts: &Opts, memo: &Memo) -> JinjaSetup {
+fn jinja_setup(
+    recorder: &Arc<Recorder<Arc<dyn Vfs>>>,
+    roots: &Arc<FileRoots>,
+    minion: &Minion,
+    opts: &Opts,
+    memo: &Memo,
+    log: Option<&Arc<FactLog>>,
+) -> JinjaSetup {
     let jinja = {
         let (fs, roots) = (recorder.clone(), roots.clone());
         JinjaSetup::new(minion, opts, move |env, rel| {
             let path = reads::find_file(&*fs, &roots, env, rel)?;
             fs.read(&path).ok()
         })
-        .with_matcher(template_matcher(minion))
+        .with_matcher(template_matcher(minion, log.cloned()))
+        .recording(log)
     };
     let mut jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
     if let Some(renders) = &memo.renders {
@@ -390,7 +489,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     }
     let opts = request_opts(ws, req);
     let recorder = Arc::new(Recorder::new(fs.clone()));
-    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo);
+    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, None);
     let mut files = old.files.clone();
     let mut edits = Vec::new();
     for c in changed {
@@ -539,21 +638,16 @@ fn minion_pillar(
     if opts.pillar_roots.is_empty() && opts.raw.get("ext_pillar").is_none_or(serde_json::Value::is_null) {
         return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
     }
-    // Everything the pillar depends on besides the files it reads.
-    let key = serde_json::json!([
-        opts.raw,
-        format!("{:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv),
-        minion.id,
-        minion.grains,
-        minion.pillar,
-        minion.nodegroups
-    ])
-    .to_string();
+    // Everything the pillar depends on besides the files it reads and what it asks of the
+    // minion (its id and grains: the facts a kept pillar is checked on).
+    let key = serde_json::json!([opts.raw, format!("{:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv), minion.pillar, minion.nodegroups])
+        .to_string();
     if files.is_empty() {
-        if let Some(hit) = memo.get(&key, &**recorder, files) {
+        if let Some(hit) = memo.get(&key, minion, opts, &**recorder, files) {
             return hit;
         }
     }
+    let log = FactLog::new();
     let inner: Arc<Recorder<Arc<dyn Vfs>>> = Arc::new(Recorder::new(recorder.clone() as Arc<dyn Vfs>));
     let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(inner.clone()));
     let roots = Arc::new(FileRoots::scan(&*fs, &opts.pillar_roots));
@@ -563,15 +657,29 @@ fn minion_pillar(
             let path = roots.find_file(env, rel)?;
             fs.read(&path).ok()
         })
-        .with_matcher(template_matcher(minion))
+        .with_matcher(template_matcher(minion, Some(log.clone())))
+        .recording(Some(&log))
     };
-    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: Some(&log) };
     let was_empty = files.is_empty();
     let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
+    drop(jinja);
     if was_empty {
-        memo.put(key, inner.reads(), &computed, files);
+        memo.put(key, log.facts(), inner.reads(), &computed, files);
     }
     computed
+}
+
+/// What another minion answers to the questions a compile asked of its minion: its id,
+/// grains, pillar (`pillar`: the one the compile saw) and options, and what the matchers say
+/// of it.
+fn answers_of<'a>(
+    minion: &'a Minion,
+    pillar: &'a serde_json::Value,
+    template_opts: &'a serde_json::Value,
+    matcher: &'a dyn Fn(&MatchQuestion) -> u64,
+) -> Answers<'a> {
+    Answers::new(&minion.id, &minion.grains, pillar, template_opts, matcher)
 }
 
 /// What compiles keep for the compiles after them, owned by the caller (`check` one per run,
@@ -591,20 +699,27 @@ fn minion_pillar(
 pub struct Memo {
     pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
     pub renders: Option<RenderMemo>,
-    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing_parses`]: a
+    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing`]: a
     /// fleet's compiles, which keep no renders).
     pub parses: Option<crate::render::memo::ParseMemo>,
+    /// Compiles shared by the minions of a run that answer the same questions the same way
+    /// ([`Memo::sharing`]).
+    pub compiles: Option<Arc<Shared<SharedCompile>>>,
 }
 
+#[derive(Clone)]
 struct PillarMemo {
     key: String,
+    /// What the pillar asked of its minion.
+    facts: Arc<Facts>,
     reads: Reads,
     pillar: Pillar,
     files: Vec<(PathBuf, Arc<str>)>,
 }
 
-/// How many pillars the memo keeps (a few minions of a workspace).
-const KEEP_PILLARS: usize = 8;
+/// How many pillars the memo keeps: a fleet's kinds of minion (a pillar asks a few of its
+/// minion's grains), a few minions of a workspace.
+const KEEP_PILLARS: usize = 256;
 
 impl Memo {
     /// A memo that keeps rendered files too.
@@ -612,10 +727,19 @@ impl Memo {
         Memo { renders: Some(RenderMemo::default()), ..Memo::default() }
     }
 
-    /// A memo whose compiles share the parses of plain SLS files: a run over many minions
-    /// (a fleet) parses each plain file once, not once per minion.
-    pub fn sharing_parses() -> Memo {
-        Memo { parses: Some(Default::default()), ..Memo::default() }
+    /// A memo for a run over many minions of one tree (a fleet, the profiles `diff`
+    /// compares): plain files are parsed once, and a minion that answers every question
+    /// another's compile asked of its minion (its grains, pillar and options keys, what the
+    /// matchers said of it: not its id or addresses when nothing read them) gets that
+    /// compile. Only a run's compiles of one tree may share (a memo does not check files);
+    /// a shared top's match explanations are worded for the minion it was compiled for.
+    pub fn sharing() -> Memo {
+        Memo { parses: Some(Default::default()), compiles: Some(Default::default()), ..Memo::default() }
+    }
+
+    /// How many compiles the memo keeps for other minions.
+    pub fn shared_compiles(&self) -> usize {
+        self.compiles.as_ref().map_or(0, |s| s.len())
     }
 
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
@@ -626,12 +750,19 @@ impl Memo {
         }
     }
 
-    fn get(&self, key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
-        let (reads, pillar, texts) = {
-            let memo = self.pillars.lock().ok()?;
-            let m = memo.iter().find(|m| m.key == key)?;
-            (m.reads.clone(), m.pillar.clone(), m.files.clone())
-        };
+    /// A kept pillar computed with the same options for a minion that asked the same of
+    /// `minion`, whose files are unchanged (added to `files`, empty, in the order the compile
+    /// added them).
+    fn get(&self, key: &str, minion: &Minion, opts: &Opts, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
+        let kept: Vec<PillarMemo> = self.pillars.lock().ok()?.iter().filter(|m| m.key == key).cloned().collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let ctx = minion.context();
+        let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
+        let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
+        let PillarMemo { reads, pillar, files: texts, .. } = kept.into_iter().find(|m| m.facts.hold(&answers))?;
         if !reads.files_unchanged(fs) {
             return None;
         }
@@ -643,11 +774,10 @@ impl Memo {
         Some(pillar)
     }
 
-    fn put(&self, key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
+    fn put(&self, key: String, facts: Facts, reads: Reads, pillar: &Pillar, files: &FileTable) {
         let texts = (0..files.len()).map(|i| (files.path(i as crate::value::FileId).to_path_buf(), Arc::from(files.text(i as crate::value::FileId)))).collect();
         if let Ok(mut memo) = self.pillars.lock() {
-            memo.retain(|m| m.key != key);
-            memo.insert(0, PillarMemo { key, reads, pillar: pillar.clone(), files: texts });
+            memo.insert(0, PillarMemo { key, facts: Arc::new(facts), reads, pillar: pillar.clone(), files: texts });
             memo.truncate(KEEP_PILLARS);
         }
     }
@@ -656,17 +786,10 @@ impl Memo {
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
 /// `<matcher>_match.match(tgt, opts=__opts__, minion_id=...)` (or `delimiter=...`) for this
 /// minion, with `minion_id` standing in for its id where the matcher takes one.
-fn template_matcher(minion: &Minion) -> Matcher {
+fn template_matcher(minion: &Minion, log: Option<Arc<FactLog>>) -> Matcher {
     let minion = minion.clone();
     Arc::new(move |matcher: &str, tgt: &str, minion_id: Option<&str>, delimiter: Option<&str>| {
-        let mut ctx = minion.context();
-        if let Some(id) = minion_id {
-            ctx.minion_id = id;
-        }
-        match subdict::Kind::from_matcher(matcher) {
-            Some(kind) => subdict::matches(&ctx, kind, tgt, delimiter).matched,
-            None => matchers::matches_str(&ctx, matcher, tgt).matched,
-        }
+        matchers::answer_recorded(&minion.context().recording(log.as_deref(), true), matcher, tgt, minion_id, delimiter)
     })
 }
 

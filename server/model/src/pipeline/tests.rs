@@ -798,3 +798,100 @@ fn match_filter_by_in_a_template_asks_this_minions_matchers() {
     let text = c.rendered.map(|r| r.text);
     assert_eq!(text.as_ref().map(|t| t.as_ref().map(|t| t.as_deref())), Some(Ok(Some(MATCHED))), "{text:?}");
 }
+
+/// A fleet in small: minions that differ in their ids and addresses only, or in what the
+/// tree reads (the role, the OS), and one state that reads the id itself.
+const FLEET: &str = "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+pillar_roots: {base: [pillar]}
+minions:
+  web01: {grains: {role: web, os_family: Debian, fqdn: web01.example.com, ipv4: [10.0.0.1]}}
+  web02: {grains: {role: web, os_family: Debian, fqdn: web02.example.com, ipv4: [10.0.0.2]}}
+  web03: {grains: {role: web, os_family: RedHat, fqdn: web03.example.com, ipv4: [10.0.0.3]}}
+  db01: {grains: {role: db, os_family: Debian, fqdn: db01.example.com, ipv4: [10.0.1.1]}}
+  db02: {grains: {role: db, os_family: Debian, fqdn: db02.example.com, ipv4: [10.0.1.2]}}
+  mon01: {grains: {role: mon, os_family: Debian, fqdn: mon01.example.com, ipv4: [10.0.2.1]}}
+  mon02: {grains: {role: mon, os_family: Debian, fqdn: mon02.example.com, ipv4: [10.0.2.2]}}
+#- pillar/top.sls
+base:
+  '*': [common]
+  'G@role:db': [db]
+#- pillar/common.sls
+ntp: {server: {{ 'ntp-' ~ grains['os_family']|lower }}}
+#- pillar/db.sls
+db: {port: 5432}
+#- base/top.sls
+base:
+  '*': [common]
+  'web*': [web]
+  'G@role:db': [db]
+  'mon*':
+    - match: glob
+    - mon
+#- base/common.sls
+{% set pkgs = {'Debian': 'chrony', 'RedHat': 'chronyd'} %}
+ntp: {pkg.installed: [{name: {{ salt['grains.filter_by'](pkgs, grain='os_family') }}}], file.managed: [{name: /etc/ntp.conf, contents: {{ pillar['ntp']['server'] }}}]}
+#- base/web.sls
+nginx:
+  pkg.installed: []
+{% if salt['match.glob']('web0[12]') %}
+front: test.nop
+{% endif %}
+#- base/db.sls
+postgres: {service.running: [{port: {{ salt['pillar.get']('db:port') }}}, {name: {{ salt['config.get']('os_family') }}}]}
+#- base/mon.sls
+agent: {file.managed: [{name: /etc/agent.conf, contents: 'host={{ grains['fqdn'] }}'}]}
+";
+
+/// What a minion's compile shows: its top, its chunks, its errors.
+fn shown(c: &Compiled) -> String {
+    let top = c.top.as_ref().map(|t| t.show_top_json().to_string()).unwrap_or_default();
+    let low = c.low.as_ref().map(|l| (l.chunks_json().to_string(), format!("{:?}", l.show_errors)));
+    format!("{top} {low:?} {:?}", c.pillar.as_ref().map(|p| p.pillar.to_string()))
+}
+
+#[test]
+fn minions_that_read_the_same_share_one_compile_and_get_what_their_own_would_give() {
+    let mem = MemFs::from_fixture(FLEET);
+    let (ws, roots) = setup(&mem);
+    let fs: Arc<dyn Vfs> = Arc::new(mem);
+    let ids = ["web01", "web02", "web03", "db01", "db02", "mon01", "mon02"];
+    let shared = Memo::sharing();
+    for id in ids {
+        for scope in [Scope::Highstate, Scope::Top] {
+            let req = Request::new(Some(id), scope.clone());
+            let alone = compile(fs.clone(), &ws, &roots, &req);
+            let with = compile_with(fs.clone(), &ws, &roots, &req, &shared);
+            assert_eq!(shown(&with), shown(&alone), "{id} {scope:?}");
+            assert_eq!(with.minion.as_ref().map(|m| m.id.as_str()).ok(), Some(id));
+        }
+    }
+    // web01 and web02 share (web03 has another OS, and web0[12] is asked by a template);
+    // db01 and db02 share; each mon reads its fqdn: 5 highstates kept. The tops: web01/02
+    // and web03 differ in nothing the top asked, db and mon each one: 3.
+    assert_eq!(shared.shared_compiles(), 5 + 3);
+}
+
+#[test]
+fn a_compile_that_reads_the_minion_id_is_not_shared() {
+    let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+minions:
+  a1: {grains: {role: x}}
+  a2: {grains: {role: x}}
+#- base/top.sls
+base:
+  '*': [s]
+#- base/s.sls
+{{ grains['id'] }}: test.nop
+";
+    let mem = MemFs::from_fixture(tree);
+    let (ws, roots) = setup(&mem);
+    let fs: Arc<dyn Vfs> = Arc::new(mem);
+    let shared = Memo::sharing();
+    let one = compile_with(fs.clone(), &ws, &roots, &Request::new(Some("a1"), Scope::Highstate), &shared);
+    let two = compile_with(fs.clone(), &ws, &roots, &Request::new(Some("a2"), Scope::Highstate), &shared);
+    assert_eq!((ids(&one), ids(&two)), (vec!["a1".to_string()], vec!["a2".to_string()]));
+}

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::py::data::{at, locate, Step};
 use crate::py::dictupdate::{self, MergeError};
+use crate::workspace::facts::Data;
 
 /// Salt's marker for "not found" in `config.get`: a value equal to it is not found either.
 pub(crate) const CONFIG_MISSING: &str = "_|-";
@@ -26,7 +27,7 @@ pub enum ConfigSource {
 /// opts, grains, pillar, `pillar['master']` (each unless `omit`, in that order) and `DEFAULTS`
 /// that has the key, and the path to it there. Python returns that object itself, so a caller
 /// that changes the value changes the source.
-pub fn config_locate(opts: &Value, grains: &Value, pillar: &Value, key: &str, delim: &str, omit: [bool; 4]) -> Option<(ConfigSource, Vec<Step>)> {
+pub fn config_locate(opts: &Data, grains: &Data, pillar: &Data, key: &str, delim: &str, omit: [bool; 4]) -> Option<(ConfigSource, Vec<Step>)> {
     let defaults = config_defaults();
     let sources = [ConfigSource::Opts, ConfigSource::Grains, ConfigSource::Pillar, ConfigSource::Master, ConfigSource::Defaults];
     for (i, source) in sources.into_iter().enumerate() {
@@ -34,10 +35,11 @@ pub fn config_locate(opts: &Value, grains: &Value, pillar: &Value, key: &str, de
             continue;
         }
         let empty = Value::Object(Map::new());
+        // Each source looked in is read at the key's first part.
         let data = match source {
-            ConfigSource::Opts => opts,
-            ConfigSource::Grains => grains,
-            ConfigSource::Pillar => pillar,
+            ConfigSource::Opts => opts.traversed(key, delim),
+            ConfigSource::Grains => grains.traversed(key, delim),
+            ConfigSource::Pillar => pillar.traversed(key, delim),
             ConfigSource::Master => pillar.get("master").unwrap_or(&empty),
             ConfigSource::Defaults => &defaults,
         };
@@ -51,11 +53,15 @@ pub fn config_locate(opts: &Value, grains: &Value, pillar: &Value, key: &str, de
 }
 
 /// The value [`config_locate`] found.
-pub fn config_source(opts: &Value, grains: &Value, pillar: &Value, source: ConfigSource, path: &[Step]) -> Option<Value> {
+pub fn config_source(opts: &Data, grains: &Data, pillar: &Data, source: ConfigSource, path: &[Step]) -> Option<Value> {
+    let first = match path.first() {
+        Some(Step::Key(k)) => Some(k.as_str()),
+        _ => None,
+    };
     let data = match source {
-        ConfigSource::Opts => opts,
-        ConfigSource::Grains => grains,
-        ConfigSource::Pillar => pillar,
+        ConfigSource::Opts => opts.first_step(first),
+        ConfigSource::Grains => grains.first_step(first),
+        ConfigSource::Pillar => pillar.first_step(first),
         ConfigSource::Master => pillar.get("master")?,
         ConfigSource::Defaults => return at(&config_defaults(), path).cloned(),
     };
@@ -67,12 +73,12 @@ pub fn config_source(opts: &Value, grains: &Value, pillar: &Value, source: Confi
 /// or `overwrite`; anything else is `recurse`, which Salt logs). `merge_lists` is the
 /// `pillar_merge_lists` of the master configuration at `/etc/salt/master`, which a sandbox
 /// does not read: false, the default.
-pub fn config_merged(opts: &Value, grains: &Value, pillar: &Value, merge: &str) -> Result<Value, MergeError> {
+pub fn config_merged(opts: &Data, grains: &Data, pillar: &Data, merge: &str) -> Result<Value, MergeError> {
     let strategy = if merge == "recurse" || merge == "overwrite" { merge } else { "recurse" };
     let empty = Value::Object(Map::new());
     let master = pillar.get("master").unwrap_or(&empty);
     let mut data = config_defaults();
-    for layer in [master, pillar, grains, opts] {
+    for layer in [master, pillar.whole(), grains.whole(), opts.whole()] {
         data = dictupdate::merge(&mut data, layer, strategy, "yaml", false)?;
     }
     Ok(data)

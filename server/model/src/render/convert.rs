@@ -56,7 +56,7 @@ pub fn key_text(k: &JValue) -> String {
 
 /// `copy.deepcopy`: new dicts and lists all the way down, keys kept as they are.
 pub fn deepcopy(v: &JValue) -> JValue {
-    if let Some(d) = v.downcast_object::<MDict>() {
+    if let Some(d) = mutable::dict_of(v) {
         let map = d.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
         return JValue::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect()), d.1));
     }

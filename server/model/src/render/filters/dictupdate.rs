@@ -30,7 +30,7 @@ fn dict_key_value(op: &str, d: Value, keys: &str, value: Value, delimiter: &str)
     use crate::render::mutable::{mutable, MDict, MList};
     let lock = |m: &MDict| m.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
     let root = mutable(d);
-    let Some(mut dict) = root.downcast_object::<MDict>() else {
+    let Some(mut dict) = crate::render::mutable::dict_of(&root) else {
         return Err(invalid(format!("'{}' object does not support item assignment", py_type(&root))));
     };
     let (path, last) = match keys.rsplit_once(delimiter).filter(|_| !delimiter.is_empty()) {

@@ -10,9 +10,9 @@ use crate::render::jinja::{render, JinjaContext};
 
 fn run(src: &str) -> String {
     let ctx = JinjaContext {
-        grains: serde_json::json!({"os": "Debian"}),
-        pillar: serde_json::json!({}),
-        opts: serde_json::json!({}),
+        grains: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Grains, serde_json::json!({"os": "Debian"})),
+        pillar: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, serde_json::json!({})),
+        opts: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Opts, serde_json::json!({})),
         saltenv: "base".into(),
         sls: "web.tls".into(),
         tplfile: "web/tls.sls".into(),
@@ -411,9 +411,9 @@ fn errors_carry_pythons_words() {
 #[test]
 fn host_filters_are_inert_with_a_hint() {
     let ctx = JinjaContext {
-        grains: serde_json::json!({}),
-        pillar: serde_json::json!({}),
-        opts: serde_json::json!({}),
+        grains: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Grains, serde_json::json!({})),
+        pillar: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, serde_json::json!({})),
+        opts: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Opts, serde_json::json!({})),
         saltenv: "base".into(),
         sls: String::new(),
         tplfile: "top.sls".into(),

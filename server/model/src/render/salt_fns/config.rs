@@ -91,18 +91,26 @@ impl Functions<'_> {
         let ctx = self.ctx;
         let defaults = config_defaults();
         let empty = Value::Object(Map::new());
-        let master = ctx.pillar.get("master").unwrap_or(&empty);
         if !wildcard {
-            let sources = [(omit_opts, &ctx.opts), (omit_grains, &ctx.grains), (omit_pillar, &ctx.pillar), (omit_master, master), (false, &defaults)];
-            for (omit, data) in sources {
-                if let Some(v) = data.get(&value).filter(|_| !omit) {
+            // Each source looked in is read at the key.
+            for (i, omit) in [omit_opts, omit_grains, omit_pillar, omit_master, false].into_iter().enumerate() {
+                let found = match (omit, i) {
+                    (true, _) => None,
+                    (_, 0) => ctx.opts.get(&value),
+                    (_, 1) => ctx.grains.get(&value),
+                    (_, 2) => ctx.pillar.get(&value),
+                    (_, 3) => ctx.pillar.get("master").and_then(|m| m.get(&value)),
+                    _ => defaults.get(&value),
+                };
+                if let Some(v) = found {
                     return Ok(from_json(v));
                 }
             }
             return Ok(default);
         }
+        let master = ctx.pillar.get("master").unwrap_or(&empty);
         let mut ret = Map::new();
-        for (omit, data) in [(omit_master, master), (omit_pillar, &ctx.pillar), (omit_grains, &ctx.grains), (omit_opts, &ctx.opts)] {
+        for (omit, data) in [(omit_master, master), (omit_pillar, ctx.pillar.whole()), (omit_grains, ctx.grains.whole()), (omit_opts, ctx.opts.whole())] {
             if let (false, Some(m)) = (omit, data.as_object()) {
                 for (k, v) in m.iter().filter(|(k, _)| fnmatch::fnmatch(k, &value)) {
                     ret.insert(k.clone(), v.clone());

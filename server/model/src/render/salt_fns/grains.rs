@@ -20,23 +20,24 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
         "grains.filter_by" => {
             let b = a(&Sig::new("filter_by", &["lookup_dict", "grain", "merge", "default", "base"], 1))?;
             let grain = b.str_or(1, "os_family")?;
-            f.filter_by(b.req(0), &grain, ctx.grains.clone(), b.opt(2), b.get(3).unwrap_or_else(|| JValue::from("default")), b.opt(4))
+            f.filter_by(b.req(0), &grain, ctx.grains.traversed(&grain, DELIM).clone(), b.opt(2), b.get(3).unwrap_or_else(|| JValue::from("default")), b.opt(4))
         }
         "grains.get" => {
             let b = a(&Sig::new("get", &["key", "default", "delimiter", "ordered"], 1))?;
             let (key, delim) = (b.key(0)?, b.str_or(2, DELIM)?);
-            Ok(match traverse(&ctx.grains, &key, &delim)? {
+            Ok(match traverse(ctx.grains.traversed(&key, &delim), &key, &delim)? {
                 Some(v) => from_json(v),
                 None => b.get(1).unwrap_or_else(|| JValue::from("")),
             })
         }
         "grains.has_value" => {
             let b = a(&Sig::new("has_value", &["key"], 1))?;
-            Ok(JValue::from(traverse(&ctx.grains, &b.key(0)?, DELIM)?.is_some()))
+            let key = b.key(0)?;
+            Ok(JValue::from(traverse(ctx.grains.traversed(&key, DELIM), &key, DELIM)?.is_some()))
         }
         "grains.items" => {
             let b = a(&Sig::new("items", &["sanitize"], 0))?;
-            Ok(from_json(&sanitized(&ctx.grains, b.truthy(0))))
+            Ok(from_json(&sanitized(ctx.grains.whole(), b.truthy(0))))
         }
         "grains.item" => {
             let b = a(&Sig::new("item", &[], 0).star_args().star_kwargs())?;
@@ -45,7 +46,7 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
             let mut ret = Map::new();
             for key in &b.star {
                 let key = key_arg(key)?;
-                let v = traverse(&ctx.grains, &key, &delim)?.cloned().unwrap_or_else(|| to_json(&default));
+                let v = traverse(ctx.grains.traversed(&key, &delim), &key, &delim)?.cloned().unwrap_or_else(|| to_json(&default));
                 ret.insert(key, v);
             }
             let ret = Value::Object(ret);
@@ -53,7 +54,7 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
         }
         "grains.ls" => {
             a(&Sig::new("ls", &[], 0))?;
-            let mut keys: Vec<&String> = ctx.grains.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+            let mut keys: Vec<&String> = ctx.grains.whole().as_object().map(|m| m.keys().collect()).unwrap_or_default();
             keys.sort();
             Ok(from_json(&Value::from(keys.into_iter().cloned().collect::<Vec<_>>())))
         }

@@ -96,7 +96,7 @@ impl Functions<'_> {
     }
 
     fn write_back(&self, func: &str, dest: &JValue, result: &Value) -> JValue {
-        match (dest.downcast_object::<MDict>(), result) {
+        match (crate::render::mutable::dict_of(dest), result) {
             (Some(d), Value::Object(r)) => {
                 sync(&d, r);
                 dest.clone()

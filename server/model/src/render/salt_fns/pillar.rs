@@ -18,7 +18,14 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
         "pillar.filter_by" => {
             let b = a(&Sig::new("filter_by", &["lookup_dict", "pillar", "merge", "default", "base"], 2))?;
             let lookup = b.string(1)?;
-            f.filter_by(b.req(0), &lookup, ctx.pillar.clone(), b.opt(2), b.get(3).unwrap_or_else(|| JValue::from("default")), b.opt(4))
+            f.filter_by(
+                b.req(0),
+                &lookup,
+                ctx.pillar.traversed(&lookup, DELIM).clone(),
+                b.opt(2),
+                b.get(3).unwrap_or_else(|| JValue::from("default")),
+                b.opt(4),
+            )
         }
         "pillar.get" | "pillar.fetch" => {
             f.pillar_get(&a(&Sig::new("get", &["key", "default", "merge", "merge_nested_lists", "delimiter", "pillarenv", "saltenv", "unmask"], 1))?)
@@ -31,7 +38,7 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
             if b.get(0).is_some_and(|v| v.is_true()) {
                 f.hint("`pillar.items(pillar=...)`: the pillar override is not applied; the profile's pillar is used");
             }
-            Ok(from_json(&ctx.pillar))
+            Ok(from_json(ctx.pillar.whole()))
         }
         "pillar.item" => {
             let b = a(&Sig::new("item", &[], 0).star_args().kwonly(&["default", "delimiter", "pillarenv", "saltenv", "unmask"]))?;
@@ -40,14 +47,15 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
         "pillar.raw" => {
             let b = a(&Sig::new("raw", &["key", "unmask"], 0))?;
             Ok(match b.opt(0).filter(JValue::is_true) {
-                Some(key) => from_json(ctx.pillar.get(string(&key)?).unwrap_or(&Value::Object(Map::new()))),
-                None => from_json(&ctx.pillar),
+                Some(key) => from_json(ctx.pillar.get(&string(&key)?).unwrap_or(&Value::Object(Map::new()))),
+                None => from_json(ctx.pillar.whole()),
             })
         }
         "pillar.keys" => {
             let b = a(&Sig::new("keys", &["key", "delimiter", "unmask"], 1))?;
             let key = b.key(0)?;
-            match traverse(&ctx.pillar, &key, &b.str_or(1, DELIM)?)? {
+            let delim = b.str_or(1, DELIM)?;
+            match traverse(ctx.pillar.traversed(&key, &delim), &key, &delim)? {
                 None => Err(raised(format!("'Pillar key not found: {key}'"))),
                 Some(Value::Object(m)) => Ok(from_json(&Value::from(m.keys().cloned().collect::<Vec<_>>()))),
                 Some(_) => Err(raised(format!("Pillar value in key {key} is not a dict"))),
@@ -67,7 +75,7 @@ impl Functions<'_> {
     fn pillar_get(&self, b: &Bound) -> Result<JValue, Error> {
         let key = b.key(0)?;
         let delim = b.str_or(4, DELIM)?;
-        let pillar = &self.ctx.pillar;
+        let pillar = self.ctx.pillar.traversed(&key, &delim);
         if b.get(5).is_some_and(|v| !v.is_none()) || b.get(6).is_some_and(|v| !v.is_none()) {
             self.hint("`pillar.get` with `saltenv`/`pillarenv` compiles that environment's pillar; the profile's pillar is used");
         }
@@ -118,7 +126,7 @@ impl Functions<'_> {
         let mut ret = Map::new();
         for key in keys {
             let key = key_arg(key)?;
-            let v = traverse(&self.ctx.pillar, &key, &delim)?.cloned().unwrap_or_else(|| default.clone());
+            let v = traverse(self.ctx.pillar.traversed(&key, &delim), &key, &delim)?.cloned().unwrap_or_else(|| default.clone());
             ret.insert(key, v);
         }
         Ok(from_json(&Value::Object(ret)))

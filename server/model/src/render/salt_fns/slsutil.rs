@@ -5,7 +5,7 @@ use super::{merge_error, raised, string, Functions};
 use crate::py::dictupdate;
 use crate::py::{json, yaml_dump};
 use crate::render::convert::{from_json, to_json};
-use crate::render::mutable::{self, MDict};
+use crate::render::mutable;
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::Value;
@@ -24,7 +24,7 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
                 // merge_overwrite assigns b's values into obj_a itself before copying it: the
                 // very objects, so a later change to b's value shows in obj_a too.
                 let obj_b = b.req(1);
-                match (obj_a.downcast_object::<MDict>(), obj_b.kind() == ValueKind::Map) {
+                match (mutable::dict_of(&obj_a), obj_b.kind() == ValueKind::Map) {
                     (Some(d), true) => {
                         let mut d = d.0.lock().unwrap_or_else(|e| e.into_inner());
                         for k in obj_b.try_iter()? {

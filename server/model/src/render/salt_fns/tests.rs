@@ -320,9 +320,9 @@ fn ctx_with(profile: &str) -> JinjaContext {
     let mut opts = p["opts"].clone();
     opts.as_object_mut().unwrap().insert("id".into(), "m1".into());
     JinjaContext {
-        grains: p["grains"].clone(),
-        pillar: p["pillar"].clone(),
-        opts,
+        grains: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Grains, p["grains"].clone()),
+        pillar: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, p["pillar"].clone()),
+        opts: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Opts, opts),
         saltenv: "base".into(),
         sls: "t".into(),
         tplfile: "t.sls".into(),
@@ -342,7 +342,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
 
 fn ctx() -> JinjaContext {
     let mut c = ctx_with(PROFILE);
-    c.pillar["sdbkey"] = "sdb://noprofile/x".into();
+    c.pillar.make_mut()["sdbkey"] = "sdb://noprofile/x".into();
     c
 }
 
@@ -492,8 +492,8 @@ fn host_touching_functions_stay_inert() {
     assert_eq!(hints.len(), 3, "{hints:?}");
     // An sdb:// value whose profile names a driver would query it.
     let mut c = ctx();
-    c.opts["vault"] = serde_json::json!({"driver": "vault"});
-    c.pillar["secret"] = "sdb://vault/db/pass".into();
+    c.opts.make_mut()["vault"] = serde_json::json!({"driver": "vault"});
+    c.pillar.make_mut()["secret"] = "sdb://vault/db/pass".into();
     let (text, hints) = render("[{{ salt['config.get']('secret') }}]", &c);
     assert_eq!((text.as_str(), hints.len()), ("[]", 1));
 }
