@@ -21,8 +21,8 @@ use model::pipeline::Scope;
 use model::requisites::{STATE_REQUISITE_IN_KEYWORDS, STATE_REQUISITE_KEYWORDS};
 use model::state::catalog::{workspace_catalog, Catalog, Function};
 
-use crate::analysis::Analysis;
-use crate::resolve::file_env;
+use crate::salt::resolve::file_env;
+use crate::snapshot::Snapshot;
 use crate::types::*;
 
 /// What kind of thing an item completes (the edge maps it to the protocol's kinds).
@@ -57,24 +57,27 @@ const LIMIT: usize = 2000;
 /// Keywords of the state system offered with a function's arguments (requisites first).
 const RUNTIME: &[&str] = &["onlyif", "unless", "creates", "order", "failhard", "retry", "parallel", "runas", "reload_modules", "check_cmd", "fire_event"];
 
-pub(crate) fn completions(analysis: &Analysis, path: &Path, offset: usize) -> Cancellable<Vec<CompletionItem>> {
-    let Some(text) = analysis.text(path) else { return Ok(Vec::new()) };
+pub(crate) fn completions(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<Vec<CompletionItem>> {
+    if snap.too_large(path) {
+        return Ok(Vec::new());
+    }
+    let Some(text) = snap.text(path) else { return Ok(Vec::new()) };
     if offset > text.len() || !text.is_char_boundary(offset) {
         return Ok(Vec::new());
     }
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = syntax::line_index::line_start(&text, offset);
     let prefix = &text[line_start..offset];
-    let mut out = if let Some(items) = data_keys(analysis, path, &text, offset, prefix) {
+    let mut out = if let Some(items) = data_keys(snap, path, &text, offset, prefix) {
         items
-    } else if let Some(items) = salt_url(analysis, path, offset, prefix) {
+    } else if let Some(items) = salt_url(snap, path, offset, prefix) {
         items
     } else {
         let masked = syntax::jinja::mask(&text).text;
         let ctx = Context::at(&masked, offset);
-        if analysis.world().is_top(path) {
-            top_items(analysis, &ctx)
+        if snap.world().is_top(path) {
+            top_items(snap, &ctx)
         } else {
-            sls_items(analysis, path, &masked, &ctx)?
+            sls_items(snap, path, &masked, &ctx)?
         }
     };
     out.truncate(LIMIT);
@@ -106,7 +109,7 @@ struct Context {
 
 impl Context {
     fn at(text: &str, offset: usize) -> Context {
-        let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let line_start = syntax::line_index::line_start(text, offset);
         let line = &text[line_start..offset];
         let indent = line.len() - line.trim_start_matches(' ').len();
         let rest = &line[indent..];
@@ -122,7 +125,7 @@ impl Context {
         let mut limit_item = item;
         let mut end = line_start;
         while end > 0 {
-            let start = text[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+            let start = syntax::line_index::line_start(text, end - 1);
             let l = &text[start..end - 1];
             end = start;
             let content = l.trim_start_matches(' ');
@@ -161,24 +164,24 @@ fn item(label: impl Into<String>, kind: CompletionKind, detail: Option<String>, 
     CompletionItem { insert: label.clone(), label, kind, detail, edit, sort }
 }
 
-fn catalog(analysis: &Analysis) -> Cow<'static, Catalog> {
-    workspace_catalog(&analysis.snap.files, &analysis.world().ctx.roots)
+fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
+    workspace_catalog(&snap.files, &snap.world().ctx.roots)
 }
 
-fn sls_items(analysis: &Analysis, path: &Path, masked: &str, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
+fn sls_items(snap: &Snapshot, path: &Path, masked: &str, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
     let p = &ctx.parents;
     let depth = p.len();
     if depth >= 1 && p[0].key == "include" && p[0].indent == 0 && ctx.item {
-        return Ok(include_items(analysis, path, ctx));
+        return Ok(include_items(snap, path, ctx));
     }
     if depth == 1 && !ctx.item && !p[0].item {
-        return Ok(function_items(analysis, ctx));
+        return Ok(function_items(snap, ctx));
     }
     if depth == 2 && ctx.item && p[0].key != "extend" {
-        return Ok(argument_items(analysis, masked, ctx, &p[1]));
+        return Ok(argument_items(snap, masked, ctx, &p[1]));
     }
     if depth == 3 && ctx.item && p[2].item && is_requisite(&p[2].key) {
-        return requisite_items(analysis, path, ctx);
+        return requisite_items(snap, path, ctx);
     }
     Ok(Vec::new())
 }
@@ -188,8 +191,8 @@ fn is_requisite(key: &str) -> bool {
 }
 
 /// Under an ID: `pkg` → the modules, `pkg.` → its functions.
-fn function_items(analysis: &Analysis, ctx: &Context) -> Vec<CompletionItem> {
-    let catalog = catalog(analysis);
+fn function_items(snap: &Snapshot, ctx: &Context) -> Vec<CompletionItem> {
+    let catalog = catalog(snap);
     let (word, start) = ctx.word(&[]);
     match word.rsplit_once('.') {
         Some((module, _)) => {
@@ -221,8 +224,8 @@ fn detail(module: &str, f: &Function) -> String {
 /// A list item under a state module key: the module's functions when none is chosen yet,
 /// else the function's arguments not given yet (required first), then the requisites and
 /// the state system's other keywords.
-fn argument_items(analysis: &Analysis, masked: &str, ctx: &Context, module_line: &Parent) -> Vec<CompletionItem> {
-    let catalog = catalog(analysis);
+fn argument_items(snap: &Snapshot, masked: &str, ctx: &Context, module_line: &Parent) -> Vec<CompletionItem> {
+    let catalog = catalog(snap);
     let (word, start) = ctx.word(&[]);
     if word.contains(':') {
         return Vec::new();
@@ -283,14 +286,14 @@ fn argument_items(analysis: &Analysis, masked: &str, ctx: &Context, module_line:
 
 /// An item under a requisite: `mod: ` → that module's states (by ID and by name) in the
 /// file's include closures; before the colon, `mod: id` pairs.
-fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
+fn requisite_items(snap: &Snapshot, path: &Path, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
     // Which files share an include closure with this one, as the index last knew it (a
     // keystroke rarely changes that; waiting for its recheck would); their summaries, this
     // file's included, are read as they are now.
-    let decls = match analysis.with_index_as_is(|idx| idx.knows(path).then(|| idx.neighbourhood(path))) {
-        Some(files) => files.into_iter().filter_map(|f| analysis.summary(&f).map(|s| (f, s))).collect(),
+    let decls = match snap.with_index_as_is(|idx| idx.knows(path).then(|| idx.neighbourhood(path))) {
+        Some(files) => files.into_iter().filter_map(|f| snap.summary(&f).map(|s| (f, s))).collect(),
         // Not indexed yet: wait for it.
-        None => crate::resolve::neighbour_decls(analysis, path)?,
+        None => crate::salt::resolve::neighbour_decls(snap, path)?,
     };
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
@@ -300,7 +303,7 @@ fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellab
             let value_start = ctx.typed_start + module.len() + 1 + (rest.len() - rest.trim_start().len());
             let edit = value_start..ctx.typed_start + ctx.typed.len();
             if module == "sls" {
-                for name in analysis.world().ctx.roots.list_states_shared(&file_env(analysis, path)).iter() {
+                for name in snap.world().ctx.roots.list_states_shared(&file_env(snap, path)).iter() {
                     out.push(item(name.clone(), CompletionKind::Sls, Some("SLS".into()), edit.clone(), name.clone()));
                 }
                 return Ok(out);
@@ -311,7 +314,7 @@ fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellab
                     if module != "id" && !d.functions.iter().any(|f| f.module == module) {
                         continue;
                     }
-                    let rel = analysis.world().rel(file);
+                    let rel = snap.world().rel(file);
                     for (label, what) in std::iter::once((&d.id, "ID")).chain(d.names.iter().map(|n| (n, "name"))) {
                         if seen.insert(label.clone()) {
                             out.push(item(label.clone(), CompletionKind::Reference, Some(format!("{what} in {rel}")), edit.clone(), label.clone()));
@@ -328,7 +331,7 @@ fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellab
                     for f in &d.functions {
                         let label = format!("{}: {}", f.module, d.id);
                         if seen.insert(label.clone()) {
-                            out.push(item(label.clone(), CompletionKind::Reference, Some(analysis.world().rel(file)), edit.clone(), label));
+                            out.push(item(label.clone(), CompletionKind::Reference, Some(snap.world().rel(file)), edit.clone(), label));
                         }
                     }
                 }
@@ -340,9 +343,9 @@ fn requisite_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Cancellab
 
 /// An `include:` item: the environment's SLS names, and with a leading `.` the relative
 /// forms that reach them from this file.
-fn include_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Vec<CompletionItem> {
-    let world = analysis.world();
-    let env = file_env(analysis, path);
+fn include_items(snap: &Snapshot, path: &Path, ctx: &Context) -> Vec<CompletionItem> {
+    let world = snap.world();
+    let env = file_env(snap, path);
     let names = world.ctx.roots.list_states_shared(&env);
     let edit = ctx.typed_start..ctx.typed_start + ctx.typed.len();
     let mut out = Vec::new();
@@ -372,8 +375,8 @@ fn include_items(analysis: &Analysis, path: &Path, ctx: &Context) -> Vec<Complet
 }
 
 /// In a top file: environments, SLS names under a target, `match:` values.
-fn top_items(analysis: &Analysis, ctx: &Context) -> Vec<CompletionItem> {
-    let world = analysis.world();
+fn top_items(snap: &Snapshot, ctx: &Context) -> Vec<CompletionItem> {
+    let world = snap.world();
     let p = &ctx.parents;
     if p.is_empty() && !ctx.item {
         let (word, start) = ctx.word(&[]);
@@ -413,7 +416,7 @@ fn top_items(analysis: &Analysis, ctx: &Context) -> Vec<CompletionItem> {
 }
 
 /// `salt://` paths: the files of the environment's roots.
-fn salt_url(analysis: &Analysis, path: &Path, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
+fn salt_url(snap: &Snapshot, path: &Path, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
     let at = prefix.rfind("salt://")?;
     let typed = &prefix[at + "salt://".len()..];
     if typed.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
@@ -421,8 +424,8 @@ fn salt_url(analysis: &Analysis, path: &Path, offset: usize, prefix: &str) -> Op
     }
     let typed = typed.split_once('?').map_or(typed, |(p, _)| p);
     let edit = offset - typed.len()..offset;
-    let env = file_env(analysis, path);
-    let roots = &analysis.world().ctx.roots;
+    let env = file_env(snap, path);
+    let roots = &snap.world().ctx.roots;
     let mut files: BTreeSet<&str> = BTreeSet::new();
     if let Some(e) = roots.envs.get(&env) {
         for set in &e.files {
@@ -434,7 +437,7 @@ fn salt_url(analysis: &Analysis, path: &Path, offset: usize, prefix: &str) -> Op
 
 /// Grain names and pillar keys (`G@`, `I@`, `grains.get('`, `pillar.get('`, `grains['`,
 /// `pillar['`), and inside a Jinja expression the keys of the value before a dot.
-fn data_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
+fn data_keys(snap: &Snapshot, path: &Path, text: &str, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
     let token_start = prefix.rfind(|c: char| c.is_whitespace() || c == '(' || c == '\'' || c == '"' || c == ',').map_or(0, |i| i + 1);
     let token = &prefix[token_start..];
     let (which, typed) = if let Some(t) = token.strip_prefix("G@") {
@@ -444,11 +447,11 @@ fn data_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, prefix
     } else if let Some((which, typed)) = call_argument(prefix) {
         (which, typed)
     } else {
-        return attribute_keys(analysis, path, text, offset, prefix);
+        return attribute_keys(snap, path, text, offset, prefix);
     };
     // `G@os:Debian`: past the value's colon-path only keys are completed, from the start.
     let edit = offset - typed.len()..offset;
-    let (grains, pillar) = minion_data(analysis)?;
+    let (grains, pillar) = minion_data(snap)?;
     let data = match which {
         Data::Grains => grains,
         Data::Pillar => pillar,
@@ -518,18 +521,18 @@ fn preview(v: &serde_json::Value) -> String {
 
 /// The selected minion's grains and pillar: from the cached highstate compile when there is
 /// one, else its top's compile (which computes the pillar).
-fn minion_data(analysis: &Analysis) -> Option<(serde_json::Value, serde_json::Value)> {
-    let cached = analysis.with_highstate(|idx| idx.highstate.compiled().cloned()).ok().flatten();
+fn minion_data(snap: &Snapshot) -> Option<(serde_json::Value, serde_json::Value)> {
+    let cached = snap.with_highstate(|idx| idx.highstate.compiled().cloned()).ok().flatten();
     if let Some(m) = cached.as_ref().and_then(|c| c.minion.as_ref().ok()) {
         return Some((m.grains.clone(), m.pillar.clone()));
     }
-    let (m, _, _) = crate::top::compile(analysis, None).ok()?;
+    let (m, _, _) = crate::salt::top::compile(snap, None).ok()?;
     Some((m.grains, m.pillar))
 }
 
 /// Inside `{{ ... }}` or `{% ... %}`, after `expr.`: the keys of `expr` for the selected
 /// minion. The file is rendered with that expression's keys in place of the unfinished one.
-fn attribute_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
+fn attribute_keys(snap: &Snapshot, path: &Path, text: &str, offset: usize, prefix: &str) -> Option<Vec<CompletionItem>> {
     let open = prefix.rfind("{{").into_iter().chain(prefix.rfind("{%")).max()?;
     if prefix[open..].contains("}}") || prefix[open..].contains("%}") {
         return None;
@@ -542,18 +545,18 @@ fn attribute_keys(analysis: &Analysis, path: &Path, text: &str, offset: usize, p
     if object.is_empty() || !object.starts_with(|c: char| c.is_alphabetic() || c == '_') {
         return None;
     }
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = syntax::line_index::line_start(text, offset);
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let block_start = line_start + open;
     // The line up to the unfinished block, a block printing the object's keys, the rest of
     // the file after this line.
     let keys_block = format!("{{{{ ({object})|list|join('\\x1f') }}}}");
     let source = format!("{}{keys_block}{}", &text[..block_start], &text[line_end..]);
-    let files = analysis.snap.files.fork();
+    let files = snap.files.fork();
     if let Ok(mut b) = files.overlay.buffers.write() {
         b.insert(path.to_path_buf(), Arc::from(source.as_str()));
     }
-    let compiled = analysis.compile_for(None, files, Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
+    let compiled = snap.compile_for(None, files, Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
     let seen = compiled.rendered?.probed?.1;
     let edit = offset - typed.len()..offset;
     let mut keys: BTreeSet<String> = BTreeSet::new();

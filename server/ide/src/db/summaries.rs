@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use model::check::summary::{summarize_sls, summarize_top, SlsSummary, TopSummary};
 
-use crate::files::Files;
-use crate::world::World;
+use crate::db::files::Files;
+use crate::db::world::World;
 
 /// What a file says, read as an SLS file or as a top file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,21 +100,21 @@ mod tests {
         let mut f = Fixture::new("#- a.sls\na: test.nop\n#- b.sls\nb: test.nop\n");
         let (hits, misses) = counts(&f);
         let a = f.analysis();
-        let first = a.summary(&ws("a.sls")).expect("summary");
-        let again = a.summary(&ws("a.sls")).expect("summary");
+        let first = a.snap.summary(&ws("a.sls")).expect("summary");
+        let again = a.snap.summary(&ws("a.sls")).expect("summary");
         assert!(Arc::ptr_eq(&first, &again));
-        a.summary(&ws("b.sls")).expect("summary");
+        a.snap.summary(&ws("b.sls")).expect("summary");
         assert_eq!(counts(&f), (hits + 1, misses + 2));
         // Opening a file with its disk text is the same text: still the same summary.
         f.open("a.sls");
-        assert!(Arc::ptr_eq(&first, &f.analysis().summary(&ws("a.sls")).expect("summary")));
+        assert!(Arc::ptr_eq(&first, &f.analysis().snap.summary(&ws("a.sls")).expect("summary")));
         assert_eq!(counts(&f), (hits + 2, misses + 2));
         // An edit summarises the edited file again, and only it.
         f.host.change(&ws("a.sls"), vec![(Some(0..1), "a2".into())], 2);
         let a = f.analysis();
-        let edited = a.summary(&ws("a.sls")).expect("summary");
+        let edited = a.snap.summary(&ws("a.sls")).expect("summary");
         assert_eq!(edited.sls().expect("an SLS file").ids[0].id, "a2");
-        a.summary(&ws("b.sls")).expect("summary");
+        a.snap.summary(&ws("b.sls")).expect("summary");
         assert_eq!(counts(&f), (hits + 3, misses + 3));
     }
 }

@@ -3,7 +3,7 @@
 //! keeps the result until the minion or the configuration changes, or until something the
 //! compile read (a file's text, which file an SLS name resolves to) changes.
 //!
-//! The cache lives in the cross-file [`Index`](crate::semantic::Index), which replays the
+//! The cache lives in the cross-file [`Index`](crate::index::semantic::Index), which replays the
 //! change log into it ([`Highstate::note`]); it is brought up to a snapshot's minion only by
 //! the queries that need it ([`Highstate::refresh`]): diagnostics, and the hover on a state ID,
 //! which says where the state runs ([`Highstate::plan`]). Navigation and other hovers never
@@ -18,9 +18,9 @@ use model::pipeline::{Compiled, MinionCache, Request, Scope, Who};
 use model::state::run::Plan;
 use model::workspace::vfs::Vfs;
 
-use crate::files::Files;
-use crate::semantic::Change;
-use crate::world::World;
+use crate::db::changes::Change;
+use crate::db::files::Files;
+use crate::db::world::World;
 
 /// Which minion a highstate is compiled for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use model::workspace::roots::FileRoots;
 use model::workspace::vfs::Vfs;
 use model::workspace::Workspace;
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
 
 /// The side a change is compared against: a file system and a name for it that changes when
@@ -50,17 +50,16 @@ impl ImpactReport {
 pub(crate) struct ImpactCache(Mutex<Option<(u64, String, Arc<ImpactReport>)>>);
 
 /// The report for `base` at this snapshot.
-pub(crate) fn report(analysis: &Analysis, base: &ImpactBase) -> Cancellable<Arc<ImpactReport>> {
-    let snap = &analysis.snap;
-    if let Some((rev, id, r)) = snap.shared.impact.0.lock().ok().and_then(|c| c.clone()) {
+pub(crate) fn report(snap: &Snapshot, base: &ImpactBase) -> Cancellable<Arc<ImpactReport>> {
+    if let Some((rev, id, r)) = snap.shared.cache::<ImpactCache>().0.lock().ok().and_then(|c| c.clone()) {
         if rev == snap.revision && id == base.id {
             return Ok(r);
         }
     }
-    if analysis.is_stale() {
+    if snap.is_stale() {
         return Err(crate::types::Cancelled);
     }
-    let world = analysis.world();
+    let world = snap.world();
     let mut ws = match Workspace::load(&*base.fs, &world.root, world.config_dir.as_deref()) {
         Ok(ws) => ws,
         // The base's configuration does not load: every minion compiles from the current one's.
@@ -77,19 +76,19 @@ pub(crate) fn report(analysis: &Analysis, base: &ImpactBase) -> Cancellable<Arc<
     let diffs = impact::compare(&before, &after, &who, &rel);
     let groups = impact::group(&diffs);
     let r = Arc::new(ImpactReport { diffs, groups, label: base.label.clone() });
-    if let Ok(mut c) = snap.shared.impact.0.lock() {
+    if let Ok(mut c) = snap.shared.cache::<ImpactCache>().0.lock() {
         *c = Some((snap.revision, base.id.clone(), r.clone()));
     }
     Ok(r)
 }
 
 /// The code lens of a file: `None` when the file is as the base has it.
-pub(crate) fn lens(analysis: &Analysis, path: &Path, base: &ImpactBase) -> Cancellable<Option<String>> {
-    let files = &analysis.snap.files;
+pub(crate) fn lens(snap: &Snapshot, path: &Path, base: &ImpactBase) -> Cancellable<Option<String>> {
+    let files = &snap.files;
     if base.fs.fingerprint(path) == files.fingerprint(path) {
         return Ok(None);
     }
-    let r = report(analysis, base)?;
+    let r = report(snap, base)?;
     let (changed, _, failing) = r.counts();
     let total = r.diffs.len();
     let mut text = match changed {

@@ -7,12 +7,15 @@ use std::path::Path;
 use model::check::summary::{SlsSummary, TopSummary};
 use model::workspace::roots::sls_name_of;
 
-use crate::analysis::Analysis;
-use crate::summaries::FileSummary;
+use crate::db::summaries::FileSummary;
+use crate::snapshot::Snapshot;
 use crate::types::*;
 
-pub(crate) fn document_symbols(analysis: &Analysis, path: &Path) -> Vec<DocumentSymbol> {
-    let Some(summary) = analysis.summary(path) else { return Vec::new() };
+pub(crate) fn document_symbols(snap: &Snapshot, path: &Path) -> Vec<DocumentSymbol> {
+    if snap.too_large(path) {
+        return Vec::new();
+    }
+    let Some(summary) = snap.summary(path) else { return Vec::new() };
     match &*summary {
         FileSummary::Sls(s) => sls_symbols(s),
         FileSummary::Top(t) => top_symbols(t),
@@ -139,8 +142,8 @@ fn fuzzy(query: &str, name: &str) -> bool {
 /// At most this many workspace symbols are returned: editors ask again as the user types.
 const LIMIT: usize = 512;
 
-pub(crate) fn workspace_symbols(analysis: &Analysis, query: &str) -> Vec<WorkspaceSymbol> {
-    let world = analysis.world();
+pub(crate) fn workspace_symbols(snap: &Snapshot, query: &str) -> Vec<WorkspaceSymbol> {
+    let world = snap.world();
     let mut out = Vec::new();
     for (env, rel, path) in &world.roots {
         let Some(name) = sls_name_of(rel) else { continue };
@@ -151,7 +154,7 @@ pub(crate) fn workspace_symbols(analysis: &Analysis, query: &str) -> Vec<Workspa
         if fuzzy(query, &name) {
             out.push(WorkspaceSymbol { name: name.clone(), kind: SymbolKind::Sls, container: env.clone(), path: path.clone(), range: 0..0 });
         }
-        let Some(summary) = analysis.summary(path) else { continue };
+        let Some(summary) = snap.summary(path) else { continue };
         let Some(s) = summary.sls() else { continue };
         for d in &s.ids {
             if fuzzy(query, &d.id) {

@@ -11,7 +11,7 @@
 //! cancelled rather than answered.
 //!
 //! The index also holds the selected minion's highstate diagnostics
-//! ([`Highstate`](crate::highstate::Highstate)): every replayed change is noted there, and the
+//! ([`Highstate`](crate::index::highstate::Highstate)): every replayed change is noted there, and the
 //! queries that report diagnostics bring it up to the snapshot's minion.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -27,46 +27,12 @@ use model::workspace::reads::{Reads, Recorder};
 use model::workspace::vfs::FileTable;
 use model::workspace::vfs::Vfs;
 
-use crate::files::Files;
-use crate::highstate::Highstate;
-use crate::summaries::Summaries;
+use crate::db::changes::{Change, ChangeLog};
+use crate::db::files::Files;
+use crate::db::summaries::Summaries;
+use crate::db::world::{RootKey, World};
+use crate::index::highstate::Highstate;
 use crate::types::{Cancellable, Cancelled};
-use crate::world::{RootKey, World};
-
-/// What changed at a revision.
-#[derive(Debug, Clone)]
-pub(crate) enum Change {
-    /// The text of a file changed (an edit, an open with other text, a save on disk).
-    Content(PathBuf),
-    /// Files were created or deleted.
-    Layout(Vec<PathBuf>),
-    /// The configuration changed: everything is recomputed.
-    Reset,
-    /// Nothing to recompute, but how diagnostics are shown changed (Salt's docs arrived):
-    /// every file with diagnostics is reported again.
-    Republish,
-    /// The pillars were forgotten (the refresh command): the minions' compiles are redone,
-    /// the per-file checks (which no pillar reaches) are kept.
-    Pillar,
-}
-
-/// Changes not yet replayed into the index, by revision.
-#[derive(Default)]
-pub(crate) struct ChangeLog {
-    entries: Vec<(u64, Change)>,
-}
-
-impl ChangeLog {
-    pub(crate) fn push(&mut self, revision: u64, change: Change) {
-        self.entries.push((revision, change));
-    }
-    fn between(&self, after: u64, upto: u64) -> Vec<Change> {
-        self.entries.iter().filter(|(r, _)| *r > after && *r <= upto).map(|(_, c)| c.clone()).collect()
-    }
-    fn trim(&mut self, upto: u64) {
-        self.entries.retain(|(r, _)| *r > upto);
-    }
-}
 
 /// One root's cached check.
 pub(crate) struct RootEntry {

@@ -9,37 +9,37 @@ use std::path::Path;
 
 use model::pipeline::{Compiled, Scope};
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 use crate::types::HoverResult;
 
-pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverResult> {
-    let text = analysis.text(path)?;
+pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
+    let text = snap.text(path)?;
     if let Some((range, keys)) = template_key(&text, offset) {
-        let (compiled, minion) = compute(analysis)?;
-        return Some(HoverResult { range, markdown: value_markdown(analysis, &compiled, &minion, &keys) });
+        let (compiled, minion) = compute(snap)?;
+        return Some(HoverResult { range, markdown: value_markdown(snap, &compiled, &minion, &keys) });
     }
     if let Some((range, mut keys)) = target_key(&text, offset) {
-        let (compiled, minion) = compute(analysis)?;
+        let (compiled, minion) = compute(snap)?;
         // `I@key:value`: the value part is what the matcher compares, not a key.
         if let Ok(m) = &compiled.minion {
             while keys.len() > 1 && keys.iter().try_fold(&m.pillar, |v, k| v.get(k)).is_none() {
                 keys.pop();
             }
         }
-        return Some(HoverResult { range, markdown: value_markdown(analysis, &compiled, &minion, &keys) });
+        return Some(HoverResult { range, markdown: value_markdown(snap, &compiled, &minion, &keys) });
     }
-    top_entry(analysis, path, &text, offset)
+    top_entry(snap, path, &text, offset)
 }
 
 /// The pillar of the selected minion, through the one pipeline (pillars cached by what they
 /// read, until the refresh command).
-fn compute(analysis: &Analysis) -> Option<(Compiled, String)> {
-    let compiled = analysis.compile(Scope::Pillar);
+fn compute(snap: &Snapshot) -> Option<(Compiled, String)> {
+    let compiled = snap.compile(Scope::Pillar);
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }
 
-fn value_markdown(analysis: &Analysis, compiled: &Compiled, minion: &str, keys: &[String]) -> String {
+fn value_markdown(snap: &Snapshot, compiled: &Compiled, minion: &str, keys: &[String]) -> String {
     let shown = keys.join(":");
     let Ok(m) = &compiled.minion else { return String::new() };
     let Some(value) = keys.iter().try_fold(&m.pillar, |v, k| v.get(k)) else {
@@ -54,7 +54,7 @@ fn value_markdown(analysis: &Analysis, compiled: &Compiled, minion: &str, keys: 
         out.push_str(&format!("\nSet by the profile's own pillar ({})\n", m.source));
     } else if let Some(p) = &compiled.pillar {
         if let Some(o) = p.origins.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>()) {
-            out.push_str(&format!("\nSet by {}\n", p.describe(&compiled.files, &o.origin, &|f: &Path| analysis.world().rel(f))));
+            out.push_str(&format!("\nSet by {}\n", p.describe(&compiled.files, &o.origin, &|f: &Path| snap.world().rel(f))));
         }
     }
     out
@@ -100,7 +100,7 @@ fn template_key(text: &str, offset: usize) -> Option<(std::ops::Range<usize>, Ve
 /// An `I@a:b` (or `I@a:b:value`) target under the cursor: the longest key path the minion's
 /// pillar has is shown, so the value part is tried as a key last.
 fn target_key(text: &str, offset: usize) -> Option<(std::ops::Range<usize>, Vec<String>)> {
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = syntax::line_index::line_start(text, offset);
     let stop = |c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '(' || c == ')';
     let start = text[line_start..offset].rfind(stop).map_or(line_start, |i| line_start + i + 1);
     let end = offset + text[offset..].find(stop).unwrap_or(text.len() - offset);
@@ -110,20 +110,20 @@ fn target_key(text: &str, offset: usize) -> Option<(std::ops::Range<usize>, Vec<
 }
 
 /// An SLS entry of a pillar top file (a top file under the pillar roots).
-fn top_entry(analysis: &Analysis, path: &Path, text: &str, offset: usize) -> Option<HoverResult> {
-    let world = analysis.world();
+fn top_entry(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<HoverResult> {
+    let world = snap.world();
     let in_pillar_roots = world.ws.opts.pillar_roots.values().flatten().any(|r| path.starts_with(r));
     if !in_pillar_roots || path.file_name().is_none_or(|n| n != "top.sls") {
         return None;
     }
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = syntax::line_index::line_start(text, offset);
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = &text[line_start..line_end];
     let sls = line.trim_start().strip_prefix("- ")?.trim().trim_matches(['\'', '"']);
     if sls.is_empty() || sls.contains(':') {
         return None;
     }
-    let (compiled, minion) = compute(analysis)?;
+    let (compiled, minion) = compute(snap)?;
     let p = compiled.pillar.as_ref()?;
     let range = line_start + (line.len() - line.trim_start().len()) + 2..line_end;
     let layers: Vec<usize> = (0..p.layers.len()).filter(|i| p.layers[*i].sls == sls && p.layers[*i].path.is_some()).collect();

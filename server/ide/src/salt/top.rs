@@ -10,18 +10,13 @@ use model::targeting::top::TopResult;
 use model::workspace::minion::Minion;
 use model::workspace::vfs::FileTable;
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 use crate::types::MinionInfo;
 
-/// The profile id in force: the one selected, else the workspace default.
-pub(crate) fn selected(analysis: &Analysis) -> Option<String> {
-    analysis.snap.minion.clone().or_else(|| analysis.world().ws.default_minion.clone())
-}
-
-pub(crate) fn minions(analysis: &Analysis) -> Vec<MinionInfo> {
-    let ws = &analysis.world().ws;
-    let chosen = selected(analysis);
-    let fleet = &analysis.world().fleet.minions;
+pub(crate) fn minions(snap: &Snapshot) -> Vec<MinionInfo> {
+    let ws = &snap.world().ws;
+    let chosen = snap.selected_minion();
+    let fleet = &snap.world().fleet.minions;
     let in_fleet = |c: &String| fleet.iter().any(|m| &m.id == c);
     if ws.profiles.is_empty() && fleet.is_empty() {
         // No profiles: the minion the Salt configuration describes is the only one.
@@ -62,25 +57,25 @@ fn grains_detail(grains: &serde_json::Value) -> String {
 }
 
 /// The minion for `wanted` (else the selected one) and its compiled top.
-pub(crate) fn compile(analysis: &Analysis, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
-    let compiled = analysis.compile_for(wanted, analysis.snap.files.fork(), Scope::Top);
+pub(crate) fn compile(snap: &Snapshot, wanted: Option<&str>) -> Result<(Minion, TopResult, FileTable), String> {
+    let compiled = snap.compile_for(wanted, snap.files.fork(), Scope::Top);
     let minion = compiled.minion.map_err(|e| e.to_string())?;
     let top = compiled.top.ok_or_else(|| "the top was not compiled".to_string())?;
     Ok((minion, top, compiled.files))
 }
 
-pub(crate) fn explain(analysis: &Analysis, wanted: Option<&str>) -> String {
-    match compile(analysis, wanted) {
-        Ok((minion, result, files)) => result.explain_text(&minion.id, &files, &|p: &Path| analysis.world().rel(p)),
+pub(crate) fn explain(snap: &Snapshot, wanted: Option<&str>) -> String {
+    match compile(snap, wanted) {
+        Ok((minion, result, files)) => result.explain_text(&minion.id, &files, &|p: &Path| snap.world().rel(p)),
         Err(e) => format!("error: {e}\n"),
     }
 }
 
 /// Hover text for an environment section of the top file at `path`.
-pub(crate) fn hover_env(analysis: &Analysis, path: &Path, env: &TopEnv) -> String {
-    let world = analysis.world();
+pub(crate) fn hover_env(snap: &Snapshot, path: &Path, env: &TopEnv) -> String {
+    let world = snap.world();
     let mut out = format!("**top-file section** `{}`\n", env.env);
-    match compile(analysis, None) {
+    match compile(snap, None) {
         Ok((minion, result, _)) => match result.sections.iter().find(|s| s.section == env.env && s.path.as_deref() == Some(path)) {
             Some(s) => out.push_str(&format!(
                 "\nFor minion `{}` (`top_file_merging_strategy: {}`): **{}**. {}\n",
@@ -97,7 +92,7 @@ pub(crate) fn hover_env(analysis: &Analysis, path: &Path, env: &TopEnv) -> Strin
         .top_files()
         .into_iter()
         .filter(|(_, p)| p != path)
-        .filter(|(_, p)| analysis.summary(p).and_then(|s| s.top().map(|t| t.envs.iter().any(|e| e.env == env.env))).unwrap_or(false))
+        .filter(|(_, p)| snap.summary(p).and_then(|s| s.top().map(|t| t.envs.iter().any(|e| e.env == env.env))).unwrap_or(false))
         .map(|(top_env, p)| format!("- `{}` ({top_env}'s top file)", world.rel(&p)))
         .collect();
     if !others.is_empty() {
@@ -107,10 +102,10 @@ pub(crate) fn hover_env(analysis: &Analysis, path: &Path, env: &TopEnv) -> Strin
 }
 
 /// Hover text for a target of a top-file section.
-pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, target: &TopTarget) -> String {
+pub(crate) fn hover_target(snap: &Snapshot, path: &Path, env: &TopEnv, target: &TopTarget) -> String {
     let sls: Vec<&str> = target.sls.iter().map(|s| s.name.as_str()).collect();
     let written = target.matcher.as_deref().unwrap_or("compound");
-    let body = match compile(analysis, None) {
+    let body = match compile(snap, None) {
         Ok((minion, result, _)) => {
             match result.targets.iter().find(|t| t.section == env.env && t.target == target.target && t.source.as_deref() == Some(path)) {
                 Some(t) => {
@@ -134,7 +129,7 @@ pub(crate) fn hover_target(analysis: &Analysis, path: &Path, env: &TopEnv, targe
         Err(e) => format!("**target** `{}` in section `{}` (matcher `{written}`)\n\nThe top file could not be compiled: {e}\n", target.target, env.env),
     };
     let mut out = body;
-    if let Some(fleet) = crate::fleet::target_hover(analysis, path, &env.env, &target.target) {
+    if let Some(fleet) = crate::salt::fleet::target_hover(snap, path, &env.env, &target.target) {
         out.push_str(&fleet);
     }
     if !sls.is_empty() {

@@ -8,15 +8,15 @@ use std::path::Path;
 use model::diagnostic::Code;
 use model::diagnostic::Severity as ModelSeverity;
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 use crate::types::*;
 
-pub(crate) fn syntax(analysis: &Analysis, path: &Path) -> Vec<Diagnostic> {
+pub(crate) fn syntax(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
     // A custom module (`_states/*.py`) is read for its signatures, never as YAML.
     if path.extension().is_some_and(|e| e == "py") {
         return Vec::new();
     }
-    let Some(doc) = analysis.snap.docs.get(path) else { return Vec::new() };
+    let Some(doc) = snap.docs.get(path) else { return Vec::new() };
     doc.syntax
         .iter()
         .map(|e| Diagnostic {
@@ -29,9 +29,8 @@ pub(crate) fn syntax(analysis: &Analysis, path: &Path) -> Vec<Diagnostic> {
         .collect()
 }
 
-pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diagnostic>> {
-    let snap = &analysis.snap;
-    let found = analysis.with_highstate(|idx| {
+pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnostic>> {
+    let found = snap.with_highstate(|idx| {
         let mut found = idx.diagnostics(path);
         // A templated file outside the minion's highstate: what applying it alone would say.
         found.extend(idx.highstate.alone(&snap.world, &snap.files, snap.minion.as_deref(), path));
@@ -39,17 +38,17 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
     })?;
     // The YAML loader and the incremental tree report the same broken text; when the tree
     // already reports it at once, the loader's copy is noise.
-    let has_syntax = analysis.snap.docs.get(path).is_some_and(|d| !d.syntax.is_empty());
-    let text = analysis.text(path).unwrap_or_default();
+    let has_syntax = snap.docs.get(path).is_some_and(|d| !d.syntax.is_empty());
+    let text = snap.text(path).unwrap_or_default();
     let mut out: Vec<Diagnostic> = found
         .into_iter()
         .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
-        .filter(|d| !crate::statedocs::known_to_salt(analysis, d))
+        .filter(|d| !crate::salt::statedocs::known_to_salt(snap, d))
         .map(|d| from_model(&text, &d, String::new()))
         .collect();
-    if let Some(e) = &analysis.world().config_error {
+    if let Some(e) = &snap.world().config_error {
         if e.path == path {
-            let range = config_line_range(analysis, path, e.line);
+            let range = config_line_range(snap, path, e.line);
             out.insert(
                 0,
                 Diagnostic {
@@ -90,9 +89,9 @@ fn trim(text: &str, range: Range<usize>) -> Range<usize> {
 
 /// The byte range of a configuration error's 1-based line, without its break (`0`, meaning
 /// no line is known, or past the end: the start of the text).
-fn config_line_range(analysis: &Analysis, path: &Path, line: usize) -> Range<usize> {
+fn config_line_range(snap: &Snapshot, path: &Path, line: usize) -> Range<usize> {
     let zero_based = line.checked_sub(1).and_then(|l| u32::try_from(l).ok());
-    zero_based.and_then(|l| analysis.line_index(path)?.line_range(l)).unwrap_or(0..0)
+    zero_based.and_then(|l| snap.line_index(path)?.line_range(l)).unwrap_or(0..0)
 }
 
 /// Moves diagnostics computed for an older text along with `edits` (applied in order, as

@@ -4,25 +4,28 @@
 use std::ops::Range;
 use std::path::Path;
 
-use crate::analysis::Analysis;
-use crate::resolve::*;
-use crate::summaries::FileSummary;
+use crate::db::summaries::FileSummary;
+use crate::salt::resolve::*;
+use crate::snapshot::Snapshot;
 use crate::types::*;
 
 fn overlaps(a: &Range<usize>, b: &Range<usize>) -> bool {
     a.start <= b.end && b.start <= a.end
 }
 
-pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
-    let Some(summary) = analysis.summary(path) else { return Vec::new() };
+pub(crate) fn code_actions(snap: &Snapshot, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
+    if snap.too_large(path) {
+        return Vec::new();
+    }
+    let Some(summary) = snap.summary(path) else { return Vec::new() };
     let mut out = Vec::new();
-    let world = analysis.world();
+    let world = snap.world();
     match &*summary {
         FileSummary::Sls(s) => {
-            let env = file_env(analysis, path);
+            let env = file_env(snap, path);
             for item in s.includes.iter().filter(|i| overlaps(&i.span, &range)) {
-                let Some((ienv, name)) = include_target(analysis, path, item) else { continue };
-                if model::py::fnmatch::has_magic(&name) || !resolve_sls(analysis, &ienv, &name, &env).is_empty() {
+                let Some((ienv, name)) = include_target(snap, path, item) else { continue };
+                if model::py::fnmatch::has_magic(&name) || !resolve_sls(snap, &ienv, &name, &env).is_empty() {
                     continue;
                 }
                 let Some(root) = world.ws.opts.file_roots.get(&ienv).and_then(|r| r.first()) else { continue };
@@ -36,8 +39,8 @@ pub(crate) fn code_actions(analysis: &Analysis, path: &Path, range: Range<usize>
             }
         }
         FileSummary::Top(t) => {
-            let text = analysis.text(path).unwrap_or_default();
-            let index = analysis.line_index(path);
+            let text = snap.text(path).unwrap_or_default();
+            let index = snap.line_index(path);
             for env in &t.envs {
                 for target in env.targets.iter().filter(|t| t.shorthand && overlaps(&t.value_span, &range)) {
                     let Some(value) = text.get(target.value_span.clone()) else { continue };

@@ -11,8 +11,8 @@ use model::check::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, S
 use model::py::fnmatch;
 use model::workspace::roots::StateFile;
 
-use crate::analysis::Analysis;
-use crate::summaries::FileSummary;
+use crate::db::summaries::FileSummary;
+use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
 
 /// The item under the cursor.
@@ -56,8 +56,8 @@ fn on(span: &Range<usize>, offset: usize) -> bool {
 }
 
 /// The item at `offset` in a file.
-pub(crate) fn item_at(analysis: &Analysis, path: &Path, offset: usize) -> Option<Item> {
-    let summary = analysis.summary(path)?;
+pub(crate) fn item_at(snap: &Snapshot, path: &Path, offset: usize) -> Option<Item> {
+    let summary = snap.summary(path)?;
     match &*summary {
         FileSummary::Sls(s) => sls_item_at(s, offset),
         FileSummary::Top(t) => {
@@ -114,13 +114,13 @@ fn sls_item_at(s: &SlsSummary, offset: usize) -> Option<Item> {
 }
 
 /// The environment a file's references are resolved in (its first).
-pub(crate) fn file_env(analysis: &Analysis, path: &Path) -> String {
-    analysis.world().locate(path).map_or_else(|| "base".to_string(), |(env, _)| env)
+pub(crate) fn file_env(snap: &Snapshot, path: &Path) -> String {
+    snap.world().locate(path).map_or_else(|| "base".to_string(), |(env, _)| env)
 }
 
 /// An SLS name resolved in an environment: every file it loads (several for a glob).
-pub(crate) fn resolve_sls(analysis: &Analysis, env: &str, name: &str, glob_env: &str) -> Vec<StateFile> {
-    let roots = &analysis.world().ctx.roots;
+pub(crate) fn resolve_sls(snap: &Snapshot, env: &str, name: &str, glob_env: &str) -> Vec<StateFile> {
+    let roots = &snap.world().ctx.roots;
     if fnmatch::has_magic(name) {
         // Include globs expand against the including file's environment (`BaseHighState.render_state`).
         let avail = roots.list_states_shared(glob_env);
@@ -131,8 +131,8 @@ pub(crate) fn resolve_sls(analysis: &Analysis, env: &str, name: &str, glob_env: 
 }
 
 /// The environment and absolute name an include item asks for.
-pub(crate) fn include_target(analysis: &Analysis, path: &Path, item: &IncludeItem) -> Option<(String, String)> {
-    let env = item.env.clone().unwrap_or_else(|| file_env(analysis, path));
+pub(crate) fn include_target(snap: &Snapshot, path: &Path, item: &IncludeItem) -> Option<(String, String)> {
+    let env = item.env.clone().unwrap_or_else(|| file_env(snap, path));
     Some((env, item.resolved.clone()?))
 }
 
@@ -144,9 +144,9 @@ pub(crate) struct Decl {
 }
 
 /// Every declaration of the files sharing an include closure with `path`.
-pub(crate) fn neighbour_decls(analysis: &Analysis, path: &Path) -> Cancellable<Vec<(PathBuf, Arc<FileSummary>)>> {
-    let files = analysis.with_index(|idx| idx.neighbourhood(path))?;
-    Ok(files.into_iter().filter_map(|f| analysis.summary(&f).map(|s| (f, s))).collect())
+pub(crate) fn neighbour_decls(snap: &Snapshot, path: &Path) -> Cancellable<Vec<(PathBuf, Arc<FileSummary>)>> {
+    let files = snap.with_index(|idx| idx.neighbourhood(path))?;
+    Ok(files.into_iter().filter_map(|f| snap.summary(&f).map(|s| (f, s))).collect())
 }
 
 /// Whether a requisite reference (`key: value`) names a declaration, as Salt's
@@ -167,9 +167,9 @@ pub(crate) fn ref_matches(key: &str, value: &str, decl: &StateDecl) -> bool {
 }
 
 /// The declarations a requisite reference in `path` names, across its include closures.
-pub(crate) fn requisite_targets(analysis: &Analysis, path: &Path, r: &RequisiteRef) -> Cancellable<Vec<Decl>> {
+pub(crate) fn requisite_targets(snap: &Snapshot, path: &Path, r: &RequisiteRef) -> Cancellable<Vec<Decl>> {
     let mut out = Vec::new();
-    for (file, summary) in neighbour_decls(analysis, path)? {
+    for (file, summary) in neighbour_decls(snap, path)? {
         let Some(s) = summary.sls() else { continue };
         for d in &s.ids {
             if ref_matches(&r.key, &r.value, d) {
@@ -181,9 +181,9 @@ pub(crate) fn requisite_targets(analysis: &Analysis, path: &Path, r: &RequisiteR
 }
 
 /// The declarations an extend key names.
-pub(crate) fn extend_targets(analysis: &Analysis, path: &Path, e: &ExtendKey) -> Cancellable<Vec<Decl>> {
+pub(crate) fn extend_targets(snap: &Snapshot, path: &Path, e: &ExtendKey) -> Cancellable<Vec<Decl>> {
     let mut out = Vec::new();
-    for (file, summary) in neighbour_decls(analysis, path)? {
+    for (file, summary) in neighbour_decls(snap, path)? {
         let Some(s) = summary.sls() else { continue };
         out.extend(s.ids.iter().filter(|d| d.id == e.id).map(|d| Decl { path: file.clone(), decl: d.clone() }));
     }
@@ -191,7 +191,7 @@ pub(crate) fn extend_targets(analysis: &Analysis, path: &Path, e: &ExtendKey) ->
 }
 
 /// The file a `salt://` URL names.
-pub(crate) fn url_target(analysis: &Analysis, path: &Path, u: &SaltUrl) -> Option<PathBuf> {
-    let env = u.env.clone().unwrap_or_else(|| file_env(analysis, path));
-    analysis.world().ctx.roots.find_file(&env, u.path.trim_start_matches('/'))
+pub(crate) fn url_target(snap: &Snapshot, path: &Path, u: &SaltUrl) -> Option<PathBuf> {
+    let env = u.env.clone().unwrap_or_else(|| file_env(snap, path));
+    snap.world().ctx.roots.find_file(&env, u.path.trim_start_matches('/'))
 }

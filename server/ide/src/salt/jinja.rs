@@ -7,7 +7,7 @@ use std::path::Path;
 use model::pipeline::Scope;
 use model::render::probe::Probe;
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 
 /// A probed block and what it gave, or why nothing could be rendered.
 pub(crate) struct Probed {
@@ -26,13 +26,13 @@ pub(crate) struct Seen {
 
 /// Renders `path` for the selected minion with the Jinja block at `offset` instrumented;
 /// `None` when there is no such block (not a template, not an expression or binding there).
-pub(crate) fn probe(analysis: &Analysis, path: &Path, offset: usize) -> Option<Probed> {
-    let text = analysis.text(path)?;
+pub(crate) fn probe(snap: &Snapshot, path: &Path, offset: usize) -> Option<Probed> {
+    let text = snap.text(path)?;
     if !model::render::is_templated(&text) {
         return None;
     }
     let (probe, _) = model::render::probe::instrument(&text, offset)?;
-    let compiled = analysis.compile(Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
+    let compiled = snap.compile(Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
     let outcome = match (&compiled.minion, &compiled.rendered) {
         (Err(e), _) => Err(format!("The minion profile could not be read: {e}")),
         (Ok(m), Some(r)) => {

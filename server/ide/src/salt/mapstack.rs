@@ -12,7 +12,7 @@ use model::mapstack::{report, MapData, Status};
 use model::pipeline::{Compiled, Scope};
 use syntax::jinja::JinjaKind;
 
-use crate::analysis::Analysis;
+use crate::snapshot::Snapshot;
 use crate::types::{HoverResult, NavTarget};
 
 /// What the cursor is on.
@@ -24,11 +24,11 @@ enum Spot {
     Value { tplroot: String, range: std::ops::Range<usize>, expr: String, path: Vec<String> },
 }
 
-pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<HoverResult> {
-    let spot = spot(analysis, path, offset)?;
+pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
+    let spot = spot(snap, path, offset)?;
     match spot {
         Spot::Import { tplroot, range, source } => {
-            let (compiled, minion) = compute(analysis, &tplroot)?;
+            let (compiled, minion) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let mut out = format!("**Formula configuration** of `{tplroot}` for minion `{minion}`\n");
             if let Some(src) = &source {
@@ -40,12 +40,12 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<H
                     .collect();
                 out.push_str(&format!("\nSource `{src}`:\n{}\n", files.join("\n")));
             }
-            let text = report::text(data, &compiled.files, &tplroot, &minion, &|p: &Path| analysis.world().rel(p));
+            let text = report::text(data, &compiled.files, &tplroot, &minion, &|p: &Path| snap.world().rel(p));
             out.push_str(&format!("\n```text\n{}```\n", truncate(&text, 80)));
             Some(HoverResult { range, markdown: out })
         }
         Spot::Value { tplroot, range, expr, path: keys } => {
-            let (compiled, minion) = compute(analysis, &tplroot)?;
+            let (compiled, minion) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let values = data.values.as_ref().ok()?;
             let value = keys.iter().try_fold(values, |v, k| v.get(k))?;
@@ -66,10 +66,10 @@ pub(crate) fn hover(analysis: &Analysis, path: &Path, offset: usize) -> Option<H
     }
 }
 
-pub(crate) fn definition(analysis: &Analysis, path: &Path, offset: usize) -> Option<Vec<NavTarget>> {
-    match spot(analysis, path, offset)? {
+pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<Vec<NavTarget>> {
+    match spot(snap, path, offset)? {
         Spot::Value { tplroot, path: keys, expr, .. } => {
-            let (compiled, _) = compute(analysis, &tplroot)?;
+            let (compiled, _) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
             let target = match &o.origin.at {
@@ -81,7 +81,7 @@ pub(crate) fn definition(analysis: &Analysis, path: &Path, offset: usize) -> Opt
             Some(vec![target])
         }
         Spot::Import { tplroot, source: Some(src), .. } => {
-            let (compiled, _) = compute(analysis, &tplroot)?;
+            let (compiled, _) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let files: Vec<NavTarget> = data
                 .layers
@@ -115,35 +115,35 @@ fn truncate(text: &str, lines: usize) -> String {
 }
 
 /// The formula's data for the selected minion, through the one pipeline.
-fn compute(analysis: &Analysis, tplroot: &str) -> Option<(Compiled, String)> {
-    let compiled = analysis.compile(Scope::MapData { tpldir: tplroot.to_string() });
+fn compute(snap: &Snapshot, tplroot: &str) -> Option<(Compiled, String)> {
+    let compiled = snap.compile(Scope::MapData { tpldir: tplroot.to_string() });
     let id = compiled.minion.as_ref().ok()?.id.clone();
     Some((compiled, id))
 }
 
 /// The formula (`tplroot`) a file belongs to: the first directory of its path in the roots.
-fn tplroot_of(analysis: &Analysis, path: &Path) -> Option<String> {
-    let (_, rel) = analysis.world().locate(path)?;
+fn tplroot_of(snap: &Snapshot, path: &Path) -> Option<String> {
+    let (_, rel) = snap.world().locate(path)?;
     let first = rel.split('/').next()?;
     (first != rel).then(|| first.to_string())
 }
 
-fn spot(analysis: &Analysis, path: &Path, offset: usize) -> Option<Spot> {
-    let text = analysis.text(path)?;
+fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
+    let text = snap.text(path)?;
     if path.file_name().is_some_and(|n| n == "map_jinja.yaml" || n == "map_jinja.yaml.jinja") {
-        return map_jinja_spot(analysis, path, &text, offset);
+        return map_jinja_spot(snap, path, &text, offset);
     }
     let masked = syntax::jinja::mask(&text);
     let block = masked.block_at(offset)?;
     let inner = &text[block.range.clone()];
-    let tplroot = tplroot_of(analysis, path)?;
+    let tplroot = tplroot_of(snap, path)?;
     if let Some(at) = inner.find("map.data") {
         let call = block.range.start + at;
         if offset + 20 >= call && offset <= call + 30 {
             return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
         }
     }
-    if !uses_mapstack(analysis, path, &tplroot) {
+    if !uses_mapstack(snap, path, &tplroot) {
         return None;
     }
     if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
@@ -172,11 +172,11 @@ fn spot(analysis: &Analysis, path: &Path, offset: usize) -> Option<Spot> {
 /// Whether the formula's `map.jinja` is a mapstack one: it calls `map.data` (saltext-formula)
 /// or has template-formula's `libmapstack.jinja` beside it. A plain `map.jinja` of variables
 /// is left to the Jinja hover.
-fn uses_mapstack(analysis: &Analysis, path: &Path, tplroot: &str) -> bool {
-    let world = analysis.world();
-    let env = crate::resolve::file_env(analysis, path);
+fn uses_mapstack(snap: &Snapshot, path: &Path, tplroot: &str) -> bool {
+    let world = snap.world();
+    let env = crate::salt::resolve::file_env(snap, path);
     let roots = &world.ctx.roots;
-    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| analysis.text(&f));
+    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f));
     map.is_some_and(|t| t.contains("map.data")) || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some()
 }
 
@@ -204,10 +204,10 @@ fn bound_names(text: &str) -> Vec<String> {
 }
 
 /// In a formula's `parameters/map_jinja.yaml`: the whole file, or a source entry.
-fn map_jinja_spot(analysis: &Analysis, path: &Path, text: &str, offset: usize) -> Option<Spot> {
-    let (_, rel) = analysis.world().locate(path)?;
+fn map_jinja_spot(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<Spot> {
+    let (_, rel) = snap.world().locate(path)?;
     let tplroot = rel.strip_suffix("/parameters/map_jinja.yaml").or_else(|| rel.strip_suffix("/parameters/map_jinja.yaml.jinja"))?.to_string();
-    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = syntax::line_index::line_start(text, offset);
     let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
     let line = &text[line_start..line_end];
     let source = line.trim_start().strip_prefix("- ").map(|s| s.trim().trim_matches(['\'', '"']).to_string()).filter(|s| !s.is_empty());

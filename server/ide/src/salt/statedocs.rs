@@ -5,41 +5,13 @@
 //! would come from. A custom module's docstring is read from its source.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
-use std::sync::Arc;
 
 use model::check::summary::StateFunction;
 use model::state::calls::unknown_function_name;
 use model::state::catalog::{workspace_catalog, Catalog, Function};
 
-use crate::analysis::Analysis;
-
-/// Salt's documentation of the state functions of one Salt installation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StateDocs {
-    /// The Salt version that answered, such as `3008.4`.
-    pub salt_version: String,
-    /// `sys.state_doc`'s answer: `"pkg.installed"` (and `"pkg"`, the module) to its docstring.
-    pub docs: HashMap<String, String>,
-}
-
-/// Where the documentation stands.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DocsStatus {
-    /// Not asked for; the text says why and how to get it.
-    Off(String),
-    /// Being asked of Salt (the text says how).
-    Loading(String),
-    Ready(Arc<StateDocs>),
-    /// Salt could not answer; the text says what failed.
-    Failed(String),
-}
-
-impl Default for DocsStatus {
-    fn default() -> DocsStatus {
-        DocsStatus::Off("no Salt was asked for documentation".into())
-    }
-}
+use crate::db::docs::DocsStatus;
+use crate::snapshot::Snapshot;
 
 /// The paragraph of a Salt docstring that documents `arg`: Salt writes arguments as a
 /// definition list, the name (optionally `name : default`) on a line of its own and the
@@ -81,24 +53,24 @@ pub(crate) fn arg_doc(doc: &str, arg: &str) -> Option<String> {
 
 /// Whether `d` is an unknown-function warning about a function the user's own Salt documents
 /// (one of the extensions it loads, which the catalog of Salt's own modules cannot know).
-pub(crate) fn known_to_salt(analysis: &Analysis, d: &model::diagnostic::Diagnostic) -> bool {
-    let DocsStatus::Ready(docs) = &*analysis.snap.state_docs else { return false };
+pub(crate) fn known_to_salt(snap: &Snapshot, d: &model::diagnostic::Diagnostic) -> bool {
+    let DocsStatus::Ready(docs) = &*snap.state_docs else { return false };
     // The message may start with the minion it is about ("Applying `x` alone on minion ...: ").
     let name = d.message.lines().next().and_then(|l| unknown_function_name(l).or_else(|| l.split_once(": ").and_then(|(_, rest)| unknown_function_name(rest))));
     d.code == model::diagnostic::Code::UnknownFunction && name.is_some_and(|f| docs.docs.contains_key(f))
 }
 
 /// The workspace's catalog as this snapshot sees it (open `_states` buffers included).
-fn catalog(analysis: &Analysis) -> Cow<'static, Catalog> {
-    workspace_catalog(&analysis.snap.files, &analysis.world().ctx.roots)
+fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
+    workspace_catalog(&snap.files, &snap.world().ctx.roots)
 }
 
 /// The docstring of `module.function`: the custom module's own, else Salt's when it answered.
-fn doc_of<'a>(analysis: &'a Analysis, module: &str, f: &'a Function) -> Result<&'a str, String> {
+fn doc_of<'a>(snap: &'a Snapshot, module: &str, f: &'a Function) -> Result<&'a str, String> {
     if let Some(d) = &f.doc {
         return Ok(d);
     }
-    match &*analysis.snap.state_docs {
+    match &*snap.state_docs {
         DocsStatus::Ready(docs) => {
             docs.docs.get(&format!("{module}.{}", f.name)).map(String::as_str).ok_or_else(|| format!("Salt {} has no documentation for it.", docs.salt_version))
         }
@@ -107,11 +79,11 @@ fn doc_of<'a>(analysis: &'a Analysis, module: &str, f: &'a Function) -> Result<&
 }
 
 /// The hover of a state function: signature, deprecation, where it is defined, its docs.
-pub(crate) fn hover_function(analysis: &Analysis, f: &StateFunction) -> Option<String> {
+pub(crate) fn hover_function(snap: &Snapshot, f: &StateFunction) -> Option<String> {
     let function = f.function.as_deref()?;
-    let catalog = catalog(analysis);
+    let catalog = catalog(snap);
     let full = format!("{}.{function}", f.module);
-    if let (None, DocsStatus::Ready(docs)) = (catalog.function(&f.module, function), &*analysis.snap.state_docs) {
+    if let (None, DocsStatus::Ready(docs)) = (catalog.function(&f.module, function), &*snap.state_docs) {
         if let Some(doc) = docs.docs.get(&full) {
             return Some(format!(
                 "**{full}**\n\nFrom your Salt {} (an extension it loads: salt-analyzer does not know its signature)\n\n---\n\n```rst\n{}\n```\n",
@@ -128,13 +100,13 @@ pub(crate) fn hover_function(analysis: &Analysis, f: &StateFunction) -> Option<S
     };
     let mut out = format!("```python\n{}\n```\n", fun.signature(&m.name));
     match &m.custom {
-        Some(file) => out.push_str(&format!("\nCustom state module `{}`\n", analysis.world().rel(file))),
+        Some(file) => out.push_str(&format!("\nCustom state module `{}`\n", snap.world().rel(file))),
         None => out.push_str(&format!("\nSalt {} state function\n", catalog.salt_version())),
     }
     if let Some(words) = &fun.deprecated {
         out.push_str(&format!("\n**Deprecated**: {words}\n"));
     }
-    match doc_of(analysis, &m.name, fun) {
+    match doc_of(snap, &m.name, fun) {
         Ok(doc) => out.push_str(&format!("\n---\n\n```rst\n{}\n```\n", doc.trim_end())),
         Err(why) => out.push_str(&format!("\n_{why}_\n")),
     }
@@ -142,8 +114,8 @@ pub(crate) fn hover_function(analysis: &Analysis, f: &StateFunction) -> Option<S
 }
 
 /// Where a custom state module's function is defined (`def deployed(` in `_states/*.py`).
-pub(crate) fn custom_definition(analysis: &Analysis, f: &StateFunction) -> Option<crate::types::NavTarget> {
-    let catalog = catalog(analysis);
+pub(crate) fn custom_definition(snap: &Snapshot, f: &StateFunction) -> Option<crate::types::NavTarget> {
+    let catalog = catalog(snap);
     let m = catalog.module(&f.module)?;
     let file = m.custom.as_ref()?;
     let fun = m.function(f.function.as_deref()?)?;
@@ -153,9 +125,9 @@ pub(crate) fn custom_definition(analysis: &Analysis, f: &StateFunction) -> Optio
 
 /// The hover of an argument given to a state function: required or its default, and its
 /// paragraph of the function's docs.
-pub(crate) fn hover_argument(analysis: &Analysis, f: &StateFunction, arg: &str) -> Option<String> {
+pub(crate) fn hover_argument(snap: &Snapshot, f: &StateFunction, arg: &str) -> Option<String> {
     let function = f.function.as_deref()?;
-    let catalog = catalog(analysis);
+    let catalog = catalog(snap);
     let fun = catalog.function(&f.module, function)?;
     let full = format!("{}.{function}", f.module);
     let mut out = format!("**{arg}** — argument of `{full}`\n\n");
@@ -171,7 +143,7 @@ pub(crate) fn hover_argument(analysis: &Analysis, f: &StateFunction, arg: &str) 
         None if fun.kwargs => out.push_str(&format!("Not in the signature: `{full}` takes it through `**kwargs`.\n")),
         None => out.push_str(&format!("`{full}` takes no such argument: Salt stops the whole run on it.\n")),
     }
-    match doc_of(analysis, &f.module, fun) {
+    match doc_of(snap, &f.module, fun) {
         Ok(doc) => {
             if let Some(p) = arg_doc(doc, arg) {
                 out.push_str(&format!("\n```rst\n{p}\n```\n"));
