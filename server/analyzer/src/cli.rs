@@ -421,10 +421,19 @@ fn fleet_run(
         }
     }
     let _ = out.flush();
+    sharing_stats(who.len(), &memo);
     if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// For tests and benchmarks (`SALT_ANALYZER_FLEET_STATS=1`, on stderr): how many distinct
+/// compiles a run's minions shared.
+fn sharing_stats(minions: usize, memo: &model::pipeline::Memo) {
+    if std::env::var_os("SALT_ANALYZER_FLEET_STATS").is_some_and(|v| v == "1") {
+        errln!("fleet stats: {minions} minions, {} distinct compiles kept for sharing", memo.shared_compiles());
     }
 }
 
@@ -979,7 +988,9 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
     let fs: Arc<dyn Vfs> = Arc::new(disk());
-    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics) {
+    let highstate = model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics);
+    sharing_stats(who.len(), &ctx.memo);
+    let highstate = match highstate {
         Ok(found) => found,
         Err(e) => {
             errln!("salt-analyzer: error: {e}");

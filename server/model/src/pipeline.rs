@@ -733,8 +733,11 @@ impl Memo {
     /// matchers said of it: not its id or addresses when nothing read them) gets that
     /// compile. Only a run's compiles of one tree may share (a memo does not check files);
     /// a shared top's match explanations are worded for the minion it was compiled for.
+    ///
+    /// `SALT_ANALYZER_NO_SHARING=1` turns the compile sharing off (to compare, and to measure).
     pub fn sharing() -> Memo {
-        Memo { parses: Some(Default::default()), compiles: Some(Default::default()), ..Memo::default() }
+        let off = std::env::var_os("SALT_ANALYZER_NO_SHARING").is_some_and(|v| v == "1");
+        Memo { parses: Some(Default::default()), compiles: (!off).then(Default::default), ..Memo::default() }
     }
 
     /// How many compiles the memo keeps for other minions.

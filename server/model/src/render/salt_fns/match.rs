@@ -1,4 +1,5 @@
-//! `salt/modules/match.py`: `filter_by` and `ifelse`, through the pipeline's target matchers.
+//! `salt/modules/match.py`: `filter_by`, `ifelse` and each matcher's own function (`glob`,
+//! `compound`, `grain`, ...), through the pipeline's target matchers.
 
 use super::args::{Bound, Sig};
 use super::{py_type, raised, Functions, DELIM};
@@ -44,6 +45,31 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
             let lookup = JValue::from_object(MDict(Mutex::new(lookup), false));
             let vals = vec![Some(lookup), b.get(0), b.get(1), b.get(2), b.get(3), Some(JValue::from(DEFAULT))];
             f.match_filter_by(&Bound { vals, star: Vec::new(), kwargs: Vec::new() })
+        }
+        // `match.<matcher>(tgt, minion_id=None)` / `(tgt, delimiter=':')` / `(tgt)`: the
+        // matcher's answer for this minion (or for `minion_id`); an exception is `False`.
+        "match.compound" | "match.glob" | "match.pcre" | "match.list_" | "match.grain" | "match.grain_pcre" | "match.pillar" | "match.pillar_pcre"
+        | "match.ipcidr" | "match.data" => {
+            const FUNCTIONS: [&str; 10] = ["compound", "glob", "pcre", "list_", "grain", "grain_pcre", "pillar", "pillar_pcre", "ipcidr", "data"];
+            let tgt_type = FUNCTIONS.into_iter().find(|f| name.strip_prefix("match.") == Some(f)).unwrap_or("glob");
+            let (second, params): (Option<&str>, &'static [&'static str]) = match tgt_type {
+                "grain" | "grain_pcre" | "pillar" | "pillar_pcre" => (Some("delimiter"), &["tgt", "delimiter"]),
+                "ipcidr" | "data" => (None, &["tgt"]),
+                _ => (Some("minion_id"), &["tgt", "minion_id"]),
+            };
+            let b = a(&Sig::new(tgt_type, params, 1))?;
+            let Some(decide) = f.ctx.matcher.as_ref() else {
+                return Ok(f.inert(name));
+            };
+            let Some(tgt) = b.req(0).as_str().map(str::to_string) else { return Ok(JValue::from(false)) };
+            let arg = b.get(1).filter(|v| !v.is_none()).map(|v| py::str_of(&to_json(&v)));
+            let matcher = if tgt_type == "list_" { "list" } else { tgt_type };
+            let (id, delim) = match second {
+                Some("delimiter") => (None, Some(arg.unwrap_or_else(|| DELIM.to_string()))),
+                Some(_) => (arg.filter(|a| !a.is_empty()), None),
+                None => (None, None),
+            };
+            Ok(JValue::from(decide(matcher, &tgt, id.as_deref(), delim.as_deref())))
         }
         _ => Ok(f.inert(name)),
     }

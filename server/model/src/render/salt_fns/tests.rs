@@ -519,3 +519,34 @@ fn match_filter_by_asks_the_matcher() {
     check_error("{{ salt['match.filter_by']({'m1': 'L'}, tgt_type='list') }}", &c, "'list'");
     check_error("{{ salt['match.filter_by']({'m1': 'L'}, tgt_type='ipcidr', minion_id='x') }}", &c, "ipcidr() takes 1 positional argument but 2 were given");
 }
+
+#[test]
+fn each_matcher_function_asks_its_matcher() {
+    let mut c = ctx();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    c.matcher = Some(Arc::new(move |m: &str, t: &str, id: Option<&str>, d: Option<&str>| {
+        log.lock().unwrap().push(format!("{m} {t} {id:?} {d:?}"));
+        t == "yes"
+    }));
+    let (text, _) = render(
+        "{{ salt['match.glob']('yes') }} {{ salt['match.compound']('no', minion_id='m2') }} {{ salt['match.list_']('yes', 'm3') }} \
+         {{ salt['match.grain']('yes') }} {{ salt['match.pillar_pcre']('yes', delimiter='|') }} {{ salt['match.ipcidr']('no') }} \
+         {{ salt['match.pcre'](5) }}",
+        &c,
+    );
+    // A target that is not a string matches nothing (glob_match: `if not isinstance(tgt, str)`).
+    assert_eq!(text, "True False True True True False False");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            "glob yes None None",
+            "compound no Some(\"m2\") None",
+            "list yes Some(\"m3\") None",
+            "grain yes None Some(\":\")",
+            "pillar_pcre yes None Some(\"|\")",
+            "ipcidr no None None"
+        ]
+    );
+    check_error("{{ salt['match.ipcidr']('a', 'b') }}", &c, "ipcidr() takes 1 positional argument but 2 were given");
+}
