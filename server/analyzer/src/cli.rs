@@ -966,8 +966,7 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
-        let sharing = model::pipeline::Memo::sharing();
-        (ctx.memo.parses, ctx.memo.compiles) = (sharing.parses, sharing.compiles);
+        ctx.memo = ctx.memo.with_sharing();
     }
     let mut result = model::check::check_with(disk(), &ws, &ctx);
     // A remote with no local copy is one finding; the other remotes are analysed.

@@ -133,10 +133,22 @@ impl Snapshot {
     /// through the one pipeline, reading `files` (the snapshot's, or a fork a query changed),
     /// with the workspace's memo.
     pub(crate) fn compile_for(&self, minion: Option<&str>, files: Files, scope: model::pipeline::Scope) -> model::pipeline::Compiled {
+        self.compile_in(minion, files, scope, &self.world().ctx.memo)
+    }
+
+    /// [`Snapshot::compile_for`] keeping what it computes in `memo` (a run over the fleet:
+    /// one that shares compiles between its minions, on this snapshot only).
+    pub(crate) fn compile_in(
+        &self,
+        minion: Option<&str>,
+        files: Files,
+        scope: model::pipeline::Scope,
+        memo: &model::pipeline::Memo,
+    ) -> model::pipeline::Compiled {
         let world = self.world();
         let name = minion.map(str::to_string).or_else(|| self.selected_minion());
         let req = model::pipeline::Request { minion: world.who(name.as_deref()), saltenv: None, scope };
-        model::pipeline::compile_with(Arc::new(files), &world.ws, &world.ctx.roots, &req, &world.ctx.memo)
+        model::pipeline::compile_with(Arc::new(files), &world.ws, &world.ctx.roots, &req, memo)
     }
 
     /// The selected minion compiled for `scope` over this snapshot's files.

@@ -740,6 +740,13 @@ impl Memo {
         Memo { parses: Some(Default::default()), compiles: (!off).then(Default::default), ..Memo::default() }
     }
 
+    /// This memo (its pillars and renders shared), with compiles shared as [`Memo::sharing`]
+    /// shares them, from now on: for one run over the fleet on one tree.
+    pub fn with_sharing(&self) -> Memo {
+        let sharing = Memo::sharing();
+        Memo { compiles: sharing.compiles, parses: self.parses.clone().or(sharing.parses), ..self.clone() }
+    }
+
     /// How many compiles the memo keeps for other minions.
     pub fn shared_compiles(&self) -> usize {
         self.compiles.as_ref().map_or(0, |s| s.len())

@@ -51,7 +51,9 @@ pub(crate) fn check(snap: &Snapshot) -> Cancellable<FleetCheck> {
     let who: Vec<Who> = world.fleet.minions.iter().map(|m| world.who(Some(&m.id))).collect();
     let fs: Arc<dyn model::workspace::vfs::Vfs> = Arc::new(snap.files.fork());
     let mut problems: Vec<String> = world.fleet.problems.iter().map(ToString::to_string).collect();
-    let found = match model::check::highstate::check_minions(&fs, &world.ws, &world.ctx, &who, &mut Vec::new()) {
+    // Minions alike share their compiles, within this one run over this snapshot.
+    let ctx = model::check::CheckContext { memo: world.ctx.memo.with_sharing(), ..world.ctx.clone() };
+    let found = match model::check::highstate::check_minions(&fs, &world.ws, &ctx, &who, &mut Vec::new()) {
         Ok(found) => found,
         Err(e) => {
             problems.push(e.to_string());

@@ -41,13 +41,14 @@ pub(crate) fn tops(snap: &Snapshot) -> Cancellable<Arc<FleetTops>> {
     let ids: Vec<String> = snap.world().fleet.minions.iter().map(|m| m.id.clone()).collect();
     let mut all = FleetTops { total: ids.len(), ..FleetTops::default() };
     // Each minion's top is folded on the thread that compiled it; results come in the fleet's
-    // order.
+    // order. Minions that answer the top's targets the same share a compile (this snapshot's).
+    let memo = model::pipeline::Memo::sharing();
     model::pipeline::each_in_parallel(
         &ids,
         model::pipeline::parallelism(),
         |id| {
             let mut one = FleetTops::default();
-            fold(&mut one, snap, id);
+            fold(&mut one, snap, id, &memo);
             one
         },
         |_, part| {
@@ -67,8 +68,8 @@ pub(crate) fn tops(snap: &Snapshot) -> Cancellable<Arc<FleetTops>> {
 }
 
 /// One minion's top, folded into `acc`.
-fn fold(acc: &mut FleetTops, snap: &Snapshot, id: &str) {
-    let compiled = snap.compile_for(Some(id), snap.files.fork(), Scope::Top);
+fn fold(acc: &mut FleetTops, snap: &Snapshot, id: &str, memo: &model::pipeline::Memo) {
+    let compiled = snap.compile_in(Some(id), snap.files.fork(), Scope::Top, memo);
     let Some(top) = &compiled.top else { return };
     for t in &top.targets {
         let (Some(source), Some(loc)) = (&t.source, &t.loc) else { continue };

@@ -30,6 +30,7 @@ pub struct CheckResult {
 }
 
 /// What every per-root check needs: the scanned roots and the dotted names.
+#[derive(Clone)]
 pub struct CheckContext {
     /// Shared with the minion compiles (`pipeline::compile`) that run over the same listing.
     pub roots: std::sync::Arc<FileRoots>,
