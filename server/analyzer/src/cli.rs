@@ -622,6 +622,13 @@ fn plan_json(plan: &model::state::run::Plan) -> serde_json::Value {
             if !s.may_wait.is_empty() {
                 entry["may_wait"] = json!(s.may_wait);
             }
+            if s.test_step.is_some() {
+                let after: Vec<String> = s.test_after.iter().map(|(t, k)| if *k == "prereq" { format!("{t}_|-__prereq_test__") } else { t.clone() }).collect();
+                entry["test_after"] = json!(after);
+            }
+            if !s.test_may_wait.is_empty() {
+                entry["test_may_wait"] = json!(s.test_may_wait);
+            }
             entry
         })
         .chain(plan.listeners.iter().map(|l| {
@@ -637,6 +644,9 @@ fn plan_json(plan: &model::state::run::Plan) -> serde_json::Value {
             }
             if let Some(comment) = &l.comment {
                 entry["comment"] = json!(comment);
+            }
+            if l.lost_if_recorded_at_test {
+                entry["lost_if_recorded_at_test"] = json!(true);
             }
             entry
         }))
@@ -722,9 +732,17 @@ fn plan_text(plan: &model::state::run::Plan) -> String {
                 n + 1
             ));
         }
+        let ids = |tags: &[String]| -> String {
+            tags.iter().map(|t| format!("`{}`", by_tag.get(t.as_str()).map_or(t.as_str(), |p| p.id.as_str()))).collect::<Vec<_>>().join(", ")
+        };
+        if !s.test_may_wait.is_empty() {
+            out.push_str(&format!(
+                "{pad}parallel: its test run is put off while {} still runs; if that is past this place, Salt does not run it at all\n",
+                ids(&s.test_may_wait)
+            ));
+        }
         if !s.may_wait.is_empty() {
-            let ids: Vec<String> = s.may_wait.iter().map(|t| format!("`{}`", by_tag.get(t.as_str()).map_or(t.as_str(), |p| p.id.as_str()))).collect();
-            out.push_str(&format!("{pad}parallel: put off while {} still runs, so it may run later\n", ids.join(", ")));
+            out.push_str(&format!("{pad}parallel: put off while {} still runs, so it may run later\n", ids(&s.may_wait)));
         } else if s.parallel {
             out.push_str(&format!("{pad}parallel: started here in a process of its own\n"));
         }
@@ -764,7 +782,14 @@ fn plan_text(plan: &model::state::run::Plan) -> String {
         match (&l.comment, l.always) {
             (Some(c), Some(_)) => out.push_str(&format!("{pad}after every state: {c}\n")),
             (Some(c), None) => out.push_str(&format!("{pad}after every state, if {} reports changes: {c}\n", on.join(" or "))),
-            (None, _) => out.push_str(&format!("{pad}listen: after every state, if {} reports changes\n", on.join(" or "))),
+            (None, _) => {
+                out.push_str(&format!("{pad}listen: after every state, if {} reports changes\n", on.join(" or ")));
+                if l.lost_if_recorded_at_test {
+                    let of = l.of.as_deref().unwrap_or("");
+                    let id = by_tag.get(of).map_or(of, |p| p.id.as_str());
+                    out.push_str(&format!("{pad}not when `{id}` is recorded at its prereq test run (Salt files this run with the test runs)\n"));
+                }
+            }
         }
     }
     out

@@ -44,6 +44,13 @@ pub struct Planned {
     /// "pending") and tries again before each later state, so it, and whatever needs it, may
     /// run later than `run_num` says; when depends on how long that process takes.
     pub may_wait: Vec<String>,
+    /// What its test run waits for, when another state `prereq`s it.
+    pub test_after: Vec<(String, &'static str)>,
+    /// The `parallel` states its test run waits for, when it is `parallel` itself. A test run
+    /// put off this way keeps the chunk marked `__prereq__`, so when `call_chunks` reaches the
+    /// state's own place first, that place only tries the test run again, and the state is
+    /// not run at all (as with a test run put off behind any state in `may_wait`).
+    pub test_may_wait: Vec<String>,
     /// What it waits for: the states' tags and the requisite kinds, in Salt's order. A state
     /// that `prereq`s this one appears as `prerequired`; the test run of a state this one
     /// `prereq`s as `prereq`.
@@ -93,6 +100,11 @@ pub struct Listener {
     pub always: Option<usize>,
     /// The comment of a `Listen_Error`.
     pub comment: Option<String>,
+    /// Its state is `prereq`'d: when that state's result is recorded at its test run, its
+    /// chunk keeps `__prereq__` (only a test run that runs clears it), this copy of the chunk
+    /// too, and `call_chunk` files the `mod_watch` run with the test runs, so it is not
+    /// among the results.
+    pub lost_if_recorded_at_test: bool,
 }
 
 impl Plan {
@@ -157,23 +169,30 @@ fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
         kind
     };
     let parallel = |pos: usize| chunks[pos].get("parallel").is_some_and(Val::truthy);
+    // `_check_requisites` asks `reconcile_procs` about the states a parallel state (or its
+    // test run) needs: the parallel ones among them (a test run is read from `self.pre`,
+    // never a process).
+    let waits = |pos: usize| -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for &(src, _) in &steps[pos].after {
+            if !steps[src].prereq_test && parallel(src) && !out.contains(&tags[src]) {
+                out.push(tags[src].clone());
+            }
+        }
+        out
+    };
     let mut states: Vec<Planned> = real
         .iter()
         .map(|&pos| {
             let c = &chunks[pos];
             let mut after: Vec<(String, &'static str)> = Vec::new();
-            let mut may_wait: Vec<String> = Vec::new();
             for &(src, kind) in &steps[pos].after {
                 let entry = (tags[src].clone(), kind_of(pos, src, kind));
-                // `_check_requisites` asks `reconcile_procs` about the states a parallel state
-                // needs (a test run is read from `self.pre`, never a process).
-                if parallel(pos) && !steps[src].prereq_test && parallel(src) && !may_wait.contains(&tags[src]) {
-                    may_wait.push(tags[src].clone());
-                }
                 if !after.contains(&entry) {
                     after.push(entry);
                 }
             }
+            let may_wait = if parallel(pos) { waits(pos) } else { Vec::new() };
             Planned {
                 tag: tags[pos].clone(),
                 id: c.get_str("__id__"),
@@ -186,6 +205,14 @@ fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
                 test_run_num: test_of.get(tags[pos].as_str()).map(|&t| number_at[t]),
                 step: pos,
                 test_step: test_of.get(tags[pos].as_str()).copied(),
+                test_after: test_of
+                    .get(tags[pos].as_str())
+                    .map(|&t| steps[t].after.iter().map(|&(src, kind)| (tags[src].clone(), kind)).collect())
+                    .unwrap_or_default(),
+                test_may_wait: match test_of.get(tags[pos].as_str()) {
+                    Some(&t) if parallel(pos) => waits(t),
+                    _ => Vec::new(),
+                },
                 parallel: parallel(pos),
                 may_wait,
                 after,
@@ -276,6 +303,7 @@ fn call_listen(chunks: &[Chunk], first: usize) -> Vec<Listener> {
                     triggers: Vec::new(),
                     always: None,
                     comment: Some(format!("Referenced state {}: {} does not exist", key.py_str(), val.py_str())),
+                    lost_if_recorded_at_test: false,
                 });
                 errors.len() - 1
             }
@@ -329,6 +357,7 @@ fn call_listen(chunks: &[Chunk], first: usize) -> Vec<Listener> {
                                     triggers: Vec::new(),
                                     always: None,
                                     comment: None,
+                                    lost_if_recorded_at_test: c.contains("__prereq__"),
                                 });
                                 runs.len() - 1
                             }
@@ -484,6 +513,9 @@ mod tests {
             if !s.may_wait.is_empty() {
                 out.push_str(&format!(" may wait for {}", s.may_wait.join(", ")));
             }
+            if !s.test_may_wait.is_empty() {
+                out.push_str(&format!(", test run may wait for {}", s.test_may_wait.join(", ")));
+            }
             out.push('\n');
         }
         for l in &p.listeners {
@@ -551,20 +583,25 @@ mod tests {
     }
 
     /// `parallel: True`: a parallel state takes its number where it starts; one that needs
-    /// another parallel state may be put off while that one runs.
+    /// another parallel state may be put off while that one runs; so may the test run of a
+    /// prereq'd one, which can cost it its run.
     #[test]
     fn parallel_states_may_wait_for_parallel_requisites() {
         let p = plan_sls(
             "a:\n  test.succeed_with_changes:\n    - parallel: True\n\
              b:\n  test.succeed_with_changes:\n    - parallel: True\n    - require: [a]\n\
              c:\n  test.nop:\n    - require: [a]\n\
-             d:\n  test.nop:\n    - parallel: True\n    - require: [c]\n",
+             d:\n  test.nop:\n    - parallel: True\n    - require: [c]\n\
+             e:\n  test.nop:\n    - parallel: True\n    - require: [a]\n    - prereq: [f]\n\
+             f:\n  test.nop:\n    - parallel: True\n    - require: [d]\n",
         );
         expect_test::expect![[r#"
             0 test_|-a_|-a_|-succeed_with_changes parallel
             1 test_|-b_|-b_|-succeed_with_changes parallel may wait for test_|-a_|-a_|-succeed_with_changes
             2 test_|-c_|-c_|-nop
             3 test_|-d_|-d_|-nop parallel
+            4 test_|-e_|-e_|-nop parallel may wait for test_|-a_|-a_|-succeed_with_changes
+            5 test_|-f_|-f_|-nop (tested at step 4, else recorded as 4) parallel may wait for test_|-e_|-e_|-nop, test_|-d_|-d_|-nop, test run may wait for test_|-d_|-d_|-nop
         "#]]
         .assert_eq(&show(&p));
     }
