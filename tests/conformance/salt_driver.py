@@ -16,6 +16,7 @@ would print under `local`, and writes CASE/salt.json:
     plus "run_errors": [...]            state.sls test=True compile errors ([] if it ran),
     "run_order": [tag, ...]             the tags of that run in __run_num__ order,
     "run_unnumbered": [tag, ...]        those without a __run_num__ (only when there are),
+    "run_changed": [tag, ...]           those that reported changes (only when there are),
     "aliases": {name: [id, ...]}        chunk name -> IDs (only when an error names a state
                                         by its `name`, e.g. "in state [x]"),
     "exception": "..."                  when Salt raised instead of returning.
@@ -226,6 +227,10 @@ def run_case(case_dir):
             unnumbered = [t for t in tags if not isinstance(run[t], dict) or "__run_num__" not in run[t]]
             if unnumbered:
                 result["run_unnumbered"] = unnumbered
+            # What decides which `listen` mod_watch runs happen: the states that reported changes.
+            changed = [t for t in tags if isinstance(run[t], dict) and run[t].get("changes")]
+            if changed:
+                result["run_changed"] = changed
         else:
             result["run_errors"] = [f"unexpected state.sls return: {run!r}"]
     except Exception as exc:  # noqa: BLE001
@@ -242,6 +247,16 @@ def run_case(case_dir):
         json.dump(result, fh, ensure_ascii=False, indent=1)
         fh.write("\n")
     return case_dir, time.time() - t0, sorted(k for k in result if k in ("lowstate", "errors", "exception"))
+
+
+def uses_parallel(case_dir):
+    """Whether a state file of the case says `parallel`."""
+    for root, _, files in os.walk(os.path.join(case_dir, "srv")):
+        for name in files:
+            with open(os.path.join(root, name), encoding="utf-8", errors="replace") as fh:
+                if "parallel" in fh.read():
+                    return True
+    return False
 
 
 def _worker(case_dir):
@@ -268,12 +283,17 @@ def main():
     t0 = time.time()
     _setup_salt()
     stats = {"lowstate": 0, "errors": 0, "exception": 0, "crash": 0}
-    if a.jobs > 1 and len(cases) > 1:
+    # A `parallel: True` state is started in a child process, which a pool's (daemonic)
+    # worker may not have: those cases run here, in the main process.
+    forking = [c for c in cases if uses_parallel(c)]
+    pooled = [c for c in cases if c not in forking]
+    if a.jobs > 1 and len(pooled) > 1:
         ctx = multiprocessing.get_context("fork")
         with ctx.Pool(a.jobs) as pool:
-            results = list(pool.imap_unordered(_worker, cases, chunksize=4))
+            results = list(pool.imap_unordered(_worker, pooled, chunksize=4))
     else:
-        results = [_worker(c) for c in cases]
+        results = [_worker(c) for c in pooled]
+    results += [_worker(c) for c in forking]
     for case_dir, secs, kinds in results:
         for k in kinds:
             if k.startswith("driver-crash"):

@@ -31,8 +31,8 @@ fn plan_text_json_and_dot() {
     assert_eq!(
         v,
         serde_json::json!([
-            {"tag": "test_|-a_|-a_|-nop", "id": "a", "sls": "ok", "run_num": 0, "after": []},
-            {"tag": "test_|-b_|-b_|-nop", "id": "b", "sls": "ok", "run_num": 1, "after": ["test_|-a_|-a_|-nop"]},
+            {"tag": "test_|-a_|-a_|-nop", "id": "a", "sls": "ok", "run_num": 0, "step": 0, "after": []},
+            {"tag": "test_|-b_|-b_|-nop", "id": "b", "sls": "ok", "run_num": 1, "step": 1, "after": ["test_|-a_|-a_|-nop"]},
         ])
     );
     let (code, out, _) = run(dir, &["plan", "--minion", "web01", "--sls", "ok", "--format", "dot"]);
@@ -54,5 +54,31 @@ fn plan_of_a_highstate_that_does_not_compile_is_its_errors() {
     .unwrap();
     let (code, out, _) = run(dir, &["plan", "--minion", "web01"]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("tested first (run 1) for the prereq of `check`"), "{out}");
+    assert!(out.contains("tested first for the prereq of `check`; recorded there instead (as run 2)"), "{out}");
+}
+
+/// `listen` runs come after every state, each saying which changes make it run; a parallel
+/// state that needs another one says it may be put off.
+#[test]
+fn plan_lists_listeners_and_parallel_waits() {
+    let t = tree("listen");
+    let dir = &t.root;
+    t.write(
+        "listen.sls",
+        "pkg:\n  test.succeed_with_changes: []\nsvc:\n  test.nop:\n    - listen:\n      - test: pkg\n\
+         a:\n  test.nop:\n    - parallel: True\nb:\n  test.nop:\n    - parallel: True\n    - require: [a]\n",
+    );
+    let (code, out, _) = run(dir, &["plan", "--minion", "web01", "--sls", "listen"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("5. test.mod_watch listener_svc (svc)  [listen]\n   listen: after every state, if `pkg` reports changes\n"), "{out}");
+    assert!(out.contains("parallel: put off while `a` still runs, so it may run later"), "{out}");
+    let (code, out, _) = run(dir, &["plan", "--minion", "web01", "--sls", "listen", "--format", "json"]);
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v[4],
+        serde_json::json!({"tag": "test_|-listener_svc_|-svc_|-mod_watch", "id": "listener_svc", "sls": "listen", "run_num": 4, "after": [],
+            "listener": true, "of": "test_|-svc_|-svc_|-nop", "triggers": [{"step": 0, "tag": "test_|-pkg_|-pkg_|-succeed_with_changes"}]})
+    );
+    assert_eq!(v[3]["may_wait"], serde_json::json!(["test_|-a_|-a_|-nop"]), "{out}");
 }

@@ -210,7 +210,23 @@ fn run_line(snap: &Snapshot, sls: &str, id: &str) -> Cancellable<String> {
             line.push_str(&format!(", before {}", list(&s.before)));
         }
         out.push_str(&line);
+        if !s.may_wait.is_empty() {
+            out.push_str(&format!(
+                "; `parallel`, so it may be put off while {} still runs",
+                s.may_wait.iter().map(|t| format!("`{}`", id_of(t))).collect::<Vec<_>>().join(", ")
+            ));
+        }
         out.push('\n');
+        for l in plan.listeners.iter().filter(|l| l.of.as_deref() == Some(s.tag.as_str())) {
+            let mut on: Vec<String> = Vec::new();
+            for (_, t) in &l.triggers {
+                let id = format!("`{}`", id_of(t));
+                if !on.contains(&id) {
+                    on.push(id);
+                }
+            }
+            out.push_str(&format!("\nIts `listen` runs `{}.mod_watch` after every state if {} reports changes\n", l.state, on.join(" or ")));
+        }
     }
     Ok(out)
 }

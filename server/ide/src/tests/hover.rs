@@ -253,6 +253,8 @@ con$0f:
   test.nop:
     - require:
       - nginx
+    - listen:
+      - test: nginx
     - names:
       - a
       - b
@@ -282,7 +284,11 @@ early:
 
             `test.nop` (`a`) runs 3rd of 5 in the highstate of `web01`, after `nginx` (require), before `reload` (watch)
 
+            Its `listen` runs `test.mod_watch` after every state if `nginx` reports changes
+
             `test.nop` (`b`) runs 4th of 5 in the highstate of `web01`, after `nginx` (require)
+
+            Its `listen` runs `test.mod_watch` after every state if `nginx` reports changes
         "#]],
     );
 }
