@@ -88,9 +88,9 @@ impl Fleet {
         self.problems
             .iter()
             .map(|p| {
-                let start = match (p.line, fs.read(&p.path)) {
+                let start = match (p.line, fs.read_bytes(&p.path)) {
                     (0, _) | (_, Err(_)) => 0,
-                    (line, Ok(text)) => text.split_inclusive('\n').take(line - 1).map(str::len).sum(),
+                    (line, Ok(bytes)) => bytes.split_inclusive(|b| *b == b'\n').take(line - 1).map(<[u8]>::len).sum(),
                 };
                 Diagnostic {
                     file: p.path.clone(),
@@ -113,8 +113,11 @@ fn problem(path: &Path, message: impl Into<String>) -> ConfigError {
 fn read_one(fs: &dyn Vfs, path: &Path) -> (Vec<FleetMinion>, Vec<ConfigError>) {
     let (mut found, mut problems) = (Vec::new(), Vec::new());
     if fs.is_file(path) {
-        match fs.read(path) {
-            Ok(text) => grains_items(path, &text, &mut found, &mut problems),
+        // A fleet's `grains.items` output grows with the fleet (5,000 minions: about 20 MB):
+        // it is data Salt wrote, read once, not a state-tree file under `MAX_FILE_BYTES`.
+        match fs.read_bytes(path).map(String::from_utf8) {
+            Ok(Ok(text)) => grains_items(path, &text, &mut found, &mut problems),
+            Ok(Err(e)) => problems.push(problem(path, format!("cannot read the fleet: not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()))),
             Err(e) => problems.push(problem(path, format!("cannot read the fleet: {e}"))),
         }
         return (found, problems);
