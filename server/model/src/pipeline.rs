@@ -542,7 +542,7 @@ fn minion_pillar(
     // Everything the pillar depends on besides the files it reads.
     let key = serde_json::json!([
         opts.raw,
-        format!("{:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv),
+        format!("{:?} {:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv, opts.git_pillar),
         minion.id,
         minion.grains,
         minion.pillar,
@@ -567,7 +567,7 @@ fn minion_pillar(
     };
     let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
     let was_empty = files.is_empty();
-    let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
+    let computed = pillar::compile(&fs, &roots, files, opts, &who, base, &jinja, sql);
     if was_empty {
         memo.put(key, inner.reads(), &computed, files);
     }

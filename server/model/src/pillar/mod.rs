@@ -11,6 +11,7 @@
 //! with that result, and updates it (a shallow `dict.update`). [`compile`] does both.
 
 pub mod ext;
+pub mod git;
 pub mod sql_base;
 pub mod top;
 
@@ -160,7 +161,7 @@ impl Pillar {
 /// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
-    fs: &dyn Vfs,
+    fs: &Arc<dyn Vfs>,
     roots: &FileRoots,
     files: &mut FileTable,
     opts: &Opts,
@@ -170,7 +171,8 @@ pub fn compile(
     sql: Option<&dyn ext::SqlConnector>,
 ) -> Pillar {
     let o = PillarOptions::from_opts(opts);
-    let ext = Ext { opts: &opts.raw, sql };
+    let ext = Ext { opts: &opts.raw, sql, fs: Some(fs), git: opts.git_pillar.as_deref() };
+    let fs = &**fs;
     let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone(), &ext);
     // `pillar.items` does not pass a saltenv.
     let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None, &ext);
@@ -188,22 +190,47 @@ pub fn compile(
 }
 
 /// What ext_pillar needs: the options (the `ext_pillar` list, the modules' connection options,
-/// `ext_pillar_first`) and the databases.
+/// `ext_pillar_first`), the databases, and for git_pillar the file system its trees are
+/// mounted in and the served `- git:` entries.
 struct Ext<'a> {
     opts: &'a Value,
     sql: Option<&'a dyn ext::SqlConnector>,
+    fs: Option<&'a Arc<dyn Vfs>>,
+    git: Option<&'a [crate::workspace::gitfs::PillarEntry]>,
+}
+
+/// What one compile hands its ext_pillar run besides the pillar (git_pillar compiles pillars
+/// of its own).
+struct ExtCompile<'b> {
+    files: &'b mut FileTable,
+    opts_pillar: Option<&'b Value>,
+    saltenv: Option<&'b str>,
+    jinja: &'b JinjaSetup,
 }
 
 impl Ext<'_> {
+    /// No ext_pillar (git_pillar's own compiles, `compile_pillar(ext=False)`).
+    fn none() -> Ext<'static> {
+        Ext { opts: &Value::Null, sql: None, fs: None, git: None }
+    }
+
     fn configured(&self) -> bool {
         self.opts.get("ext_pillar").is_some_and(|e| !e.is_null())
     }
 
     /// `Pillar.ext_pillar(pillar)` with the pillar merge options; what it says as pillar errors
     /// (Salt's `_errors` entry when Salt reports the entry as failed, a warning otherwise).
-    fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>) -> Value {
+    fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>, c: ExtCompile) -> Value {
         let merge = |a: &mut Value, b: &Value| dictupdate::merge(a, b, &o.strategy, &o.renderer, o.merge_lists);
-        let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge);
+        let ExtCompile { files, opts_pillar, saltenv, jinja } = c;
+        let mut git_errors = Vec::new();
+        let mut git = |n: usize| {
+            let (fs, entry) = (self.fs?, self.git?.get(n)?);
+            let g = git::GitCompile { fs, o, who, raw: self.opts, opts_pillar, saltenv, jinja };
+            Some(git::ext_pillar(&g, entry, files, &mut git_errors))
+        };
+        let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge, &mut git);
+        errors.append(&mut git_errors);
         for issue in issues {
             let (code, text) = match &issue.problem {
                 ext::ExtProblem::NotEvaluated => (
@@ -266,10 +293,12 @@ fn compile_once(
     // pillar SLS files and targets then see.
     let first = ext.configured() && Val::from_json(ext.opts.get("ext_pillar_first").unwrap_or(&Value::Null), None).truthy();
     if first {
-        if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors) {
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja };
+        if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors, c) {
             pillar_data.extend(data);
         }
     }
+    let jinja_in = jinja;
     let mut jinja = jinja.clone();
     jinja.pillar = Value::Object(pillar_data.clone());
     let mut top_errors = Vec::new();
@@ -314,7 +343,8 @@ fn compile_once(
     // Without `ext_pillar_first`, the ext_pillar entries are merged over what the files gave.
     if ext.configured() && !first {
         let before = Value::Object(out.clone());
-        if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors) {
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja: jinja_in };
+        if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors, c) {
             let layer = layers.len();
             layers.push(Layer { env: String::new(), sls: "ext_pillar".into(), path: None, included_by: None });
             // The entries' data was merged over `before`: what they changed is theirs.
@@ -704,6 +734,7 @@ mod tests {
         };
         let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
         let mut files = FileTable::default();
+        let fs: Arc<dyn Vfs> = Arc::new(fs);
         let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja, None);
         let mut out = format!("{}\n", p.pillar);
         for (path, o) in p.origins.leaves() {
