@@ -41,11 +41,15 @@ pub use top::{PillarTargetDecision, PillarTop};
 pub struct PillarError {
     pub salt: Option<String>,
     pub diag: SaltError,
+    /// `salt` arrived in the pillar data (an `_errors` a git_pillar remote's own compile
+    /// returned), not in this compile's errors: it is the pillar's `_errors` only while this
+    /// compile has none of its own.
+    pub carried: bool,
 }
 
 impl PillarError {
     pub fn new(salt: impl Into<String>, diag: SaltError) -> PillarError {
-        PillarError { salt: Some(salt.into()), diag }
+        PillarError { salt: Some(salt.into()), diag, carried: false }
     }
 }
 
@@ -145,7 +149,8 @@ impl Pillar {
     /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
     /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
     pub fn salt_errors(&self) -> Vec<&SaltError> {
-        self.errors.iter().filter(|e| e.salt.is_some()).map(|e| &e.diag).collect()
+        let own = self.errors.iter().any(|e| e.salt.is_some() && !e.carried);
+        self.errors.iter().filter(|e| e.salt.is_some() && e.carried != own).map(|e| &e.diag).collect()
     }
 
     /// The pillar without anything computed: `base` as it is.
@@ -177,8 +182,8 @@ pub fn compile(
     // `pillar.items` does not pass a saltenv.
     let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None, &ext);
     // Without errors of its own, the second compile keeps the first one's `_errors`.
-    if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
-        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
+    if !second.errors.iter().any(|e| e.salt.is_some() && !e.carried) && second.pillar.get("_errors").is_some() {
+        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some() && !e.carried));
     }
     // The first compile mostly set what the second sets again: only a value of the
     // configuration's `pillar:` counts as overridden.
@@ -254,7 +259,7 @@ impl Ext<'_> {
                     ),
                 ),
             };
-            errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text) });
+            errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text), carried: false });
         }
         out
     }
@@ -374,7 +379,7 @@ fn compile_once(
         }
         _ => out,
     };
-    let salt: Vec<Value> = errors.iter().filter_map(|e| e.salt.clone().map(Value::String)).collect();
+    let salt: Vec<Value> = errors.iter().filter(|e| !e.carried).filter_map(|e| e.salt.clone().map(Value::String)).collect();
     if !salt.is_empty() {
         out.insert("_errors".into(), Value::Array(salt.clone()));
         origins.set_child("_errors", Origins::of(&Value::Array(salt), 0, None, None));
@@ -535,7 +540,7 @@ impl Render<'_> {
         let rendered = match self.render_file(&f, sls, env, defaults) {
             Ok(v) => Some(v),
             Err(e) if e.code == Code::NotAnalysed => {
-                errors.push(PillarError { salt: None, diag: e });
+                errors.push(PillarError { salt: None, diag: e, carried: false });
                 None
             }
             Err(e) => {
@@ -650,7 +655,7 @@ impl Render<'_> {
                         let msg = format!(
                             "pillar SLS `{m}` does not render to a mapping, and `{sls}` includes it: Salt raises merging it (TypeError: Cannot update using non-dict types in dictupdate.update()), so `pillar.items` fails"
                         );
-                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()) });
+                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()), carried: false });
                     } else if !self.o.includes_override_sls {
                         include_states.push((n, o, alias));
                     } else if let Some((mut s, so, s_alias)) = state_now.take().map(|e| current(mods, e)) {
