@@ -74,6 +74,10 @@ fn the_served_remotes_give_the_pillar_and_a_remote_without_a_copy_is_one_warning
     assert_eq!(v, serde_json::json!({"app": {"port": 8080, "env": "base", "debug": true}}));
     assert_eq!(err.matches("warning[gitfs-remote]").count(), 1, "{err}");
     assert!(err.contains("git_pillar remote 'master https://git.example.com/missing.git' has no local copy"), "{err}");
+    // --explain names the remote's file and line that set a value.
+    let (_, out, _) = run(&dir, &["pillar", "-c", "etc", "--explain"]);
+    let debug = out.lines().find(|l| l.contains("debug: true")).unwrap_or_default();
+    assert!(debug.contains("[dev] extra") && debug.contains("pillar.git@pillar:dev/extra.sls:2"), "{out}");
     // States see it.
     let (code, out, err) = run(&dir, &["lowstate", "-c", "etc", "--format", "json"]);
     assert_eq!(code, 0, "{err}");

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::{compile_once, Ext, PillarError, PillarMinion, PillarOptions};
+use super::{compile_once, Ext, Layer, PillarError, PillarMinion, PillarOptions};
+use crate::mapstack::origin::Origins;
 use crate::py::builtins::{str_of as py_str, truthy};
 use crate::py::dictupdate;
 use crate::render::jinja::JinjaSetup;
@@ -32,10 +33,52 @@ pub(super) struct GitCompile<'a> {
     pub jinja: &'a JinjaSetup,
 }
 
+/// One `- git:` entry's result: its data, and who set each value: `origins` counts layer 0 as
+/// the pillar the compile started from and layer `k` as `layers[k - 1]`, the remotes' files.
+#[derive(Debug, Clone)]
+pub(super) struct GitPillar {
+    pub data: Value,
+    pub origins: Origins,
+    pub layers: Vec<Layer>,
+}
+
+impl GitPillar {
+    /// Gives the values of `merged` (the pillar after the ext_pillar entries, whose changes
+    /// `origins` gives to `ext_layer`) that this entry set, and that still hold what it set, to
+    /// the remote's file that set them; its layers are appended to `layers`. A value of the
+    /// pillar the compile started from (layer 0) counts too: `salt-call`'s second compile
+    /// starts from the first one's result, which holds what the remotes set.
+    pub fn adopt_into(self, origins: &mut Origins, merged: &Value, ext_layer: usize, layers: &mut Vec<Layer>) {
+        let offset = layers.len();
+        let map = |l: usize| if l == 0 { 0 } else { offset + l - 1 };
+        fn walk(cur: &mut Origins, now: &Value, ours: &Value, src: &Origins, ext_layer: usize, map: &dyn Fn(usize) -> usize) {
+            let same_leaf = !now.is_object() && now == ours;
+            if (cur.origin.layer == ext_layer || cur.origin.layer == 0) && (same_leaf || (now.is_object() && ours.is_object())) && map(src.origin.layer) != 0 {
+                cur.origin.layer = map(src.origin.layer);
+                cur.origin.at = src.origin.at.clone();
+                for l in src.origin.overrode.iter().map(|l| map(*l)) {
+                    if !cur.origin.overrode.contains(&l) && l != 0 {
+                        cur.origin.overrode.push(l);
+                    }
+                }
+            }
+            if let (Value::Object(n), Value::Object(w)) = (now, ours) {
+                for (k, c) in cur.children.iter_mut() {
+                    if let (Some(nv), Some(wv), Some(s)) = (n.get(k), w.get(k), src.child(k)) {
+                        walk(c, nv, wv, s, ext_layer, map);
+                    }
+                }
+            }
+        }
+        walk(origins, merged, &self.data, &self.origins, ext_layer, &map);
+        layers.extend(self.layers);
+    }
+}
+
 /// `git_pillar.ext_pillar(minion_id, pillar, *repos)`: the merged pillar of the entry's
 /// remotes, or what it raised. The errors of each remote's compile are Salt's `_errors` of that
 /// compile, which arrive in the data; they are added to `errors` as carried ones.
-pub(super) fn ext_pillar(g: &GitCompile, entry: &PillarEntry, files: &mut FileTable, errors: &mut Vec<PillarError>) -> Result<Value, String> {
+pub(super) fn ext_pillar(g: &GitCompile, entry: &PillarEntry, files: &mut FileTable, errors: &mut Vec<PillarError>) -> Result<GitPillar, String> {
     if entry.failed.is_some() {
         // `failhard(role)`.
         return Err("Failed to load git_pillar".into());
@@ -57,6 +100,8 @@ pub(super) fn ext_pillar(g: &GitCompile, entry: &PillarEntry, files: &mut FileTa
     let includes = g.raw.get("git_pillar_includes").is_none_or(truthy);
     let base = g.raw.get("git_pillar_base").map(py_str).unwrap_or_else(|| "master".into());
     let mut ret = Value::Object(Map::new());
+    let mut ret_origins = Origins::of(&ret, 0, None, None);
+    let mut layers: Vec<Layer> = Vec::new();
     for (dir, env) in &dirs {
         let env = match env.as_str() {
             "__env__" => pillarenv.or(saltenv).map(str::to_string).unwrap_or_else(|| base.clone()),
@@ -79,13 +124,42 @@ pub(super) fn ext_pillar(g: &GitCompile, entry: &PillarEntry, files: &mut FileTa
         };
         let p = compile_once(&**g.fs, &froots, files, g.o, g.who, g.opts_pillar.cloned(), &jinja, Some(env), &Ext::none());
         errors.extend(p.errors.into_iter().map(|e| PillarError { carried: true, ..e }));
+        // This compile's layers after those before; its layer 0 is the pillar it started from.
+        let offset = layers.len();
+        let mut own = p.origins;
+        relayer(&mut own, &|l| if l == 0 { 0 } else { offset + l });
+        layers.extend(p.layers.into_iter().skip(1));
         // `salt.utils.dictupdate.merge(ret, ..., strategy, merge_lists=...)`: the renderer is
         // the default `yaml`.
         if let Ok(merged) = dictupdate::merge(&mut ret, &p.pillar, &g.o.strategy, "yaml", g.o.merge_lists) {
+            // What the remote's own files set: the compile also hands back the pillar it started from.
+            if let Some(written) = own_part(&p.pillar, &own) {
+                ret_origins = Origins::overlay(Some(&ret_origins), &merged, Some(&written), &own);
+            }
             ret = merged;
         }
     }
-    Ok(ret)
+    Ok(GitPillar { data: ret, origins: ret_origins, layers })
+}
+
+/// The part of `v` whose origin is not layer 0.
+fn own_part(v: &Value, o: &Origins) -> Option<Value> {
+    match v {
+        Value::Object(m) if !o.children.is_empty() => {
+            let kept: Map<String, Value> = m.iter().filter_map(|(k, x)| Some((k.clone(), own_part(x, o.child(k)?)?))).collect();
+            (!kept.is_empty()).then_some(Value::Object(kept))
+        }
+        _ => (o.origin.layer != 0).then(|| v.clone()),
+    }
+}
+
+/// Renumbers the layers of `o`.
+fn relayer(o: &mut Origins, map: &dyn Fn(usize) -> usize) {
+    o.origin.layer = map(o.origin.layer);
+    o.origin.overrode = o.origin.overrode.iter().map(|l| map(*l)).collect();
+    for (_, c) in &mut o.children {
+        relayer(c, map);
+    }
 }
 
 #[cfg(test)]
@@ -132,6 +206,12 @@ mod tests {
         let mut files = FileTable::default();
         let p = super::super::compile(&fs, &roots, &mut files, &ws.opts, &who, None, &jinja, None);
         let mut out = format!("{}\n", p.pillar);
+        for (path, o) in p.origins.leaves() {
+            let l = &p.layers[o.layer];
+            let at = o.at.as_ref().map(|at| format!("{}:{}", files.path(at.file).display(), files.human(at.file, at.span.start).0));
+            let over: Vec<String> = o.overrode.iter().map(|i| p.layers[*i].sls.clone()).collect();
+            out.push_str(&format!("{} <- [{}] {} {} over {over:?}\n", path.join("."), l.env, l.sls, at.unwrap_or_default()));
+        }
         for e in &p.errors {
             let at = e.diag.loc.as_ref().map(|at| format!("{}:{}", files.path(at.file).display(), files.human(at.file, at.span.start).0));
             let kind = match (&e.salt, e.carried) {
@@ -191,6 +271,11 @@ common: {from: c}
 "#,
             expect![[r#"
                 {"common":{"from":"c","list":["a"],"dev":true},"extra":"from b","inc":"base"}
+                common.from <- [base] c /ws/trees/c/master/c.sls:1 over ["common"]
+                common.list <- [base] common /ws/trees/a/master/common.sls:1 over []
+                common.dev <- [dev] common /ws/trees/a/dev/common.sls:1 over []
+                extra <- [base] mounted.extra /ws/trees/b/master/mounted/extra.sls:1 over []
+                inc <- [base] inc  over []
             "#]],
         );
     }
@@ -229,6 +314,9 @@ y: {{ saltenv }}
 "#,
             expect![[r#"
                 {"x":"dev","_errors":["Specified SLS 'missing' in environment 'dev' is not available on the salt master"],"y":"dev"}
+                x <- [dev] x /ws/trees/a/dev/x.sls:1 over []
+                _errors <- []   over []
+                y <- [dev] y  over []
                 _errors of a remote at Some("/ws/trees/a/dev/top.sls:1"): Specified SLS 'missing' in environment 'dev' is not available on the salt master: the pillar top assigns it without `ignore_missing`, and no pillar root of `dev` has it
             "#]],
         );
@@ -254,6 +342,7 @@ x: 1
 "#,
             expect![[r#"
                 {"_errors":["Failed to load ext_pillar git: Failed to load git_pillar"]}
+                _errors <- []   over []
                 _errors at None: the ext_pillar `git` failed: Failed to load git_pillar
             "#]],
         );

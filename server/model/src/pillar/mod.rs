@@ -211,6 +211,8 @@ struct ExtCompile<'b> {
     opts_pillar: Option<&'b Value>,
     saltenv: Option<&'b str>,
     jinja: &'b JinjaSetup,
+    /// Where git_pillar's results go, with who set each of their values.
+    git: &'b mut Vec<git::GitPillar>,
 }
 
 impl Ext<'_> {
@@ -227,12 +229,16 @@ impl Ext<'_> {
     /// (Salt's `_errors` entry when Salt reports the entry as failed, a warning otherwise).
     fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>, c: ExtCompile) -> Value {
         let merge = |a: &mut Value, b: &Value| dictupdate::merge(a, b, &o.strategy, &o.renderer, o.merge_lists);
-        let ExtCompile { files, opts_pillar, saltenv, jinja } = c;
+        let ExtCompile { files, opts_pillar, saltenv, jinja, git: results } = c;
         let mut git_errors = Vec::new();
         let mut git = |n: usize| {
             let (fs, entry) = (self.fs?, self.git?.get(n)?);
             let g = git::GitCompile { fs, o, who, raw: self.opts, opts_pillar, saltenv, jinja };
-            Some(git::ext_pillar(&g, entry, files, &mut git_errors))
+            Some(git::ext_pillar(&g, entry, files, &mut git_errors).map(|r| {
+                let data = r.data.clone();
+                results.push(r);
+                data
+            }))
         };
         let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge, &mut git);
         errors.append(&mut git_errors);
@@ -298,7 +304,7 @@ fn compile_once(
     // pillar SLS files and targets then see.
     let first = ext.configured() && Val::from_json(ext.opts.get("ext_pillar_first").unwrap_or(&Value::Null), None).truthy();
     if first {
-        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja };
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja, git: &mut Vec::new() };
         if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors, c) {
             pillar_data.extend(data);
         }
@@ -348,7 +354,8 @@ fn compile_once(
     // Without `ext_pillar_first`, the ext_pillar entries are merged over what the files gave.
     if ext.configured() && !first {
         let before = Value::Object(out.clone());
-        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja: jinja_in };
+        let mut gits = Vec::new();
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja: jinja_in, git: &mut gits };
         if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors, c) {
             let layer = layers.len();
             layers.push(Layer { env: String::new(), sls: "ext_pillar".into(), path: None, included_by: None });
@@ -356,6 +363,10 @@ fn compile_once(
             let merged = Value::Object(after.clone());
             if let Some(written) = crate::mapstack::origin::changed(&before, &merged) {
                 origins = Origins::merged(Some(&origins), &merged, Some(&written), None, layer, None);
+            }
+            // What a git_pillar remote's file set, and the result still holds, is that file's.
+            for g in gits {
+                g.adopt_into(&mut origins, &merged, layer, &mut layers);
             }
             out = after;
         }
