@@ -47,6 +47,8 @@ pub(crate) fn semantic(analysis: &Analysis, path: &Path) -> Cancellable<Vec<Diag
         .filter(|d| !crate::statedocs::known_to_salt(analysis, d))
         .map(|d| from_model(&text, &d, String::new()))
         .collect();
+    // A remote that is not served, at its line of the configuration.
+    out.extend(analysis.world().remote_problems.iter().filter(|d| d.file == path).map(|d| from_model(&text, d, String::new())));
     if let Some(e) = &analysis.world().config_error {
         if e.path == path {
             let range = config_line_range(analysis, path, e.line);
