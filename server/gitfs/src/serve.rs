@@ -123,9 +123,9 @@ fn rev_of(copy: &Copy, kind: &str, name: &str) -> String {
     }
 }
 
-/// git_pillar: for each `- git:` entry of `ext_pillar`, each remote's tree at each checkout
-/// target the pillar compiles may ask for (`__env__` follows the pillarenv, else the saltenv
-/// of the compile: the configuration's and none), mounted at `REPOSITORY@pillar:TARGET` with
+/// git_pillar: for each `- git:` entry of `ext_pillar`, each remote's tree at its checkout
+/// target (`__env__` follows the pillarenv, else the configuration's saltenv, which every
+/// pillar compile of `salt-call` sees), mounted at `REPOSITORY@pillar:TARGET` with
 /// the remote's `root` and `mountpoint`. A remote without a local copy, a target that is no
 /// branch or tag, or a `root` the tree lacks is a problem, and the remote is left out, as Salt
 /// skips it.
@@ -148,11 +148,7 @@ fn serve_git_pillar(ws: &mut Workspace, served: &mut Served) {
         }
         let mut entry = PillarEntry::default();
         for (i, remote) in remotes.into_iter().enumerate() {
-            let mut targets = vec![remote.checkout_target(pillarenv.as_deref(), saltenv.as_deref())];
-            let second = remote.checkout_target(pillarenv.as_deref(), None);
-            if !targets.contains(&second) {
-                targets.push(second);
-            }
+            let targets = vec![remote.checkout_target(pillarenv.as_deref(), saltenv.as_deref())];
             let basename = if remote.id.starts_with("__env__") { targets[0].clone() } else { "_".to_string() };
             let mut pr = PillarRemote { remote, trees: IndexMap::new() };
             let copy = match local_copy(&pr.remote, "git_pillar", &ws.gitfs_clones, &cache_root, &basename) {

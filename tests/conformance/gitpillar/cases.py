@@ -9,7 +9,7 @@ and across remotes), `etc/minion` with one or two `ext_pillar: - git:` entries o
 remotes with random global and per-remote git_pillar options (`BRANCH URL` or the
 `git_pillar_branch`, tags as branches, `__env__` with `all_saltenvs`, `base` and `fallback`,
 `root`, `env` (also `__env__`), `name`, `mountpoint`, `git_pillar_includes`, `git_pillar_base`,
-`git_pillar_root`, `git_pillar_env`), `pillarenv`, the merge options
+`git_pillar_root`, `git_pillar_env`), `pillarenv`, `saltenv`, the merge options
 (`pillar_source_merging_strategy`, `pillar_merge_lists`, `ext_pillar_first`) and sometimes
 local `pillar_roots`; `fleet.json`: three minions whose grains are this machine's
 `grains.items` with their own id, OS family and roles (as `salt '*' grains.items --out=json
@@ -27,29 +27,18 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import top_driver  # noqa: E402
+from gitrepos import make_repo, write  # noqa: E402
 from salt_driver import describe_exception, salt_call  # noqa: E402
 
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"]
 BRANCHES = ["dev", "qa", "prod", "feature/x"]
 TAGS = ["v1", "v2.0"]
 FAMILIES = [("Debian", "Debian"), ("CentOS Stream", "RedHat"), ("Ubuntu", "Debian"), ("SUSE", "Suse")]
-
-
-def git(cwd, *args):
-    subprocess.run(GIT + list(args), cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def ref_files(rng, i, ref, root, other_sls):
@@ -82,35 +71,6 @@ def ref_files(rng, i, ref, root, other_sls):
     return files
 
 
-def make_repo(rng, path, i, root, other_sls):
-    os.makedirs(path)
-    git(path, "init", "-q", "-b", "master")
-    branches = ["master"] + rng.sample(BRANCHES, rng.randint(1, 3))
-    tags = rng.sample(TAGS, rng.randint(0, 2))
-    for n, ref in enumerate(branches):
-        if n > 0:
-            git(path, "checkout", "-q", "-b", ref, "master")
-        for f in os.listdir(path):
-            if f != ".git":
-                shutil.rmtree(os.path.join(path, f)) if os.path.isdir(os.path.join(path, f)) else os.remove(os.path.join(path, f))
-        for rel, text in ref_files(rng, i, ref, root, other_sls).items():
-            write(os.path.join(path, rel), text)
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", ref)
-    for t in tags:
-        at = rng.choice(branches)
-        git(path, "checkout", "-q", at)
-        for rel, text in ref_files(rng, i, t, root, other_sls).items():
-            write(os.path.join(path, rel), text)
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "--allow-empty", "-m", t)
-        git(path, "tag", "-a", t, "-m", t)
-        git(path, "checkout", "-q", "-f", at)
-        git(path, "reset", "-q", "--hard", f"{t}~1")
-    git(path, "checkout", "-q", "master")
-    return branches, tags
-
-
 def gen_case(rng, case_dir):
     nrepos = rng.randint(1, 3)
     glob_root = "pillar" if rng.random() < 0.15 else ""
@@ -120,7 +80,7 @@ def gen_case(rng, case_dir):
     for i in range(nrepos):
         others = [f"{'mounted.' if mounted[j] else ''}{rng.choice(['r', 'sub'])}{j}" for j in range(nrepos) if j != i]
         path = os.path.join(case_dir, f"repo{i}")
-        branches, tags = make_repo(rng, path, i, roots[i], others)
+        branches, tags = make_repo(rng, path, lambda ref: ref_files(rng, i, ref, roots[i], others), BRANCHES, TAGS, 1)
         repos.append((path, branches, tags))
     conf = {
         "file_client": "local",
@@ -133,6 +93,8 @@ def gen_case(rng, case_dir):
         conf["git_pillar_root"] = glob_root
     if rng.random() < 0.3:
         conf["pillarenv"] = rng.choice(["base", "dev", "qa", "v1"])
+    if rng.random() < 0.15:
+        conf["saltenv"] = rng.choice(["base", "dev", "qa"])
     if rng.random() < 0.2:
         conf["git_pillar_includes"] = False
     if rng.random() < 0.15:

@@ -15,21 +15,9 @@ import os
 import subprocess
 import sys
 
-
-def normalise(p):
-    if isinstance(p, dict) and isinstance(p.get("_errors"), list):
-        p = dict(p)
-        p["_errors"] = [e.split("\n")[0] if isinstance(e, str) else e for e in p["_errors"]]
-    return p
-
-
-def ordered(v):
-    """The value with dict key order made visible (Python's == ignores it)."""
-    if isinstance(v, dict):
-        return [[k, ordered(x)] for k, x in v.items()]
-    if isinstance(v, list):
-        return [ordered(x) for x in v]
-    return [type(v).__name__, v]
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "pillar"))
+from compare_pillar import normalise, ordered  # noqa: E402
 
 
 def main():

@@ -323,6 +323,35 @@ y: {{ saltenv }}
     }
 
     #[test]
+    fn env_follows_the_configured_saltenv_in_both_compiles() {
+        // Salt 3008.4 printed {"d": 2}: `pillar.items` passes no saltenv, but `Pillar.__gen_opts`
+        // keeps the configuration's, so `__env__` checks out `dev` in both of salt-call's compiles.
+        check(
+            r#"
+#- etc/minion
+id: web01
+pillar_roots: {}
+saltenv: dev
+ext_pillar:
+  - git:
+    - __env__ file:///srv/a
+#- trees/a/master/top.sls
+base: {'*': [x]}
+#- trees/a/master/x.sls
+x: master
+#- trees/a/dev/top.sls
+dev: {'*': [d]}
+#- trees/a/dev/d.sls
+d: 2
+"#,
+            expect![[r#"
+                {"d":2}
+                d <- [dev] d /ws/trees/a/dev/d.sls:1 over []
+            "#]],
+        );
+    }
+
+    #[test]
     fn a_remote_salt_refuses_fails_the_whole_entry() {
         // `base` without `__env__` is `failhard`: Salt 3008.4's `_errors` said
         // "Failed to load ext_pillar git: Failed to load git_pillar", and nothing else.

@@ -233,6 +233,8 @@ impl Ext<'_> {
         let mut git_errors = Vec::new();
         let mut git = |n: usize| {
             let (fs, entry) = (self.fs?, self.git?.get(n)?);
+            // `opts["saltenv"]` as `Pillar.__gen_opts` leaves it: the compile's, else the configuration's.
+            let saltenv = saltenv.or(o.saltenv.as_deref());
             let g = git::GitCompile { fs, o, who, raw: self.opts, opts_pillar, saltenv, jinja };
             Some(git::ext_pillar(&g, entry, files, &mut git_errors).map(|r| {
                 let data = r.data.clone();
