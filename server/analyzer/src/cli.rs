@@ -369,7 +369,7 @@ fn fleet_run(
     };
     let scope = scope(&ws);
     let roots = Arc::new(FileRoots::scan(disk(), &ws.opts.served_roots()));
-    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(disk()), model::pipeline::Memo::sharing_parses());
+    let (fs, memo): (Arc<dyn Vfs>, model::pipeline::Memo) = (Arc::new(disk()), model::pipeline::Memo::sharing());
     let work = |w: &Who| {
         let req = Request { minion: w.clone(), saltenv: saltenv.map(str::to_string), scope: scope.clone() };
         let compiled = model::pipeline::compile_with(fs.clone(), &ws, &roots, &req, &memo);
@@ -421,10 +421,19 @@ fn fleet_run(
         }
     }
     let _ = out.flush();
+    sharing_stats(who.len(), &memo);
     if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// For tests and benchmarks (`SALT_ANALYZER_FLEET_STATS=1`, on stderr): how many distinct
+/// compiles a run's minions shared.
+fn sharing_stats(minions: usize, memo: &model::pipeline::Memo) {
+    if std::env::var_os("SALT_ANALYZER_FLEET_STATS").is_some_and(|v| v == "1") {
+        errln!("fleet stats: {minions} minions, {} distinct compiles kept for sharing", memo.shared_compiles());
     }
 }
 
@@ -957,7 +966,8 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
-        ctx.memo.parses = model::pipeline::Memo::sharing_parses().parses;
+        let sharing = model::pipeline::Memo::sharing();
+        (ctx.memo.parses, ctx.memo.compiles) = (sharing.parses, sharing.compiles);
     }
     let mut result = model::check::check_with(disk(), &ws, &ctx);
     // A remote with no local copy is one finding; the other remotes are analysed.
@@ -978,7 +988,9 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
     };
     let fs: Arc<dyn Vfs> = Arc::new(disk());
-    let highstate = match model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics) {
+    let highstate = model::check::highstate::check_minions(&fs, &ws, &ctx, &who, &mut result.diagnostics);
+    sharing_stats(who.len(), &ctx.memo);
+    let highstate = match highstate {
         Ok(found) => found,
         Err(e) => {
             errln!("salt-analyzer: error: {e}");

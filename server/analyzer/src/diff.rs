@@ -82,7 +82,7 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<
     }
     let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(fs, served.mounts));
     let roots = Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots()));
-    Ok(impact::Tree { fs, ws, roots })
+    Ok(impact::Tree::new(fs, ws, roots))
 }
 
 /// The minions to compare: those asked for (profiles, else fleet minions), else every profile
@@ -193,7 +193,13 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     let (diffs, compiled_again) = impact::compare_counted(&before, &after, &who, &rel);
     // For tests and benchmarks: how many minions the recorded reads let through uncompiled.
     if std::env::var_os("SALT_ANALYZER_DIFF_STATS").is_some_and(|v| v == "1") {
-        errln!("diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads", diffs.len(), diffs.len() - compiled_again);
+        errln!(
+            "diff stats: {} minions, {compiled_again} compiled at both sides, {} skipped on unchanged reads; distinct compiles {} before, {} after",
+            diffs.len(),
+            diffs.len() - compiled_again,
+            before.memo.shared_compiles(),
+            after.memo.shared_compiles()
+        );
     }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);

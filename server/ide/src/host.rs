@@ -7,30 +7,20 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 
 use model::workspace::vfs::{RealFs, Vfs};
 use model::workspace::WORKSPACE_FILE;
-use syntax::document::SyntaxError;
 use syntax::line_index::LineIndex;
 
-use crate::analysis::{Analysis, DocSnapshot, Snapshot};
-use crate::document::BlockDocument;
-use crate::files::{DiskCache, Files};
-use crate::semantic::{Change, ChangeLog, Index};
-use crate::summaries::Summaries;
-use crate::world::World;
-
-/// State shared by the host and its snapshots.
-pub(crate) struct Shared {
-    pub(crate) log: Mutex<ChangeLog>,
-    pub(crate) index: Mutex<Index>,
-    pub(crate) summaries: Summaries,
-    /// The last impact report (`crate::impact`).
-    pub(crate) impact: crate::impact::ImpactCache,
-    /// The fleet's tops at the last revision asked (`crate::fleet`).
-    pub(crate) fleet: crate::fleet::FleetCache,
-}
+use crate::analysis::Analysis;
+use crate::db::changes::{Change, ChangeLog};
+use crate::db::document::BlockDocument;
+use crate::db::files::{DiskCache, Files};
+use crate::db::summaries::Summaries;
+use crate::db::world::World;
+use crate::index::semantic::Index;
+use crate::snapshot::{DocSnapshot, Shared, Snapshot};
 
 struct OpenDocument {
     doc: BlockDocument,
@@ -49,7 +39,7 @@ pub struct AnalysisHost {
     salt_config: Option<PathBuf>,
     minion: Option<String>,
     /// Salt's documentation of the state functions, or why there is none (yet).
-    state_docs: Arc<crate::statedocs::DocsStatus>,
+    state_docs: Arc<crate::db::docs::DocsStatus>,
     shared: Arc<Shared>,
     /// The gitfs remotes' trees, mounted over the file system when the world is loaded.
     mounts: Arc<salt_gitfs::MountedFs<Arc<dyn Vfs>>>,
@@ -71,8 +61,7 @@ impl AnalysisHost {
             log: Mutex::new(ChangeLog::default()),
             index: Mutex::new(Index::default()),
             summaries: Summaries::default(),
-            impact: Default::default(),
-            fleet: Default::default(),
+            caches: Default::default(),
         });
         AnalysisHost {
             root: root.to_path_buf(),
@@ -187,8 +176,8 @@ impl AnalysisHost {
     /// show it from the next snapshot on. Nothing is recomputed, but the next diagnostics
     /// round reports every file again (an unknown-function warning about a function the
     /// user's Salt documents is dropped).
-    pub fn set_state_docs(&mut self, docs: crate::statedocs::DocsStatus) {
-        let ready = matches!(docs, crate::statedocs::DocsStatus::Ready(_));
+    pub fn set_state_docs(&mut self, docs: crate::db::docs::DocsStatus) {
+        let ready = matches!(docs, crate::db::docs::DocsStatus::Ready(_));
         self.state_docs = Arc::new(docs);
         if ready {
             self.commit(Change::Republish);
@@ -233,7 +222,7 @@ impl AnalysisHost {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.buffers.contains_key(path) || model::workspace::vfs::Vfs::is_file(&crate::files::Disk(self.disk.clone()), path)
+        self.buffers.contains_key(path) || model::workspace::vfs::Vfs::is_file(&crate::db::files::Disk(self.disk.clone()), path)
     }
 
     fn is_config_file(&self, path: &Path) -> bool {
@@ -265,13 +254,5 @@ impl AnalysisHost {
         if let Ok(mut log) = self.shared.log.lock() {
             log.push(self.revision, change);
         }
-    }
-}
-
-impl DocSnapshot {
-    fn new(doc: &BlockDocument, version: i32) -> DocSnapshot {
-        let text: Arc<str> = Arc::from(doc.text());
-        let syntax: Vec<SyntaxError> = doc.syntax_errors();
-        DocSnapshot { version, text, syntax, line_index: OnceLock::<Arc<LineIndex>>::new() }
     }
 }

@@ -3,41 +3,25 @@
 //! byte ranges (no protocol types). See docs/ARCHITECTURE.md.
 
 mod analysis;
-mod code_actions;
-mod completion;
-mod diagnostics;
-mod document;
-mod files;
+mod db;
+mod features;
 #[cfg(test)]
 mod fixture;
-mod fleet;
-mod highstate;
 mod host;
-mod hover;
-mod impact;
-mod jinja;
-mod mapstack;
-mod memory;
-mod navigation;
-mod pillar;
-mod resolve;
-mod semantic;
-mod statedocs;
-mod summaries;
-mod symbols;
+mod index;
+mod salt;
+mod snapshot;
 #[cfg(test)]
 mod tests;
-mod top;
 mod types;
-mod world;
 
 pub use analysis::Analysis;
-pub use completion::{CompletionItem, CompletionKind};
-pub use diagnostics::shift_diagnostics;
-pub use fleet::FleetCheck;
+pub use db::docs::{DocsStatus, StateDocs};
+pub use db::memory::MemoryDisk;
+pub use features::completion::{CompletionItem, CompletionKind};
+pub use features::diagnostics::shift_diagnostics;
+pub use features::fleet::FleetCheck;
+pub use features::impact::{ImpactBase, ImpactReport};
 pub use host::AnalysisHost;
-pub use impact::{ImpactBase, ImpactReport};
-pub use memory::MemoryDisk;
-pub use semantic::IndexStats;
-pub use statedocs::{DocsStatus, StateDocs};
+pub use index::semantic::IndexStats;
 pub use types::*;

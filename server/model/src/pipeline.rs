@@ -11,10 +11,10 @@ use std::sync::Arc;
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::pillar::{self, Pillar, PillarMinion};
-use crate::render::functions::Matcher;
 use crate::render::jinja::JinjaSetup;
 use crate::render::memo::RenderMemo;
 use crate::render::probe::Probe;
+use crate::render::salt_fns::Matcher;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
@@ -22,12 +22,13 @@ use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{self, LowState};
 use crate::state::order::order_chunks;
 use crate::state::verify::verify_high;
-use crate::targeting::matchers::{self, subdict};
+use crate::targeting::matchers;
 use crate::targeting::top::{compile_top, TopResult};
 use crate::targeting::Matches;
 use crate::value::{Loc, Val};
 use crate::workspace::config::ConfigError;
 use crate::workspace::config::Opts;
+use crate::workspace::facts::{Answers, FactLog, Facts, MatchQuestion, Shared};
 use crate::workspace::minion::{self, Minion};
 use crate::workspace::reads::{self, Reads, Recorder};
 use crate::workspace::roots::{sls_name_of, FileRoots};
@@ -170,6 +171,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         Who::Fleet(m) => Ok(crate::workspace::fleet::minion(ws, m)),
     };
     let (mut top, mut low, mut rendered, mut mapdata, mut pillar, mut managed) = (None, None, None, None, None, None);
+    // What this compile asked of its minion, when the memo shares compiles.
+    let mut shared_by = None;
     if let Ok(minion) = &mut minion {
         let opts = request_opts(ws, req);
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
@@ -181,8 +184,19 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         }
         pillar = Some(computed);
         let minion = &*minion;
-        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo);
-        let ctx = minion.context();
+        // A compile another minion of the run made, when this one answers everything it
+        // asked the same way.
+        let log = memo.compiles.as_ref().filter(|_| SharedCompile::shares(&req.scope)).map(|_| FactLog::new());
+        if let (Some(shared), Some(_)) = (&memo.compiles, &log) {
+            if let Some(hit) = SharedCompile::find(shared, minion, &opts, req, &files) {
+                return hit.for_minion(Ok(minion.clone()), pillar, roots);
+            }
+        }
+        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, log.as_ref());
+        let ctx = minion.context().recording(log.as_deref(), true);
+        if let Some(log) = &log {
+            shared_by = Some((log.clone(), files.len()));
+        }
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
             Scope::Highstate => {
@@ -207,7 +221,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     // The Jinja loader may still hold the recorder; what it read so far is all there is.
     let reads = recorder.reads();
     let read_outside_renders = recorder.read_outside_parts();
-    Compiled {
+    let compiled = Compiled {
         minion,
         top,
         low,
@@ -221,6 +235,83 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         patch_facts: Default::default(),
         roots: roots.clone(),
         serial: next_serial(),
+    };
+    if let (Some(shared), Some((log, pillar_files))) = (&memo.compiles, shared_by) {
+        shared.put(log.facts(), Arc::new(SharedCompile::of(&compiled, req, pillar_files)));
+    }
+    compiled
+}
+
+/// A compile kept for the other minions of a run ([`Memo::sharing`]) that answer every
+/// question it asked of its minion ([`crate::workspace::facts`]) the same way: what it made,
+/// without the minion and its pillar, which each minion has of its own.
+pub struct SharedCompile {
+    scope: Scope,
+    saltenv: Option<String>,
+    /// The files the pillar put in the table first: another minion's pillar must have put the
+    /// same there, so that the locations in what is kept point into its table too.
+    pillar_files: Vec<PathBuf>,
+    top: Option<TopResult>,
+    low: Option<LowState>,
+    managed: Option<Vec<crate::state::managed::ManagedFile>>,
+    files: FileTable,
+    reads: Reads,
+    read_outside_renders: std::collections::HashSet<PathBuf>,
+}
+
+impl SharedCompile {
+    /// Whether compiles of `scope` are kept for other minions: those of a fleet run (a top, a
+    /// highstate, named SLS), not the one-file answers an editor asks for.
+    fn shares(scope: &Scope) -> bool {
+        matches!(scope, Scope::Top | Scope::Highstate | Scope::Impact | Scope::Sls { .. })
+    }
+
+    fn of(c: &Compiled, req: &Request, pillar_files: usize) -> SharedCompile {
+        SharedCompile {
+            scope: req.scope.clone(),
+            saltenv: req.saltenv.clone(),
+            pillar_files: (0..pillar_files).map(|i| c.files.path(i as crate::value::FileId).to_path_buf()).collect(),
+            top: c.top.clone(),
+            low: c.low.clone(),
+            managed: c.managed.clone(),
+            files: c.files.clone(),
+            reads: c.reads.clone(),
+            read_outside_renders: c.read_outside_renders.clone(),
+        }
+    }
+
+    /// The kept compile `minion` (whose pillar put `files` in the table) would make.
+    fn find(shared: &Shared<SharedCompile>, minion: &Minion, opts: &Opts, req: &Request, files: &FileTable) -> Option<Arc<SharedCompile>> {
+        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let ctx = minion.context();
+        let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
+        let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
+        let fits = |s: &SharedCompile| {
+            s.scope == req.scope
+                && s.saltenv == req.saltenv
+                && s.pillar_files.len() == files.len()
+                && s.pillar_files.iter().enumerate().all(|(i, p)| files.path(i as crate::value::FileId) == p.as_path())
+        };
+        shared.find(&answers, fits)
+    }
+
+    /// The compile of `minion` with `pillar`.
+    fn for_minion(&self, minion: Result<Minion, ConfigError>, pillar: Option<Pillar>, roots: &Arc<FileRoots>) -> Compiled {
+        Compiled {
+            minion,
+            top: self.top.clone(),
+            low: self.low.clone(),
+            rendered: None,
+            mapdata: None,
+            managed: self.managed.clone(),
+            pillar,
+            files: self.files.clone(),
+            reads: self.reads.clone(),
+            read_outside_renders: self.read_outside_renders.clone(),
+            patch_facts: Default::default(),
+            roots: roots.clone(),
+            serial: next_serial(),
+        }
     }
 }
 
@@ -298,14 +389,22 @@ fn request_opts(ws: &Workspace, req: &Request) -> Opts {
 
 /// The Jinja setup templates of `minion` render with, loading and reading through `recorder`,
 /// keeping renders where `memo` does.
-fn jinja_setup(recorder: &Arc<Recorder<Arc<dyn Vfs>>>, roots: &Arc<FileRoots>, minion: &Minion, opts: &Opts, memo: &Memo) -> JinjaSetup {
+fn jinja_setup(
+    recorder: &Arc<Recorder<Arc<dyn Vfs>>>,
+    roots: &Arc<FileRoots>,
+    minion: &Minion,
+    opts: &Opts,
+    memo: &Memo,
+    log: Option<&Arc<FactLog>>,
+) -> JinjaSetup {
     let jinja = {
         let (fs, roots) = (recorder.clone(), roots.clone());
         JinjaSetup::new(minion, opts, move |env, rel| {
             let path = reads::find_file(&*fs, &roots, env, rel)?;
             fs.read(&path).ok()
         })
-        .with_matcher(template_matcher(minion))
+        .with_matcher(template_matcher(minion, log.cloned()))
+        .recording(log)
     };
     let mut jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
     if let Some(renders) = &memo.renders {
@@ -390,7 +489,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     }
     let opts = request_opts(ws, req);
     let recorder = Arc::new(Recorder::new(fs.clone()));
-    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo);
+    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, None);
     let mut files = old.files.clone();
     let mut edits = Vec::new();
     for c in changed {
@@ -539,21 +638,22 @@ fn minion_pillar(
     if opts.pillar_roots.is_empty() && opts.raw.get("ext_pillar").is_none_or(serde_json::Value::is_null) {
         return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
     }
-    // Everything the pillar depends on besides the files it reads.
+    // Everything the pillar depends on besides the files it reads and what it asks of the
+    // minion (its id and grains: the facts a kept pillar is checked on), and the git_pillar
+    // trees mounted.
     let key = serde_json::json!([
         opts.raw,
         format!("{:?} {:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv, opts.git_pillar),
-        minion.id,
-        minion.grains,
         minion.pillar,
         minion.nodegroups
     ])
     .to_string();
     if files.is_empty() {
-        if let Some(hit) = memo.get(&key, &**recorder, files) {
+        if let Some(hit) = memo.get(&key, minion, opts, &**recorder, files) {
             return hit;
         }
     }
+    let log = FactLog::new();
     let inner: Arc<Recorder<Arc<dyn Vfs>>> = Arc::new(Recorder::new(recorder.clone() as Arc<dyn Vfs>));
     let fs: Arc<dyn Vfs> = Arc::new(reads::OtherRoots(inner.clone()));
     let roots = Arc::new(FileRoots::scan(&*fs, &opts.pillar_roots));
@@ -563,15 +663,29 @@ fn minion_pillar(
             let path = roots.find_file(env, rel)?;
             fs.read(&path).ok()
         })
-        .with_matcher(template_matcher(minion))
+        .with_matcher(template_matcher(minion, Some(log.clone())))
+        .recording(Some(&log))
     };
-    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+    let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: Some(&log) };
     let was_empty = files.is_empty();
     let computed = pillar::compile(&fs, &roots, files, opts, &who, base, &jinja, sql);
+    drop(jinja);
     if was_empty {
-        memo.put(key, inner.reads(), &computed, files);
+        memo.put(key, log.facts(), inner.reads(), &computed, files);
     }
     computed
+}
+
+/// What another minion answers to the questions a compile asked of its minion: its id,
+/// grains, pillar (`pillar`: the one the compile saw) and options, and what the matchers say
+/// of it.
+fn answers_of<'a>(
+    minion: &'a Minion,
+    pillar: &'a serde_json::Value,
+    template_opts: &'a serde_json::Value,
+    matcher: &'a dyn Fn(&MatchQuestion) -> u64,
+) -> Answers<'a> {
+    Answers::new(&minion.id, &minion.grains, pillar, template_opts, matcher)
 }
 
 /// What compiles keep for the compiles after them, owned by the caller (`check` one per run,
@@ -591,20 +705,27 @@ fn minion_pillar(
 pub struct Memo {
     pillars: Arc<std::sync::Mutex<Vec<PillarMemo>>>,
     pub renders: Option<RenderMemo>,
-    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing_parses`]: a
+    /// Plain SLS files parsed once for every minion of a run ([`Memo::sharing`]: a
     /// fleet's compiles, which keep no renders).
     pub parses: Option<crate::render::memo::ParseMemo>,
+    /// Compiles shared by the minions of a run that answer the same questions the same way
+    /// ([`Memo::sharing`]).
+    pub compiles: Option<Arc<Shared<SharedCompile>>>,
 }
 
+#[derive(Clone)]
 struct PillarMemo {
     key: String,
+    /// What the pillar asked of its minion.
+    facts: Arc<Facts>,
     reads: Reads,
     pillar: Pillar,
     files: Vec<(PathBuf, Arc<str>)>,
 }
 
-/// How many pillars the memo keeps (a few minions of a workspace).
-const KEEP_PILLARS: usize = 8;
+/// How many pillars the memo keeps: a fleet's kinds of minion (a pillar asks a few of its
+/// minion's grains), a few minions of a workspace.
+const KEEP_PILLARS: usize = 256;
 
 impl Memo {
     /// A memo that keeps rendered files too.
@@ -612,10 +733,22 @@ impl Memo {
         Memo { renders: Some(RenderMemo::default()), ..Memo::default() }
     }
 
-    /// A memo whose compiles share the parses of plain SLS files: a run over many minions
-    /// (a fleet) parses each plain file once, not once per minion.
-    pub fn sharing_parses() -> Memo {
-        Memo { parses: Some(Default::default()), ..Memo::default() }
+    /// A memo for a run over many minions of one tree (a fleet, the profiles `diff`
+    /// compares): plain files are parsed once, and a minion that answers every question
+    /// another's compile asked of its minion (its grains, pillar and options keys, what the
+    /// matchers said of it: not its id or addresses when nothing read them) gets that
+    /// compile. Only a run's compiles of one tree may share (a memo does not check files);
+    /// a shared top's match explanations are worded for the minion it was compiled for.
+    ///
+    /// `SALT_ANALYZER_NO_SHARING=1` turns the compile sharing off (to compare, and to measure).
+    pub fn sharing() -> Memo {
+        let off = std::env::var_os("SALT_ANALYZER_NO_SHARING").is_some_and(|v| v == "1");
+        Memo { parses: Some(Default::default()), compiles: (!off).then(Default::default), ..Memo::default() }
+    }
+
+    /// How many compiles the memo keeps for other minions.
+    pub fn shared_compiles(&self) -> usize {
+        self.compiles.as_ref().map_or(0, |s| s.len())
     }
 
     /// Forgets every computed pillar: the next compile reads the pillar files and queries the
@@ -626,12 +759,19 @@ impl Memo {
         }
     }
 
-    fn get(&self, key: &str, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
-        let (reads, pillar, texts) = {
-            let memo = self.pillars.lock().ok()?;
-            let m = memo.iter().find(|m| m.key == key)?;
-            (m.reads.clone(), m.pillar.clone(), m.files.clone())
-        };
+    /// A kept pillar computed with the same options for a minion that asked the same of
+    /// `minion`, whose files are unchanged (added to `files`, empty, in the order the compile
+    /// added them).
+    fn get(&self, key: &str, minion: &Minion, opts: &Opts, fs: &dyn Vfs, files: &mut FileTable) -> Option<Pillar> {
+        let kept: Vec<PillarMemo> = self.pillars.lock().ok()?.iter().filter(|m| m.key == key).cloned().collect();
+        if kept.is_empty() {
+            return None;
+        }
+        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let ctx = minion.context();
+        let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
+        let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
+        let PillarMemo { reads, pillar, files: texts, .. } = kept.into_iter().find(|m| m.facts.hold(&answers))?;
         if !reads.files_unchanged(fs) {
             return None;
         }
@@ -643,11 +783,10 @@ impl Memo {
         Some(pillar)
     }
 
-    fn put(&self, key: String, reads: Reads, pillar: &Pillar, files: &FileTable) {
+    fn put(&self, key: String, facts: Facts, reads: Reads, pillar: &Pillar, files: &FileTable) {
         let texts = (0..files.len()).map(|i| (files.path(i as crate::value::FileId).to_path_buf(), Arc::from(files.text(i as crate::value::FileId)))).collect();
         if let Ok(mut memo) = self.pillars.lock() {
-            memo.retain(|m| m.key != key);
-            memo.insert(0, PillarMemo { key, reads, pillar: pillar.clone(), files: texts });
+            memo.insert(0, PillarMemo { key, facts: Arc::new(facts), reads, pillar: pillar.clone(), files: texts });
             memo.truncate(KEEP_PILLARS);
         }
     }
@@ -656,17 +795,10 @@ impl Memo {
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
 /// `<matcher>_match.match(tgt, opts=__opts__, minion_id=...)` (or `delimiter=...`) for this
 /// minion, with `minion_id` standing in for its id where the matcher takes one.
-fn template_matcher(minion: &Minion) -> Matcher {
+fn template_matcher(minion: &Minion, log: Option<Arc<FactLog>>) -> Matcher {
     let minion = minion.clone();
     Arc::new(move |matcher: &str, tgt: &str, minion_id: Option<&str>, delimiter: Option<&str>| {
-        let mut ctx = minion.context();
-        if let Some(id) = minion_id {
-            ctx.minion_id = id;
-        }
-        match subdict::Kind::from_matcher(matcher) {
-            Some(kind) => subdict::matches(&ctx, kind, tgt, delimiter).matched,
-            None => matchers::matches_str(&ctx, matcher, tgt).matched,
-        }
+        matchers::answer_recorded(&minion.context().recording(log.as_deref(), true), matcher, tgt, minion_id, delimiter)
     })
 }
 
@@ -674,7 +806,7 @@ fn template_matcher(minion: &Minion) -> Matcher {
 /// same recorder (so the layer files it reads are among the compile's reads), once per
 /// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
 /// a setup without `map.data` (Salt would recurse without end).
-fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::functions::MapDataFn {
+fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::salt_fns::MapDataFn {
     type Cached = (Result<(serde_json::Value, Vec<String>), String>, Reads);
     let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
     Arc::new(move |tpldir: &str| {
@@ -861,801 +993,4 @@ impl MinionCache {
 }
 
 #[cfg(test)]
-mod tests {
-
-    #[test]
-    fn each_in_parallel_hands_every_result_over_in_order() {
-        let items: Vec<u64> = (0..200).collect();
-        let mut got = Vec::new();
-        // Uneven work, so results finish out of order.
-        super::each_in_parallel(&items, 3, |&i| (i * i, std::thread::sleep(std::time::Duration::from_micros((i * 37) % 500))).0, |i, sq| got.push((i, sq)));
-        assert_eq!(got, items.iter().map(|&i| (i as usize, i * i)).collect::<Vec<_>>());
-    }
-
-    use std::path::PathBuf;
-
-    use super::*;
-    use crate::workspace::vfs::MemFs;
-
-    const TREE: &str = "\
-#- salt-analyzer.yaml
-file_roots: {base: [base]}
-minions:
-  web01: {grains: {role: web}}
-  db01: {grains: {role: db}}
-#- base/top.sls
-base:
-  'G@role:web': [web]
-  'G@role:db': [db]
-#- base/web.sls
-{% from 'lib.jinja' import port %}
-nginx: {pkg.installed: [], service.running: [{port: {{ port }}}]}
-#- base/lib.jinja
-{% set port = 80 %}
-#- base/db.sls
-postgres: {pkg.installed: []}
-#- base/unrelated.sls
-x: test.nop
-";
-
-    fn setup(fs: &MemFs) -> (Workspace, Arc<FileRoots>) {
-        let ws = Workspace::load(fs, Path::new("/ws"), None).expect("workspace");
-        let roots = Arc::new(FileRoots::scan(fs, &ws.opts.file_roots));
-        (ws, roots)
-    }
-
-    fn ids(c: &Compiled) -> Vec<String> {
-        c.low.as_ref().and_then(|l| l.chunks.as_ref()).into_iter().flatten().map(|ch| ch.get_str("__id__").to_string()).collect()
-    }
-
-    #[test]
-    fn one_compile_gives_the_top_the_chunks_and_what_they_read() {
-        let fs = MemFs::from_fixture(TREE);
-        let (ws, roots) = setup(&fs);
-        let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("web01"), Scope::Highstate));
-        assert_eq!(c.minion.as_ref().map(|m| m.id.as_str()).ok(), Some("web01"));
-        assert_eq!(c.top.as_ref().map(|t| t.show_top_json().to_string()).as_deref(), Some(r#"{"base":["web"]}"#));
-        assert_eq!(ids(&c), ["nginx", "nginx"]);
-        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
-        // The Jinja import is read through the same recorder as the SLS files.
-        for f in ["base/top.sls", "base/web.sls", "base/lib.jinja"] {
-            assert!(read.contains(&Path::new("/ws").join(f)), "{f} not in {read:?}");
-        }
-        assert!(!read.contains(&PathBuf::from("/ws/base/db.sls")));
-    }
-
-    #[test]
-    fn an_edit_re_renders_only_the_files_whose_reads_changed() {
-        let mut fs = MemFs::from_fixture(
-            "\
-#- salt-analyzer.yaml
-file_roots: {base: [base]}
-minions:
-  m1: {grains: {os_family: Debian}}
-  m2: {grains: {os_family: RedHat}}
-#- base/top.sls
-base:
-  '*': [f, f.conf, plain, lone]
-#- base/f/map.jinja
-{%- set mapdata = salt[\"map.data\"](tpldir) %}
-#- base/f/parameters/defaults.yaml
-values: {pkg: nginx, port: 80}
-#- base/f/init.sls
-{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
-ß-pkg: {pkg.installed: [{name: '{{ mapdata.pkg }}'}]}
-#- base/f/conf.sls
-{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
-ℝ-conf: {test.nop: [{name: 'port={{ mapdata.port }}'}]}
-#- base/plain.sls
-💣: {test.nop: []}
-#- base/lone.sls
-lone: {test.nop: [{name: '{{ grains.os_family }}'}]}
-",
-        );
-        let (ws, roots) = setup(&fs);
-        let memo = Memo::keeping_renders();
-        let renders = || memo.renders.as_ref().map_or(0, RenderMemo::renders);
-        let compile = |fs: &MemFs, who: &str| compile_with(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some(who), Scope::Highstate), &memo);
-        let names = |c: &Compiled| {
-            c.low.as_ref().and_then(|l| l.chunks.as_ref()).into_iter().flatten().map(|ch| ch.get_str("name").to_string()).collect::<Vec<_>>().join(" ")
-        };
-        let first = compile(&fs, "m1");
-        assert_eq!(names(&first), "nginx port=80 💣 Debian");
-        assert_eq!(renders(), 4);
-        // Nothing changed: nothing rendered, the same answer and the same reads.
-        let again = compile(&fs, "m1");
-        assert_eq!(renders(), 4);
-        assert_eq!(names(&again), names(&first));
-        assert!(first.reads.paths().all(|p| again.reads.touches(p)), "a kept render's reads count for the compile");
-        // One file edited: that file only.
-        fs.files.insert("/ws/base/plain.sls".into(), "💣: {test.nop: [{name: edited}]}\n".into());
-        assert_eq!(names(&compile(&fs, "m1")), "nginx port=80 edited Debian");
-        assert_eq!(renders(), 5);
-        // A layer both formula files read through `map.data` (the second through the first's
-        // answer): both, and only they.
-        fs.files.insert("/ws/base/f/parameters/defaults.yaml".into(), "values: {pkg: apache2, port: 8080}\n".into());
-        assert_eq!(names(&compile(&fs, "m1")), "apache2 port=8080 edited Debian");
-        assert_eq!(renders(), 7);
-        // Another minion: its own renders; back to the first: kept.
-        assert_eq!(names(&compile(&fs, "m2")), "apache2 port=8080 edited RedHat");
-        assert_eq!(renders(), 11);
-        compile(&fs, "m1");
-        assert_eq!(renders(), 11);
-    }
-
-    /// Everything a compile answers, to compare a patched compile with a fresh one.
-    fn answer(c: &Compiled) -> String {
-        let low = c.low.as_ref().expect("a highstate");
-        let errors = |l: &[SaltError]| l.iter().map(|e| format!("{:?} {} {:?}", e.code, e.message, e.loc)).collect::<Vec<_>>();
-        let rendered: Vec<String> =
-            low.highstate.rendered.iter().map(|r| format!("{}:{} {:?}", r.env, r.sls, r.includes.iter().map(|i| &i.sls).collect::<Vec<_>>())).collect();
-        let texts: Vec<String> = (0..c.files.len()).map(|i| format!("{} {}", c.files.path(i as u32).display(), c.files.text(i as u32))).collect();
-        format!(
-            "chunks {}\nhigh {}\nshow {:?}\napply {:?}\ncalls {:?}\nhints {:?}\nrendered {rendered:?}\nfiles {texts:?}",
-            low.chunks_json(),
-            low.highstate.high.to_json(),
-            errors(&low.show_errors),
-            errors(&low.apply_errors),
-            errors(&low.calls),
-            errors(&low.highstate.hints),
-        )
-    }
-
-    #[test]
-    fn an_edit_of_argument_values_is_patched_into_the_kept_compile() {
-        let mut fs = MemFs::from_fixture(
-            "\
-#- salt-analyzer.yaml
-file_roots: {base: [base]}
-minions:
-  m1: {grains: {os_family: Debian}}
-#- base/top.sls
-base:
-  '*': [f, f.conf, plain]
-#- base/f/map.jinja
-{%- set mapdata = salt[\"map.data\"](tpldir) %}
-#- base/f/parameters/defaults.yaml
-values: {pkg: nginx, port: 80, mode: '0644'}
-#- base/f/init.sls
-{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
-ß-pkg: {pkg.installed: [{name: '{{ mapdata.pkg }}'}, {version: latest}]}
-#- base/f/conf.sls
-{%- from tpldir ~ \"/map.jinja\" import mapdata with context %}
-include: [f]
-{%- for i in range(2) %}
-ℝ-conf-{{ i }}:
-  file.managed:
-    - name: /etc/f{{ i }}.conf
-    - contents: 'port={{ mapdata.port }}'
-    - mode: '{{ mapdata.mode }}'
-    - require: [{pkg: ß-pkg}]
-u-{{ i }}:
-  user.present:
-    - home: '/home/{{ mapdata.port }}'
-    - bogus: 1
-{%- endfor %}
-#- base/plain.sls
-💣: {test.nop: [{name: '{{ grains.os_family }}'}]}
-",
-        );
-        let (ws, roots) = setup(&fs);
-        let memo = Memo::keeping_renders();
-        let mut cache = MinionCache::default();
-        let req = Request::new(Some("m1"), Scope::Highstate);
-        let mut check = |fs: &MemFs, patched: bool, why: &str| {
-            let (before, compiles) = (cache.patches, cache.compiles);
-            let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
-            assert_eq!((cache.patches - before, cache.compiles - compiles), if patched { (1, 0) } else { (0, 1) }, "{why}");
-            let fresh = compile(Arc::new(fs.clone()), &ws, &roots, &req);
-            assert_eq!(answer(&c), answer(&fresh), "{why}");
-            c
-        };
-        let first = check(&fs, false, "the first compile");
-        assert!(first.low.as_ref().is_some_and(|l| !l.calls.is_empty()), "the unknown argument is found");
-        let conf = "/ws/base/f/conf.sls";
-        let edit = |fs: &mut MemFs, path: &str, from: &str, to: &str| {
-            let text = fs.files[Path::new(path)].replace(from, to);
-            fs.files.insert(path.into(), text);
-        };
-        edit(&mut fs, conf, "port=", "listen=");
-        check(&fs, true, "a value in a templated file");
-        edit(&mut fs, "/ws/base/f/parameters/defaults.yaml", "port: 80", "port: 8080");
-        check(&fs, true, "a layer both formula files read, changing a value only");
-        edit(&mut fs, "/ws/base/f/parameters/defaults.yaml", "mode: '0644'", "mode: '0600'");
-        edit(&mut fs, conf, "listen=", "port=");
-        check(&fs, true, "two files, values only");
-        edit(&mut fs, "/ws/base/f/parameters/defaults.yaml", "pkg: nginx", "pkg: apache2");
-        check(&fs, true, "a layer that changes a name no requisite names");
-        edit(&mut fs, "/ws/base/f/parameters/defaults.yaml", "pkg: apache2", "pkg: ß-pkg");
-        check(&fs, false, "a name a requisite names");
-        edit(&mut fs, "/ws/base/f/parameters/defaults.yaml", "pkg: ß-pkg", "pkg: nginx");
-        check(&fs, false, "a name a requisite named");
-        edit(&mut fs, conf, "bogus: 1", "mode2: 1");
-        check(&fs, false, "an argument renamed");
-        edit(&mut fs, conf, "range(2)", "range(3)");
-        check(&fs, false, "another state");
-        edit(&mut fs, conf, "{pkg: ß-pkg}", "{pkg: ß-pkg}, {file: /etc/f0.conf}");
-        check(&fs, false, "another requisite");
-        edit(&mut fs, conf, "'port={{", "'{{ salt['cmd.run']('x') }} port={{");
-        check(&fs, true, "a value and a render hint");
-        edit(&mut fs, conf, "'{{ salt['cmd.run']('x') }} port={{", "'{{ salt['cmd.run']('y') }} port={{");
-        check(&fs, true, "a value and its hint again");
-        edit(&mut fs, conf, "{% endfor %}", "");
-        edit(&mut fs, conf, "{%- endfor %}", "{%- endfor");
-        check(&fs, false, "a render error");
-        edit(&mut fs, conf, "'{{ mapdata.mode }}'", "'{{ (mapdata.mode }}'");
-        check(&fs, true, "another render error in the same file");
-        edit(&mut fs, conf, "'{{ (mapdata.mode }}'", "'{{ mapdata.mode }}'");
-        check(&fs, true, "the first error again");
-        edit(&mut fs, conf, "{%- endfor", "{%- endfor %}");
-        check(&fs, false, "renders again");
-        edit(&mut fs, "/ws/base/top.sls", "plain]", "plain ]");
-        check(&fs, false, "the top file");
-        edit(&mut fs, "/ws/base/f/init.sls", "{version: latest}", "{version: '1.0'}");
-        check(&fs, true, "a value in the included file");
-        edit(&mut fs, "/ws/base/plain.sls", "test.nop: [", "test.nop: [{use: [{pkg: ß-pkg}]}, ");
-        check(&fs, false, "a state that copies arguments");
-        edit(&mut fs, "/ws/base/f/init.sls", "{version: '1.0'}", "{version: '2.0'}");
-        check(&fs, false, "while one does, values are compiled");
-    }
-
-    /// A generated tree of templated SLS files whose states take their names and values from
-    /// a Jinja dict (and a shared import), so that most edits of a value change only argument
-    /// values or names: some may be patched, some not; every result must be a compile's.
-    fn generated_tree(seed: u64) -> (MemFs, Vec<(String, String)>) {
-        let mut rng = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407) | 1;
-        let mut next = move |n: usize| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng % n as u64) as usize
-        };
-        let pool = ["/x", "/y", "a0", "b1", "p", "q", "s-1", "c2"];
-        let funs = ["test.nop", "file.managed", "pkg.installed", "cmd.run", "user.present"];
-        let mut fs =
-            String::from("#- salt-analyzer.yaml\nfile_roots: {base: [base]}\nminions:\n  m: {grains: {os: x}}\n#- base/top.sls\nbase:\n  '*': [a, b, c]\n");
-        fs.push_str(&format!("#- base/lib.jinja\n{{%- set shared = {{'n': '{}', 'c': '{}'}} %}}\n", pool[next(8)], pool[next(8)]));
-        let mut values = Vec::new();
-        // `c` is plain YAML in half the trees: its values are written in it, located in its
-        // text, and an edit moves what follows.
-        let plain_c = next(2) == 0;
-        for f in ["a", "b", "c"] {
-            let plain = plain_c && f == "c";
-            let path = format!("/ws/base/{f}.sls");
-            let states = 1 + next(4);
-            let mut vars = Vec::new();
-            let mut body = String::new();
-            for k in 0..states {
-                let id = format!("{f}{k}");
-                vars.push(format!("'n{k}': '{}', 'c{k}': '{}'", pool[next(8)], pool[next(8)]));
-                body.push_str(&format!("{id}:\n  {}:\n", funs[next(funs.len())]));
-                if plain {
-                    let name = match next(3) {
-                        0 => format!("    # n{k}\n    - names: ['{}', '{}']\n", pool[next(8)], pool[next(8)]),
-                        _ => format!("    # n{k}\n    - name: '{}'\n", pool[next(8)]),
-                    };
-                    values.push((path.clone(), name[..name.rfind('\'').and_then(|e| name[..e].rfind('\'')).map_or(0, |q| q + 1)].to_string()));
-                    body.push_str(&name);
-                    let contents = format!("    # c{k}\n    - contents: '{}'\n", pool[next(8)]);
-                    values.push((path.clone(), format!("# c{k}\n    - contents: '")));
-                    body.push_str(&contents);
-                } else {
-                    values.push((path.clone(), format!("'n{k}': '")));
-                    values.push((path.clone(), format!("'c{k}': '")));
-                    body.push_str(&match next(4) {
-                        0 => "    - name: {{ shared.n }}\n".to_string(),
-                        1 => format!("    - names: ['{{{{ v.n{k} }}}}', '{}']\n", pool[next(8)]),
-                        _ => format!("    - name: '{{{{ v.n{k} }}}}'\n"),
-                    });
-                    body.push_str(&format!("    - contents: '{{{{ v.c{k} }}}} {{{{ shared.c }}}}'\n"));
-                }
-                if next(3) == 0 {
-                    body.push_str(&format!("    - order: {}\n", next(3)));
-                }
-                for req in ["require", "watch", "require_in", "onchanges"] {
-                    if next(4) == 0 {
-                        let kind = ["file", "id", "id", "id", "test"][next(5)];
-                        let target = if next(3) != 0 { format!("{}{}", ["a", "b", "c"][next(3)], next(2)) } else { pool[next(8)].to_string() };
-                        body.push_str(&format!("    - {req}:\n      - {kind}: '{target}'\n"));
-                    }
-                }
-                if next(30) == 0 {
-                    body.push_str(&format!("    - use:\n      - id: {}0\n", ["a", "b", "c"][next(3)]));
-                }
-            }
-            if next(15) == 0 {
-                body.push_str("extend:\n  a0:\n    test.nop:\n      - contents: extended\n");
-            }
-            if plain {
-                fs.push_str(&format!("#- base/{f}.sls\n{body}"));
-            } else {
-                fs.push_str(&format!("#- base/{f}.sls\n{{%- from 'lib.jinja' import shared %}}\n{{%- set v = {{{}}} %}}\n{body}", vars.join(", ")));
-            }
-        }
-        values.push(("/ws/base/lib.jinja".into(), "'n': '".into()));
-        values.push(("/ws/base/lib.jinja".into(), "'c': '".into()));
-        (MemFs::from_fixture(&fs), values)
-    }
-
-    #[test]
-    fn patched_compiles_match_fresh_ones_on_generated_trees() {
-        // More with SALT_PATCH_SEEDS (3,000 were run once, in release).
-        let seeds: u64 = std::env::var("SALT_PATCH_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
-        let (mut patched, mut edits) = (0, 0);
-        // The last value breaks the template for good: later edits of that file find it broken.
-        let pool = ["/x", "/y", "a0", "b1", "p", "q", "s-1", "c2", "zz", "a1", "b' ~ ("];
-        for seed in 0..seeds {
-            let (mut fs, values) = generated_tree(seed);
-            let (ws, roots) = setup(&fs);
-            let memo = Memo::keeping_renders();
-            let mut cache = MinionCache::default();
-            let req = Request::new(Some("m"), Scope::Highstate);
-            cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
-            for e in 0..12u64 {
-                let (path, key) = &values[((seed * 31 + e * 7) as usize) % values.len()];
-                let text = fs.files[Path::new(path)].clone();
-                let Some(at) = text.find(key.as_str()) else { continue };
-                let start = at + key.len();
-                let end = start + text[start..].find('\'').expect("a quoted value");
-                let value = pool[((seed + e * 3) as usize) % pool.len()];
-                fs.files.insert(path.into(), format!("{}{value}{}", &text[..start], &text[end..]));
-                let before = cache.patches;
-                let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
-                let fresh = compile(Arc::new(fs.clone()), &ws, &roots, &req);
-                assert_eq!(answer(&c), answer(&fresh), "seed {seed} edit {e}: {path} {key} = {value}\n{}", fs.files[Path::new(path)]);
-                edits += 1;
-                patched += cache.patches - before;
-            }
-        }
-        // Most edits change a value or a name no requisite names: many are patched.
-        assert!(patched * 4 > edits, "{patched} of {edits} edits patched");
-        eprintln!("{patched} of {edits} edits patched");
-    }
-
-    #[test]
-    fn an_edit_in_a_plain_file_moves_what_follows_it() {
-        let mut fs = MemFs::from_fixture(
-            "\
-#- salt-analyzer.yaml
-file_roots: {base: [base]}
-minions:
-  m: {grains: {os: ß}}
-#- base/top.sls
-base:
-  '*': [plain, other]
-#- base/plain.sls
-ß-conf:
-  file.managed:
-    - name: /etc/ß.conf
-    - contents: ℝ
-    - require:
-      - user: 💣
-💣:
-  user.present:
-    - home: /home/💣
-    - bogus: 1
-#- base/other.sls
-other:
-  test.nop:
-    - require_in:
-      - user: 💣
-",
-        );
-        let (ws, roots) = setup(&fs);
-        let memo = Memo::keeping_renders();
-        let mut cache = MinionCache::default();
-        let req = Request::new(Some("m"), Scope::Highstate);
-        let mut check = |fs: &MemFs, patched: bool, why: &str| {
-            let (before, compiles) = (cache.patches, cache.compiles);
-            let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
-            assert_eq!((cache.patches - before, cache.compiles - compiles), if patched { (1, 0) } else { (0, 1) }, "{why}");
-            assert_eq!(answer(&c), answer(&compile(Arc::new(fs.clone()), &ws, &roots, &req)), "{why}");
-            c
-        };
-        let first = check(&fs, false, "the first compile");
-        assert!(first.low.as_ref().is_some_and(|l| l.calls.iter().any(|e| e.message.contains("bogus"))), "the unknown argument is found");
-        let path = "/ws/base/plain.sls";
-        let edit = |fs: &mut MemFs, from: &str, to: &str| {
-            let text = fs.files[Path::new(path)].replace(from, to);
-            fs.files.insert(path.into(), text);
-        };
-        // Longer, shorter, a name: what follows (the requisite, the other state, the unknown
-        // argument's place) moves.
-        edit(&mut fs, "contents: ℝ", "contents: ℝℝℝ");
-        check(&fs, true, "a longer value");
-        edit(&mut fs, "/home/💣", "/h");
-        check(&fs, true, "a shorter value after the requisite");
-        edit(&mut fs, "/etc/ß.conf", "/etc/ß-2.conf");
-        check(&fs, true, "a name");
-        edit(&mut fs, "user: 💣", "user:  💣");
-        check(&fs, false, "a requisite, even one that reads the same");
-        edit(&mut fs, "contents: ℝℝℝ", "contents: 💣");
-        check(&fs, false, "a value a requisite names");
-    }
-
-    #[test]
-    fn a_compile_that_parses_ahead_gives_what_one_that_does_not_gives() {
-        // `compile` parses plain files ahead on every core; a compile that keeps renders does
-        // not (its memo does better).
-        let fs = MemFs::from_fixture(
-            "\
-#- salt-analyzer.yaml
-file_roots: {base: [base], dev: [dev]}
-minions:
-  m: {grains: {os: ß}}
-#- base/top.sls
-base:
-  '*': ['app*', broken, tpl, ℝ]
-#- base/app/init.sls
-include: [.web, {dev: tools}, 'lib.*']
-app: {test.nop: [{name: '💣'}]}
-#- base/app/web.sls
-include: [..lib.one]
-web: {test.nop: [{require: [{test: one}]}]}
-#- base/lib/one.sls
-one: {test.nop: []}
-#- base/lib/two.sls
-two: {test.nop: []}
-app: {test.nop: []}
-#- base/broken.sls
-x: [unclosed
-#- base/tpl.sls
-include: [lib.one]
-tpl: {test.nop: [{name: '{{ grains.os }}'}]}
-#- base/ℝ.sls
-#!json
-{\"ℝ\": {\"test.nop\": []}}
-#- dev/tools.sls
-tools: {test.nop: []}
-",
-        );
-        let (ws, roots) = setup(&fs);
-        let req = Request::new(Some("m"), Scope::Highstate);
-        let ahead = compile(Arc::new(fs.clone()), &ws, &roots, &req);
-        let walked = compile_with(Arc::new(fs.clone()), &ws, &roots, &req, &Memo::keeping_renders());
-        assert_eq!(answer(&ahead), answer(&walked));
-        let low = ahead.low.as_ref().expect("a highstate");
-        assert!(low.show_errors.iter().any(|e| e.message.contains("broken")), "{:?}", low.show_errors);
-        for id in ["app", "web", "one", "two", "tools", "tpl", "ℝ"] {
-            assert!(low.highstate.high.contains(id), "{id}");
-        }
-    }
-
-    #[test]
-    fn the_cache_recompiles_only_when_something_read_changed() {
-        let mut fs = MemFs::from_fixture(TREE);
-        let (ws, roots) = setup(&fs);
-        let mut cache = MinionCache::default();
-        let req = Request::new(Some("web01"), Scope::Highstate);
-        let get = |cache: &mut MinionCache, fs: &MemFs, roots: &Arc<FileRoots>| {
-            let fs: Arc<dyn Vfs> = Arc::new(fs.clone());
-            cache.get(&fs, &ws, roots, &req, &Memo::default())
-        };
-        get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 1);
-        // Files web01's highstate never read: cached.
-        fs.files.insert("/ws/base/db.sls".into(), "postgres: {pkg.removed: []}\n".into());
-        fs.files.insert("/ws/base/unrelated.sls".into(), "y: test.nop\n".into());
-        get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 1);
-        // A created file no include or top entry can resolve to: cached.
-        fs.files.insert("/ws/base/new/ß💣.sls".into(), "z: test.nop\n".into());
-        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
-        get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 1);
-        // The imported library changed: recompiled, with the new value.
-        fs.files.insert("/ws/base/lib.jinja".into(), "{% set port = 8080 %}\n".into());
-        let c = get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 2);
-        assert!(c.low.as_ref().and_then(|l| l.chunks.as_ref()).is_some_and(|ch| ch.iter().any(|c| format!("{:?}", c.d).contains("8080"))));
-        // A file that shadows a resolved SLS (`web.sls` by nothing, `web/init.sls` loses to
-        // `web.sls`): a created `web/init.sls` changes nothing, a deleted `web.sls` does.
-        fs.files.insert("/ws/base/web/init.sls".into(), "other: test.nop\n".into());
-        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
-        get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 2);
-        fs.files.remove(Path::new("/ws/base/web.sls"));
-        let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
-        let c = get(&mut cache, &fs, &roots);
-        assert_eq!(cache.compiles, 3);
-        assert_eq!(ids(&c), ["other"]);
-        // Another minion is another result.
-        get(&mut cache, &fs, &roots);
-        let fs2: Arc<dyn Vfs> = Arc::new(fs.clone());
-        cache.get(&fs2, &ws, &roots, &Request::new(Some("db01"), Scope::Highstate), &Memo::default());
-        assert_eq!(cache.compiles, 4);
-    }
-
-    #[test]
-    fn the_pillar_comes_from_pillar_roots_and_its_files_are_reads() {
-        let tree = "#- salt-analyzer.yaml\nfile_roots: {base: [base]}\npillar_roots: {base: [pillar]}\nminions: {web01: {grains: {role: web}}}\n\
-                    #- base/top.sls\nbase: {'*': [web]}\n#- base/web.sls\nsite: {test.nop: [{name: p{{ pillar['port'] }}}]}\n\
-                    #- pillar/top.sls\nbase: {'G@role:web': [app]}\n#- pillar/app.sls\nport: 80\n#- pillar/other.sls\nport: 1\n";
-        let mut fs = MemFs::from_fixture(tree);
-        let (ws, roots) = setup(&fs);
-        let mut cache = MinionCache::default();
-        let req = Request::new(Some("web01"), Scope::Highstate);
-        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        let name = |c: &Compiled| c.low.as_ref().and_then(|l| l.chunks.as_ref()).map(|ch| ch[0].get_str("name").to_string());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())).as_deref(), Some("p80"));
-        // A pillar file the top never assigns: cached.
-        fs.files.insert("/ws/pillar/other.sls".into(), "port: 2\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
-        assert_eq!(cache.compiles, 1);
-        // The assigned one changed: recompiled, and the state sees the new value.
-        fs.files.insert("/ws/pillar/app.sls".into(), "port: 8080\n".into());
-        assert_eq!(name(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())).as_deref(), Some("p8080"));
-        assert_eq!(cache.compiles, 2);
-        // A created pillar file counts (the pillar roots' listing is a read).
-        fs.files.insert("/ws/pillar/new.sls".into(), "x: 1\n".into());
-        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
-        assert_eq!(cache.compiles, 3);
-    }
-
-    #[test]
-    fn a_profile_that_cannot_be_read_is_an_answer_that_depends_on_its_file() {
-        let mut fs = MemFs::from_fixture("#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json}}\n#- top.sls\nbase: {'*': [a]}\n");
-        let (ws, roots) = setup(&fs);
-        let mut cache = MinionCache::default();
-        let req = Request::new(Some("web01"), Scope::Top);
-        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        assert!(cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default()).minion.is_err());
-        fs.files.insert("/ws/g.json".into(), "{\"os\": \"Debian\"}".into());
-        let c = cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
-        assert_eq!(c.minion.as_ref().map(|m| m.grains["os"].clone()).ok(), Some("Debian".into()));
-        assert_eq!(cache.compiles, 2);
-    }
-
-    #[test]
-    fn mapdata_layers_values_and_who_set_them() {
-        // Salt 3008.4 + saltext-formula 0.3.0, `salt["map.data"]("tpl")` for this minion:
-        // {"pkg": "nginx", "l": [1, 2], "conf": {"a": 1, "b": 2}, "map_jinja": {...}}.
-        let tree = "\
-#- salt-analyzer.yaml
-file_roots: {base: [srv]}
-minions:
-  web01: {grains: {os_family: Debian, os: Debian, roles: [web]}}
-#- srv/tpl/parameters/defaults.yaml
-values:
-  pkg: apache2
-  l: [1]
-  conf: {a: 1}
-#- srv/tpl/parameters/os_family/Debian.yaml
-merge_lists: true
-values:
-  pkg: nginx
-  l: [2]
-#- srv/parameters/map_jinja.yaml
-merge_lists: true
-values:
-  sources: [Y!G@roles]
-#- srv/tpl/parameters/roles/web.yaml.jinja
-values: {conf: {b: {{ 1 + 1 }}}}
-";
-        let fs = MemFs::from_fixture(tree);
-        let (ws, roots) = setup(&fs);
-        let req = Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() });
-        let c = compile(Arc::new(fs.clone()), &ws, &roots, &req);
-        let data = c.mapdata.as_ref().expect("mapdata");
-        let values = data.values.as_ref().expect("values");
-        expect_test::expect![[r#"{"pkg":"nginx","l":[1,2],"conf":{"a":1,"b":2},"map_jinja":{"sources":["Y!P@defaults.yaml","Y!G@osarch","Y!G@os_family","Y!G@os","Y!G@osfinger","C@tpl","Y!G@id","Y!G@roles"],"parameter_dirs":["tpl/parameters"],"config_get_strategy":null,"default_merge_strategy":null,"default_merge_lists":false,"post_map":"post-map.jinja","post_map_template":"jinja","cache":true}}"#]]
-            .assert_eq(&values.to_string());
-        let origins = data.origins.as_ref().expect("origins");
-        let who = |path: &[&str]| {
-            let o = &origins.at_path(path).expect("origin").origin;
-            let layer = &data.layers[o.layer];
-            let line = o.at.as_ref().map(|at| c.files.human(at.file, at.span.start).0);
-            format!(
-                "{} {} line {:?} over {:?}",
-                layer.source,
-                layer.path.as_deref().unwrap_or("-"),
-                line,
-                o.overrode.iter().map(|i| data.layers[*i].path.clone().unwrap_or_default()).collect::<Vec<_>>()
-            )
-        };
-        expect_test::expect![[r#"
-            Y!G@os_family tpl/parameters/os_family/Debian.yaml line Some(3) over ["tpl/parameters/defaults.yaml"]
-            Y!G@os_family tpl/parameters/os_family/Debian.yaml line Some(4) over ["tpl/parameters/defaults.yaml"]
-            Y!P@defaults.yaml tpl/parameters/defaults.yaml line Some(4) over []
-            Y!G@roles tpl/parameters/roles/web.yaml.jinja line None over []
-            map_jinja.yaml parameters/map_jinja.yaml line Some(3) over [""]"#]]
-        .assert_eq(&[who(&["pkg"]), who(&["l"]), who(&["conf", "a"]), who(&["conf", "b"]), who(&["map_jinja", "sources"])].join("\n"));
-        // The layer files are among the reads: changing one invalidates the cached result.
-        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
-        assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
-        let mut cache = MinionCache::default();
-        let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
-        cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default());
-        let mut fs2 = fs.clone();
-        fs2.files.insert("/ws/srv/tpl/parameters/defaults.yaml".into(), "values: {pkg: x, other: 1}\n".into());
-        let c2 = cache.get(&arc(&fs2), &ws, &roots, &req, &Memo::default());
-        assert_eq!(cache.compiles, 2);
-        assert_eq!(c2.mapdata.as_ref().and_then(|d| d.values.as_ref().ok()).map(|v| v["other"].clone()), Some(serde_json::json!(1)));
-    }
-
-    #[test]
-    fn mapdata_of_a_template_formula_follows_libmapstack() {
-        // Salt 3008.4 rendering `{% from tplroot ~ "/map.jinja" import mapdata with context %}`
-        // (tests/conformance/mapstack/jinja's libraries, which the stubs stand for) gave:
-        // {"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},
-        //  "web":true,"z":1,"map_jinja":{"sources":[...]}}. `merge_lists: 'false'` is false
-        // (to_bool), `tpl:merge_lists` the default, an empty file skipped, extra keys ignored,
-        // the `!` delimiter ignored for grains (a literal file instead), keys sorted.
-        let tree = "\
-#- salt-analyzer.yaml
-file_roots: {base: [srv]}
-minions:
-  web01:
-    grains: {os_family: Debian, os: Debian, roles: [web], dns: {domain: x.net}}
-    pillar: {tpl: {lookup: {pkg: {name: custom}}, merge_lists: true, strategy: recurse}}
-#- srv/tpl/map.jinja
-{#- imports mapstack from libmapstack.jinja #}
-#- srv/tpl/libmapstack.jinja
-{#- the macro #}
-#- srv/tpl/parameters/defaults.yaml
-values:
-  pkg: {name: tpl}
-  l: [1]
-  z: 1
-  a: 2
-#- srv/tpl/parameters/os_family/Debian.yaml
-merge_lists: 'false'
-values:
-  l: [2]
-#- srv/tpl/parameters/os/Debian.yaml
-#- srv/parameters/map_jinja.yaml
-values:
-  sources: [Y:G@os_family, Y:G@os, C@tpl:lookup, C:SUB@tpl:lookup, Y:G@roles, Y:G:!@dns!domain]
-#- srv/tpl/parameters/roles/web.yaml
-ignored: 1
-values: {web: true, l: [3]}
-#- srv/tpl/parameters/dns!domain.yaml
-values: {dns: literal}
-";
-        let fs = MemFs::from_fixture(tree);
-        let (ws, roots) = setup(&fs);
-        let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
-        let data = c.mapdata.as_ref().expect("mapdata");
-        assert_eq!(data.implementation, crate::mapstack::Implementation::Jinja);
-        expect_test::expect![[r#"{"a":2,"dns":"literal","l":[2,3],"pkg":{"name":"custom"},"tpl":{"pkg":{"name":"custom"}},"web":true,"z":1,"map_jinja":{"sources":["Y:G@os_family","Y:G@os","C@tpl:lookup","C:SUB@tpl:lookup","Y:G@roles","Y:G:!@dns!domain"]}}"#]]
-            .assert_eq(&data.values.as_ref().expect("values").to_string());
-        let layers: Vec<String> = data.layers.iter().map(|l| format!("{} {} {}", l.source, l.path.as_deref().unwrap_or("-"), l.status.as_str())).collect();
-        assert!(layers.contains(&"Y:G@os tpl/parameters/os/Debian.yaml empty".to_string()), "{layers:?}");
-        // A map.jinja that calls map.data is saltext-formula's, libmapstack.jinja or not.
-        let mut fs2 = fs.clone();
-        fs2.files.insert("/ws/srv/tpl/map.jinja".into(), "{%- set mapdata = salt['map.data'](tpldir) %}\n".into());
-        let c2 = compile(Arc::new(fs2), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "tpl".into() }));
-        assert_eq!(c2.mapdata.as_ref().map(|d| d.implementation), Some(crate::mapstack::Implementation::Saltext));
-    }
-
-    /// A `map.jinja` built the older way: what the formula's `_mapdata` state dumps (Salt 3008,
-    /// `state.show_sls ngx._mapdata` on this tree for `web01`: the `context.map` below), what
-    /// `map.jinja` exports when there is no such state, and "no map to show" without a map.
-    #[test]
-    fn mapdata_of_an_older_map_jinja() {
-        let tree = r#"
-#- salt-analyzer.yaml
-file_roots: {base: [srv]}
-minions:
-  web01:
-    grains: {os_family: Debian, os: Debian}
-    pillar: {ngx: {lookup: {service: custom}, extra: [1]}}
-#- srv/ngx/defaults.yaml
-ngx:
-  port: 80
-  lookup: {package: nginx}
-#- srv/ngx/osfamilymap.yaml
-Debian:
-  lookup: {service: nginx, user: www-data}
-RedHat:
-  lookup: {service: nginx, user: nginx}
-#- srv/ngx/map.jinja
-{% import_yaml "ngx/defaults.yaml" as defaults %}
-{% import_yaml "ngx/osfamilymap.yaml" as osfamilymap %}
-{% set osfamily = salt['grains.filter_by'](osfamilymap, grain='os_family') or {} %}
-{% do defaults.ngx.update(salt['defaults.merge'](defaults.ngx, osfamily, in_place=False)) %}
-{% set ngx = salt['pillar.get']('ngx', default=defaults.ngx, merge=True) %}
-#- srv/ngx/_mapdata/init.sls
-{%- set tplroot = tpldir.split("/")[0] %}
-{%- from tplroot ~ "/map.jinja" import ngx with context %}
-{%- set _mapdata = {"values": ngx} %}
-{{ tplroot }}-mapdata-dump:
-  file.managed:
-    - name: /tmp/salt_mapdata_dump.yaml
-    - source: salt://{{ tplroot }}/_mapdata/_mapdata.jinja
-    - template: jinja
-    - context:
-        map: {{ _mapdata | yaml }}
-#- srv/other/init.sls
-x: test.nop
-"#;
-        let fs = MemFs::from_fixture(tree);
-        let mapdata = |fs: &MemFs, tpldir: &str| {
-            let (ws, roots) = setup(fs);
-            let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: tpldir.into() }));
-            let d = c.mapdata.expect("mapdata");
-            let layers: Vec<String> = d.layers.iter().map(|l| format!("{} {}", l.source, l.path.as_deref().unwrap_or("-"))).collect();
-            let values = match &d.values {
-                Ok(v) => v.to_string(),
-                Err(e) => format!("error: {}", e.message),
-            };
-            format!("{} {layers:?} {values}", d.implementation.as_str())
-        };
-        expect_test::expect![[r#"map.jinja ["_mapdata ngx/_mapdata/init.sls"] {"values":{"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}}"#]]
-            .assert_eq(&mapdata(&fs, "ngx"));
-        let mut no_state = fs.clone();
-        no_state.files.remove(std::path::Path::new("/ws/srv/ngx/_mapdata/init.sls"));
-        expect_test::expect![[
-            r#"map.jinja ["map.jinja ngx/map.jinja"] {"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}"#
-        ]]
-        .assert_eq(&mapdata(&no_state, "ngx"));
-        expect_test::expect![[r#"none [] error: no map to show: `other` has no `map.jinja`, no `_mapdata` state and no `parameters/`"#]]
-            .assert_eq(&mapdata(&fs, "other"));
-    }
-
-    #[test]
-    fn map_data_in_a_template_reads_its_layers_through_the_compile() {
-        let tree = "\
-#- salt-analyzer.yaml
-file_roots: {base: [srv]}
-minions:
-  web01: {grains: {os_family: Debian}}
-#- srv/tpl/parameters/defaults.yaml
-values: {port: 80}
-#- srv/tpl/parameters/os_family/Debian.yaml
-values: {port: 8080}
-#- srv/tpl/init.sls
-{%- set m = salt['map.data'](tpldir) %}
-port: {{ m.port }}
-again: {{ salt['map.data'](tpldir).port }}
-";
-        let fs = MemFs::from_fixture(tree);
-        let (ws, roots) = setup(&fs);
-        let req = Request::new(Some("web01"), Scope::Render { path: "/ws/srv/tpl/init.sls".into(), probe: None });
-        let c = compile(Arc::new(fs.clone()), &ws, &roots, &req);
-        let r = c.rendered.as_ref().expect("rendered");
-        assert_eq!(r.data.as_ref().expect("data").to_json(), serde_json::json!({"port": 8080, "again": 8080}));
-        assert!(r.hints.is_empty(), "{:?}", r.hints);
-        let read: Vec<PathBuf> = c.reads.paths().map(Path::to_path_buf).collect();
-        assert!(read.contains(&PathBuf::from("/ws/srv/tpl/parameters/os_family/Debian.yaml")), "{read:?}");
-    }
-
-    #[test]
-    fn match_filter_by_in_a_template_asks_this_minions_matchers() {
-        // Salt 3008.4 printed MATCHED for this template rendered by salt.utils.templates.JINJA
-        // with minion_mods over minion_config(None) (file_client local, id m1) and these grains
-        // and pillar (see render/functions.rs tests).
-        const TEMPLATE: &str = r#"{%- set J = salt['slsutil.serialize'] -%}
-1 {{ salt['match.filter_by']({'m1': 'me', '*': 'all'}) }}
-2 {{ salt['match.filter_by']({'web*': 'web', '*': 'all'}) }}
-3 {{ salt['match.filter_by']({'G@os:Debian': 'deb', 'G@os:CentOS and m*': 'centos'}) }}
-4 {{ salt['match.filter_by']({'os:CentOS': 'grain'}, tgt_type='grain') }}
-5 {{ salt['match.filter_by']({'m1': 'me', 'other': 'other'}, minion_id='other') }}
-6 {{ salt['match.filter_by']({'x': 1, 'default': 'dflt'}) }} {{ J('json', salt['match.filter_by']({'x': 1})) }}
-7 {{ J('json', salt['match.filter_by']({'m1': {'a': 1, 'l': [1]}}, merge={'l': [2]}, merge_lists=True)) }}
-8 {{ J('json', salt['match.filter_by']({'m1': None}, merge={'b': 1})) }}
-9 {{ salt['match.filter_by']({'m1': 'L'}, tgt_type='list_') }} {{ salt['match.filter_by']({'m.*': 'P'}, 'pcre') }} {{ salt['match.filter_by']({'nginx:port:8080': 'I'}, 'pillar') }}
-10 {{ salt['match.filter_by']({'m1': 'x', 'default': 'y'}, tgt_type='glob', default='nope') }} {{ J('json', salt['match.filter_by']({'q': 'x'}, default='nope')) }}
-"#;
-        const MATCHED: &str = r#"1 me
-2 all
-3 centos
-4 grain
-5 other
-6 dflt null
-7 {"a": 1, "l": [1, 2]}
-8 {"b": 1}
-9 L P I
-10 x null
-"#;
-        let tree = format!(
-            "#- salt-analyzer.yaml\nfile_roots: {{base: [base]}}\nminions:\n  m1: {}\n#- base/t.sls\n{TEMPLATE}",
-            r#"{"grains": {"os_family": "RedHat", "os": "CentOS", "osmajorrelease": 7, "osfinger": "CentOS-7", "roles": ["db", "web"], "ip_interfaces": {"eth0": ["10.0.0.5"]}, "num_cpus": 4, "selinux": {"enabled": true}, "id": "m1", "empty": "", "zero": 0, "flag": false, "nested": {"list": [{"name": "a"}, {"name": "b"}]}, "shared": "fromgrains", "gonly": {"g": 1}}, "pillar": {"nginx": {"port": 8080, "lookup": {"pkg": "nginx-custom"}, "listen": [80, 443]}, "users": ["alice", "bob"], "master": {"mkey": "mv", "shared": "frommaster", "mdict": {"m": 1}}, "shared": "frompillar", "pdict": {"p": 1, "both": "pillar"}, "gonly": {"p": 2}, "word": "text", "numkey": {"1": "one"}}}"#
-        );
-        let fs = MemFs::from_fixture(&tree);
-        let (ws, roots) = setup(&fs);
-        let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("m1"), Scope::Render { path: "/ws/base/t.sls".into(), probe: None }));
-        let text = c.rendered.map(|r| r.text);
-        assert_eq!(text.as_ref().map(|t| t.as_ref().map(|t| t.as_deref())), Some(Ok(Some(MATCHED))), "{text:?}");
-    }
-}
+mod tests;

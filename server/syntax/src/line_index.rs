@@ -235,6 +235,11 @@ pub fn line_number(text: &str, offset: usize) -> usize {
     human_position(text, offset).0
 }
 
+/// Where the line holding `offset` starts: the byte just after the `\n` before `offset`, or 0.
+pub fn line_start(text: &str, offset: usize) -> usize {
+    text[..offset].rfind('\n').map_or(0, |i| i + 1)
+}
+
 /// The row and byte column of `offset` as tree-sitter counts them: rows count `\n` only (a
 /// `\r` before it is part of the row) and columns count bytes from the row's start.
 pub fn byte_point(text: &str, offset: usize) -> (usize, usize) {

@@ -248,6 +248,59 @@ TOP = """base:
 """
 
 
+SLS = {
+    "common.sls": """{% set pkgs = {'Debian': 'chrony', 'RedHat': 'chronyd', 'Suse': 'chrony-suse'} %}
+ntp:
+  test.nop:
+    - name: {{ salt['grains.filter_by'](pkgs, grain='os_family', default='Debian') }}
+{% for r in grains.get('roles', []) %}
+role_{{ r }}:
+  test.nop: []
+{% endfor %}
+""",
+    "debian.sls": """{% from "map.jinja" import m with context %}
+apt:
+  test.nop:
+    - name: {{ m.release }}
+    - mirror: {{ m.mirror }}
+""",
+    "map.jinja": """{% import_yaml "defaults.yaml" as defaults %}
+{% set m = salt['grains.filter_by']({'Debian': {'release': grains.get('osrelease', 'x')}}, grain='os_family', merge=salt['pillar.get']('apt', {}), base='default') %}
+{% do defaults.update(m) %}
+{% set m = defaults %}
+""",
+    "defaults.yaml": "mirror: deb.example.com\nrelease: none\n",
+    "web.sls": """web_{{ salt['config.get']('os') }}:
+  test.nop:
+    - osrelease: {{ grains['osrelease'] | string }}
+{% if salt['match.glob']('web*') %}
+webhost:
+  test.nop: []
+{% endif %}
+""",
+    "db.sls": """db_{{ grains['fqdn'] }}:
+  test.nop: []
+""",
+    "cache.sls": """{% if salt['match.pcre']('cache1.*') %}
+first_cache:
+  test.nop: []
+{% endif %}
+cache_{{ grains.get('os_family') }}:
+  test.nop: []
+""",
+}
+
+
+def first_difference(ours, salt):
+    """Where two answers part: the first chunk (or key) that differs."""
+    if isinstance(ours, list) and isinstance(salt, list):
+        for i, (o, w) in enumerate(zip(ours, salt)):
+            if o != w:
+                return f"item {i}: ours {json.dumps(o)[:400]} salt {json.dumps(w)[:400]}"
+        return f"ours has {len(ours)} items, salt {len(salt)}"
+    return f"ours {json.dumps(ours)[:300]} salt {json.dumps(salt)[:300]}"
+
+
 def tops_vs_salt(a, fleet, check):
     """`top --fleet` / `lowstate --fleet` against show_top / show_lowstate per minion."""
     here = os.path.dirname(os.path.abspath(__file__))
@@ -260,16 +313,22 @@ def tops_vs_salt(a, fleet, check):
     os.makedirs(srv)
     with open(os.path.join(srv, "top.sls"), "w") as f:
         f.write(TOP)
-    for sls in ["common", "debian", "web", "db", "cache", "lownet", "windows"]:
+    for sls in ["lownet", "windows"]:
         with open(os.path.join(srv, f"{sls}.sls"), "w") as f:
             f.write(f"{sls}_state:\n  test.nop:\n    - name: {sls}\n")
+    # Templates that read grains the way formulas do (so that minions differ in their
+    # highstates by what they read), one that reads each minion's fqdn (so that compiles
+    # sharing by what they read must not share it), and a map.jinja.
+    for sls, text in SLS.items():
+        with open(os.path.join(srv, sls), "w") as f:
+            f.write(text)
     base_conf = f"file_client: local\nfile_roots: {{base: [{srv}]}}\nroot_dir: {var}\ncachedir: {var}/cache\npki_dir: {var}/pki\nlog_file: {var}/log\nenable_fqdns_grains: false\n"
     os.makedirs(os.path.join(root, "etc"))
     with open(os.path.join(root, "etc", "minion"), "w") as f:
         f.write("id: fleethost\n" + base_conf)
     top_driver.setup_salt()
     want_top, want_low = {}, {}
-    lowstate_count = int(os.environ.get("TOPS_LOWSTATE", "10"))
+    lowstate_count = int(os.environ.get("TOPS_LOWSTATE", "60"))
     host = None
     for i, (mid, (g, _)) in enumerate(fleet.items()):
         d = os.path.join(root, "m", str(i))
@@ -290,15 +349,27 @@ def tops_vs_salt(a, fleet, check):
     distinct = {json.dumps(t, sort_keys=True) for t in want_top.values()}
     print(f"{len(want_top)} minions, {len(distinct)} different tops from Salt")
     check(len(distinct) >= 5, "the generated fleet gives at least 5 different tops")
+    distinct_low = {json.dumps(t, sort_keys=True) for t in want_low.values()}
+    print(f"{len(want_low)} minions, {len(distinct_low)} different highstates from Salt")
     for cmd, want in (("top", want_top), ("lowstate", want_low)):
-        p = subprocess.run([a.bin, cmd, "--fleet", os.path.join(a.out, "c3008"), "-c", os.path.join(root, "etc"), "--format", "json"], capture_output=True, text=True)
+        args = [a.bin, cmd, "--fleet", os.path.join(a.out, "c3008"), "-c", os.path.join(root, "etc"), "--format", "json"]
+        p = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, SALT_ANALYZER_FLEET_STATS="1"))
         try:
             got = json.loads(p.stdout)
         except ValueError:
             check(False, f"{cmd} --fleet: not JSON: {p.stdout[:300]} {p.stderr[:300]}")
             continue
         for mid, w in want.items():
-            check(got.get(mid) == w, f"{cmd} --fleet {mid}: ours {json.dumps(got.get(mid))[:300]} salt {json.dumps(w)[:300]}")
+            check(got.get(mid) == w, f"{cmd} --fleet {mid}: {first_difference(got.get(mid), w)}")
+        # Minions that asked the same of their data shared compiles (the db minions each read
+        # their own fqdn, so they do not): fewer compiles than minions, and the same answers
+        # as with no sharing at all.
+        stats = [l for l in p.stderr.splitlines() if l.startswith("fleet stats: ")]
+        kept = int(stats[0].split(", ")[1].split()[0]) if stats else -1
+        print(f"{cmd} --fleet: {stats[0] if stats else 'no stats line'}")
+        check(0 < kept < len(fleet), f"{cmd} --fleet shares compiles: {stats}")
+        alone = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, SALT_ANALYZER_NO_SHARING="1"))
+        check(alone.stdout == p.stdout, f"{cmd} --fleet: the same output with no sharing")
 
 
 if __name__ == "__main__":

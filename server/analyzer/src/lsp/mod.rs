@@ -1,13 +1,16 @@
 //! The language server (`salt-analyzer` with no arguments, or `salt-analyzer lsp`): JSON-RPC
-//! over stdio with tower-lsp. Handlers convert (`proto`), call the `ide` snapshot, convert;
+//! over stdio with tower-lsp. Handlers (`server`) convert (`from_proto`), call the `ide`
+//! snapshot and convert back (`to_proto`), under the one lock on the server's `state`;
 //! diagnostics are published by a debounced background round (`publish`).
 
 mod frame;
+mod from_proto;
 mod impact;
-mod proto;
 mod publish;
 mod server;
+mod state;
 mod statedocs;
+mod to_proto;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -17,19 +20,7 @@ use std::sync::Arc;
 
 pub use server::Backend;
 
-/// The commands `workspace/executeCommand` accepts.
-pub const COMMANDS: &[&str] = &[
-    "salt-analyzer.listMinions",
-    "salt-analyzer.selectMinion",
-    "salt-analyzer.topExplain",
-    "salt-analyzer.refreshPillar",
-    "salt-analyzer.impactReport",
-    "salt-analyzer.checkFleet",
-];
-
-/// The client-side command an impact code lens runs: the VS Code extension and the Neovim
-/// plugin open the report (`salt-analyzer.impactReport`) in a preview or a scratch buffer.
-pub const SHOW_IMPACT: &str = "salt-analyzer.showImpact";
+pub use to_proto::{COMMANDS, SHOW_IMPACT};
 
 /// Serves the protocol on any byte streams (stdio in production, pipes or duplexes in tests)
 /// until the client sends `exit` or closes the input. Returns whether `shutdown` came first.

@@ -16,8 +16,8 @@ use tokio::sync::Notify;
 use tower_lsp::lsp_types::{self as lsp, notification::Notification, MessageType};
 use tower_lsp::Client;
 
-use super::proto::{to_proto, ClientFlags};
-use super::server::{lock, State};
+use super::state::{lock, ClientFlags, State};
+use super::to_proto;
 
 /// How long the round waits after a change for more changes.
 const DEBOUNCE: Duration = Duration::from_millis(150);

@@ -4,7 +4,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use ide::{Analysis, AnalysisHost, Cancelled};
 use serde::Deserialize;
@@ -14,22 +14,8 @@ use tower_lsp::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp::lsp_types::*;
 use tower_lsp::{Client, LanguageServer};
 
-use super::proto::{from_proto, to_proto, ClientFlags};
-use super::publish;
-
-/// Mutable server state; the lock is never held across an `.await`.
-pub(crate) struct State {
-    pub(crate) host: Option<AnalysisHost>,
-    pub(crate) flags: ClientFlags,
-    /// The semantic diagnostics last published per file, in byte ranges of the text they were
-    /// computed for, moved along with every edit since (shown with fresh syntax errors until
-    /// the next round replaces them).
-    pub(crate) semantic: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
-    /// The last "Check Fleet" findings by file, published with each file's own diagnostics
-    /// until the command runs again.
-    pub(crate) fleet: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
-    initial_settings: from_proto::Settings,
-}
+use super::state::{lock, ClientFlags, State};
+use super::{from_proto, publish, to_proto};
 
 pub struct Backend {
     pub(crate) client: Client,
@@ -42,12 +28,6 @@ pub struct Backend {
 #[derive(Debug, Deserialize)]
 pub struct DebugTextParams {
     pub uri: Url,
-}
-
-pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    // A handler that panicked while holding the lock left the host as it was mid-change;
-    // serving from it beats refusing every later message.
-    state.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn content_modified() -> Error {

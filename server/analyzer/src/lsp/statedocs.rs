@@ -14,24 +14,12 @@ use std::time::Duration;
 use ide::{DocsStatus, StateDocs};
 use wait_timeout::ChildExt;
 
-use super::server::{lock, State};
+use super::state::{lock, SaltCall, State};
 
 /// How long `salt-call --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long `sys.state_doc` may take (it loads every state module).
 const DOCS_TIMEOUT: Duration = Duration::from_secs(180);
-
-/// The `saltCall` setting.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum SaltCall {
-    /// `salt-call` on the `PATH`.
-    #[default]
-    OnPath,
-    /// A path the user gave.
-    At(PathBuf),
-    /// `false`: never run Salt.
-    Off,
-}
 
 /// Starts asking Salt in the background; the host's docs status follows, and the
 /// diagnostics round is woken (an extension's functions are no longer unknown).

@@ -2,11 +2,11 @@ use expect_test::expect;
 
 use super::{all_diagnostics, ws};
 use crate::fixture::Fixture;
-use crate::semantic::IndexStats;
+use crate::index::semantic::IndexStats;
 
 /// How the index has brought its roots up to date so far.
 fn stats(f: &Fixture) -> IndexStats {
-    f.analysis().with_index(|idx| idx.stats).expect("not cancelled")
+    f.analysis().snap.with_index(|idx| idx.stats).expect("not cancelled")
 }
 
 const WEB_DB: &str = r#"

@@ -34,7 +34,7 @@ db: test.nop
 "#;
 
 fn compiles(f: &Fixture) -> u64 {
-    f.analysis().with_highstate(|idx| idx.highstate.compiles()).expect("not cancelled")
+    f.analysis().snap.with_highstate(|idx| idx.highstate.compiles()).expect("not cancelled")
 }
 
 #[test]

@@ -6,6 +6,7 @@
 pub mod report;
 
 use std::path::Path;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 use serde_json::{json, Value};
@@ -13,6 +14,9 @@ use serde_json::{json, Value};
 use crate::pipeline::Compiled;
 use crate::state::managed::ManagedFile;
 use crate::state::order::LowChunk;
+use crate::workspace::roots::FileRoots;
+use crate::workspace::vfs::Vfs;
+use crate::workspace::Workspace;
 
 /// One side of the change for one minion: what its highstate compiled to.
 #[derive(Debug, Clone, Default)]
@@ -335,6 +339,31 @@ pub struct Tree {
     pub fs: std::sync::Arc<dyn crate::workspace::vfs::Vfs>,
     pub ws: crate::workspace::Workspace,
     pub roots: std::sync::Arc<crate::workspace::roots::FileRoots>,
+    /// This side's compiles shared between minions that read the same of their data
+    /// ([`crate::pipeline::Memo::sharing`]).
+    pub memo: crate::pipeline::Memo,
+    /// Whether this side reads as the other side read, by the fingerprint of what was read
+    /// (minions that shared a compile ask it once).
+    same_reads: std::sync::Mutex<std::collections::HashMap<u64, bool>>,
+}
+
+impl Tree {
+    pub fn new(fs: Arc<dyn Vfs>, ws: Workspace, roots: Arc<FileRoots>) -> Tree {
+        Tree { fs, ws, roots, memo: crate::pipeline::Memo::sharing(), same_reads: Default::default() }
+    }
+
+    /// Whether everything `reads` read answers the same on this side.
+    fn reads_as(&self, reads: &crate::workspace::reads::Reads) -> bool {
+        let key = crate::workspace::reads::hash(reads);
+        if let Some(known) = self.same_reads.lock().ok().and_then(|m| m.get(&key).copied()) {
+            return known;
+        }
+        let same = reads.unchanged(&*self.fs, &self.roots);
+        if let Ok(mut m) = self.same_reads.lock() {
+            m.insert(key, same);
+        }
+        same
+    }
 }
 
 /// Whether two sides' workspaces are the same (options, profiles): then a minion whose
@@ -363,21 +392,21 @@ pub fn minion(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn
 /// [`minion`], and whether the after side was compiled (false: the recorded reads said the
 /// minion is unchanged).
 pub fn minion_counted(who: &crate::pipeline::Who, before: &Tree, after: &Tree, rel: &dyn Fn(&Path) -> String) -> (String, MinionDiff, bool) {
-    use crate::pipeline::{compile, Request, Scope};
+    use crate::pipeline::{compile_with, Request, Scope};
     let req = Request { minion: who.clone(), saltenv: None, scope: Scope::Impact };
-    let old = compile(before.fs.clone(), &before.ws, &before.roots, &req);
+    let old = compile_with(before.fs.clone(), &before.ws, &before.roots, &req, &before.memo);
     let name = label(who, &old);
     let side = |c: &Compiled| match &c.minion {
         Ok(_) => Side::of(c, rel),
         Err(e) => Side::failed(e.to_string()),
     };
     let old_side = side(&old);
-    if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && old.reads.unchanged(&*after.fs, &after.roots) {
+    if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && after.reads_as(&old.reads) {
         let errors = old_side.errors;
         return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() }, false);
     }
     drop(old);
-    let new = compile(after.fs.clone(), &after.ws, &after.roots, &req);
+    let new = compile_with(after.fs.clone(), &after.ws, &after.roots, &req, &after.memo);
     (name, diff(&old_side, &side(&new)), true)
 }
 

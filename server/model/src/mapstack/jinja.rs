@@ -15,7 +15,7 @@ use super::{Stage, Status};
 use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::traverse_dict_and_list;
-use crate::render::functions::{config_locate, config_source};
+use crate::render::config_lookup::{config_locate, config_source};
 use crate::value::{Val, V};
 
 /// `map.jinja`'s `map_sources`.

@@ -14,9 +14,10 @@ use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::{at_mut, locate, traverse_dict_and_list, Step};
 use crate::py::dictupdate;
-use crate::render::functions::{config_locate, config_merged, ConfigSource};
+use crate::render::config_lookup::{config_locate, config_merged, ConfigSource};
 use crate::render::jinja::JinjaSetup;
 use crate::value::{Loc, Val, V};
+use crate::workspace::facts::Data;
 use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -33,9 +34,10 @@ pub struct Env<'a> {
     pub saltenv: String,
     pub tplroot: String,
     pub tpldir: String,
-    pub grains: Value,
-    pub pillar: Value,
-    pub opts: Value,
+    /// The minion's data as the templates' setup has it (reads recorded where it records).
+    pub grains: Data,
+    pub pillar: Data,
+    pub opts: Data,
     pub layers: Vec<Layer>,
     pub notes: Vec<SaltError>,
 }
@@ -407,8 +409,8 @@ impl Stack {
         let honoured = !jinja || (m.kind == Kind::Config && self.config_get_strategy.is_some());
         let (q, d) = (m.query.as_str(), if honoured { m.delimiter.as_str() } else { ":" });
         let home: Option<(Which, Vec<Step>)> = match m.kind {
-            Kind::Grains => locate(&env.grains, q, d).map(|p| (Which::Grains, p)),
-            Kind::Pillar => locate(&env.pillar, q, d).map(|p| (Which::Pillar, p)),
+            Kind::Grains => locate(env.grains.traversed(q, d), q, d).map(|p| (Which::Grains, p)),
+            Kind::Pillar => locate(env.pillar.traversed(q, d), q, d).map(|p| (Which::Pillar, p)),
             Kind::Mapdata => locate(&self.values, q, d).map(|p| (Which::Stack, p)),
             // `custom_data` is not passed on by `map.data`.
             Kind::Custom | Kind::Static => None,
@@ -424,7 +426,7 @@ impl Stack {
                     Some((ConfigSource::Pillar, p)) => Some((Which::Pillar, p)),
                     Some((ConfigSource::Master, p)) => Some((Which::Master, p)),
                     Some((ConfigSource::Defaults, p)) => {
-                        let defaults = crate::render::functions::config_source(&env.opts, &env.grains, &env.pillar, ConfigSource::Defaults, &p);
+                        let defaults = crate::render::config_lookup::config_source(&env.opts, &env.grains, &env.pillar, ConfigSource::Defaults, &p);
                         return Ok(
                             defaults.map(|v| if jinja { Fetched { values: v, strategy: None, merge_lists: None, home: None } } else { pop_meta(v, None) })
                         );
@@ -449,10 +451,11 @@ impl Stack {
 
     fn data_mut<'v>(&'v mut self, env: &'v mut Env, which: Which) -> Option<&'v mut Value> {
         match which {
-            Which::Opts => Some(&mut env.opts),
-            Which::Grains => Some(&mut env.grains),
-            Which::Pillar => Some(&mut env.pillar),
-            Which::Master => env.pillar.get_mut("master"),
+            // Where a recorded read found the value.
+            Which::Opts => Some(env.opts.make_mut()),
+            Which::Grains => Some(env.grains.make_mut()),
+            Which::Pillar => Some(env.pillar.make_mut()),
+            Which::Master => env.pillar.make_mut().get_mut("master"),
             Which::Stack => Some(&mut self.values),
         }
     }

@@ -202,7 +202,7 @@ mod tests {
         let fs: Arc<dyn Vfs> = Arc::new(mem);
         let roots = FileRoots::scan(&*fs, &ws.opts.pillar_roots);
         let jinja = JinjaSetup::new(&minion, &ws.opts, |_, _| None);
-        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: None };
         let mut files = FileTable::default();
         let p = super::super::compile(&fs, &roots, &mut files, &ws.opts, &who, None, &jinja, None);
         let mut out = format!("{}\n", p.pillar);

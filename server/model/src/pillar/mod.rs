@@ -104,6 +104,9 @@ pub struct PillarMinion<'a> {
     pub id: &'a str,
     pub grains: &'a Value,
     pub nodegroups: &'a Value,
+    /// Where what the compile asks of the minion is recorded (its id when an ext_pillar gets
+    /// it, what the top file's matchers answered).
+    pub facts: Option<&'a crate::workspace::facts::FactLog>,
 }
 
 /// A computed pillar.
@@ -229,6 +232,10 @@ impl Ext<'_> {
     /// (Salt's `_errors` entry when Salt reports the entry as failed, a warning otherwise).
     fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>, c: ExtCompile) -> Value {
         let merge = |a: &mut Value, b: &Value| dictupdate::merge(a, b, &o.strategy, &o.renderer, o.merge_lists);
+        // The ext_pillar modules get the minion id (a query's `%s`).
+        if let Some(log) = who.facts {
+            log.record(crate::workspace::facts::Question::Id, || crate::workspace::reads::hash(who.id));
+        }
         let ExtCompile { files, opts_pillar, saltenv, jinja, git: results } = c;
         let mut git_errors = Vec::new();
         let mut git = |n: usize| {
@@ -313,7 +320,8 @@ fn compile_once(
     }
     let jinja_in = jinja;
     let mut jinja = jinja.clone();
-    jinja.pillar = Value::Object(pillar_data.clone());
+    // The pillar compiled so far follows from what the compile asked before: not recorded.
+    jinja.pillar = crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, Value::Object(pillar_data.clone()));
     let mut top_errors = Vec::new();
     let none_env = (o.strategy == "none").then(|| saltenv.clone().unwrap_or_else(|| "base".into()));
     let topts = top::TopOptions { state_top: &o.state_top, pillarenv: o.pillarenv.as_deref(), none_strategy_env: none_env.as_deref() };
@@ -324,7 +332,7 @@ fn compile_once(
         PillarTop::default()
     });
     let data = Value::Object(pillar_data.clone());
-    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups);
+    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups).recording(who.facts, false);
     let (matches, targets) = top::top_matches(&merged, &ctx, o.pillarenv.as_deref());
     let avail = top::get_envs(roots).into_iter().map(|e| (e.clone(), roots.list_states_shared(&e))).collect();
     let mut r = Render { fs, roots, files, o, jinja, avail, top: &merged, layers: Vec::new(), errors: Vec::new() };
@@ -515,7 +523,9 @@ impl Render<'_> {
     }
 
     /// `Pillar.render_pstate(sls, saltenv, mods, defaults)`: the SLS rendered, its includes
-    /// rendered and merged under it, and the errors Salt collects on the way.
+    /// rendered and merged under it, and the errors Salt collects on the way. Over 150 lines
+    /// because it mirrors `render_pstate` in `salt/pillar/__init__.py` step for step (its locals
+    /// keep their values from item to item, as Python's do).
     fn render_pstate(
         &mut self,
         sls: &str,
@@ -750,7 +760,7 @@ mod tests {
             let (fs, roots) = (fs.clone(), roots.clone());
             JinjaSetup::new(&minion, &ws.opts, move |env, rel| fs.read(&roots.find_file(env, rel)?).ok())
         };
-        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups };
+        let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: None };
         let mut files = FileTable::default();
         let fs: Arc<dyn Vfs> = Arc::new(fs);
         let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja, None);

@@ -228,6 +228,8 @@ struct Results<'a> {
 }
 
 impl Results<'_> {
+    /// Over 150 lines because it mirrors `SqlBaseExtPillar.process_results` in
+    /// `salt/pillar/sql_base.py` step for step.
     fn process(&self, result: &mut Val, focus: &[Step], rows: &[Vec<Val>]) -> Result<(), SqlError> {
         let n = self.names.len() as i64;
         let d = self.depth;

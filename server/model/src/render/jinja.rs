@@ -1,6 +1,6 @@
 //! Rendering the Jinja layer of SLS and top files as Salt's `jinja` renderer does, sandboxed:
 //! grains, pillar and opts from the minion profile, the `salt` object whose functions
-//! `render::functions` answers (read-only ones from the profile, host-touching ones an inert
+//! `render::salt_fns` answers (read-only ones from the profile, host-touching ones an inert
 //! empty value plus a hint: we never execute a Salt module), imports resolved through the file
 //! roots, and a fuel limit.
 
@@ -9,15 +9,18 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
-use crate::render::functions::{self, MapDataFn, Matcher};
+use crate::render::salt_fns::{self, MapDataFn, Matcher};
 use crate::render::{mutable, tags};
+use crate::workspace::facts::{Data, FactLog, Which};
 
 /// What a template sees.
 #[derive(Clone)]
 pub struct JinjaContext {
-    pub grains: serde_json::Value,
-    pub pillar: serde_json::Value,
-    pub opts: serde_json::Value,
+    /// The minion's data, read through [`Data`] (which records what is read when the compile
+    /// records it).
+    pub grains: Data,
+    pub pillar: Data,
+    pub opts: Data,
     pub saltenv: String,
     /// The SLS name (`web.tls`), empty for top files.
     pub sls: String,
@@ -38,7 +41,7 @@ pub struct JinjaContext {
     /// arguments: `tplroot`, `mapdata`, ...); they override the SLS context's.
     pub extra: Vec<(String, serde_json::Value)>,
     /// The profile's pinned answers for host-dependent functions, by function and first
-    /// argument (see `functions::pinned`).
+    /// argument (see `salt_fns::pinned`).
     pub functions: serde_json::Value,
 }
 
@@ -46,9 +49,11 @@ pub struct JinjaContext {
 /// `salt://` files of an environment (`(env, relative path)`), for imports.
 #[derive(Clone)]
 pub struct JinjaSetup {
-    pub grains: serde_json::Value,
-    pub pillar: serde_json::Value,
-    pub opts: serde_json::Value,
+    /// The minion's grains, pillar and options, read through [`Data`] so that a compile that
+    /// shares its result with other minions records what it read of them.
+    pub grains: Data,
+    pub pillar: Data,
+    pub opts: Data,
     pub read: EnvReader,
     pub matcher: Option<Matcher>,
     pub map_data: Option<MapDataFn>,
@@ -100,19 +105,15 @@ impl JinjaSetup {
         opts: &crate::workspace::config::Opts,
         read: impl Fn(&str, &str) -> Option<String> + Send + Sync + 'static,
     ) -> JinjaSetup {
-        let mut raw = opts.template_opts();
-        // Salt's opts always hold the minion's id (`config.get('id')` finds it there first).
-        if let Some(m) = raw.as_object_mut() {
-            m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
-        }
+        let raw = minion_opts(minion, opts);
         let fingerprint = crate::workspace::reads::hash(&(
             serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw, minion.functions]).to_string(),
             format!("{:?} {:?}", opts.saltenv, opts.file_roots),
         ));
         JinjaSetup {
-            grains: minion.grains.clone(),
-            pillar: minion.pillar.clone(),
-            opts: raw,
+            grains: Data::new(Which::Grains, minion.grains.clone()),
+            pillar: Data::new(Which::Pillar, minion.pillar.clone()),
+            opts: Data::new(Which::Opts, raw),
             read: Arc::new(read),
             matcher: None,
             map_data: None,
@@ -121,6 +122,12 @@ impl JinjaSetup {
             memo: None,
             parses: None,
         }
+    }
+
+    /// The same setup recording what templates read of the minion's grains, pillar and
+    /// options in `log` (none: nothing is recorded).
+    pub fn recording(self, log: Option<&Arc<FactLog>>) -> JinjaSetup {
+        JinjaSetup { grains: self.grains.recorded(log), pillar: self.pillar.recorded(log), opts: self.opts.recorded(log), ..self }
     }
 
     /// The same setup answering `match.filter_by` with `matcher` (a function of the minion,
@@ -146,6 +153,17 @@ impl JinjaSetup {
     pub fn with_memo(self, memo: crate::render::memo::RenderMemo) -> JinjaSetup {
         JinjaSetup { memo: Some(memo), ..self }
     }
+}
+
+/// The options templates of `minion` see: the workspace's (Salt's defaults under what the
+/// configuration sets) with the minion's id, which Salt's opts always hold (`config.get('id')`
+/// finds it there first).
+pub fn minion_opts(minion: &crate::workspace::minion::Minion, opts: &crate::workspace::config::Opts) -> serde_json::Value {
+    let mut raw = opts.template_opts();
+    if let Some(m) = raw.as_object_mut() {
+        m.entry("id").or_insert_with(|| serde_json::Value::String(minion.id.clone()));
+    }
+    raw
 }
 
 /// A rendered template and what it could not do for real.
@@ -233,9 +251,9 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.add_global("salt", JValue::from_dyn_object(salt));
     // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
     // them; each render gets its own copy.
-    env.add_global("grains", mutable::mutable(JValue::from_serialize(&ctx.grains)));
-    env.add_global("pillar", mutable::mutable(JValue::from_serialize(&ctx.pillar)));
-    env.add_global("opts", mutable::mutable(JValue::from_serialize(&ctx.opts)));
+    env.add_global("grains", mutable::watched(&ctx.grains));
+    env.add_global("pillar", mutable::watched(&ctx.pillar));
+    env.add_global("opts", mutable::watched(&ctx.opts));
     mutable::register(&mut env);
     super::pyops::register(&mut env);
     tags::register(&mut env);
@@ -286,7 +304,7 @@ fn env_options(source: &str, ctx: &JinjaContext) -> (String, serde_json::Map<Str
     let mut options = serde_json::Map::new();
     let which = if ctx.sls.is_empty() { "jinja_env" } else { "jinja_sls_env" };
     for deprecated in ["trim_blocks", "lstrip_blocks"] {
-        if ctx.opts.get(format!("jinja_{deprecated}")).is_some_and(crate::py::builtins::truthy) {
+        if ctx.opts.get(&format!("jinja_{deprecated}")).is_some_and(crate::py::builtins::truthy) {
             options.insert(deprecated.into(), true.into());
         }
     }
@@ -481,8 +499,8 @@ fn undefined_in_chain(e: &Error, ctx: &JinjaContext) -> Option<String> {
     let defined = |name: &str| debug.lines().any(|l| l.strip_prefix("    ").and_then(|l| l.strip_prefix(name)).is_some_and(|rest| rest.starts_with(':')));
     for (root, path) in chains(text) {
         let data = match root.as_str() {
-            "grains" => Some(&ctx.grains),
-            "pillar" => Some(&ctx.pillar),
+            "grains" => Some(ctx.grains.first_step(path.first().map(String::as_str))),
+            "pillar" => Some(ctx.pillar.first_step(path.first().map(String::as_str))),
             _ => None,
         };
         let Some(mut value) = data else {
@@ -803,7 +821,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 
 impl SaltFunctions {
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
-        functions::call(&self.ctx, &self.hints, name, args)
+        salt_fns::call(&self.ctx, &self.hints, name, args)
     }
 }
 
@@ -813,9 +831,9 @@ mod tests {
 
     fn ctx() -> JinjaContext {
         JinjaContext {
-            grains: serde_json::json!({"os": "Debian", "roles": ["web"]}),
-            pillar: serde_json::json!({"db": {"port": 6432}}),
-            opts: serde_json::json!({}),
+            grains: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Grains, serde_json::json!({"os": "Debian", "roles": ["web"]})),
+            pillar: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, serde_json::json!({"db": {"port": 6432}})),
+            opts: crate::workspace::facts::Data::new(crate::workspace::facts::Which::Opts, serde_json::json!({})),
             saltenv: "base".into(),
             sls: "web.tls".into(),
             tplfile: "web/tls.sls".into(),

@@ -2,13 +2,15 @@
 //! loader; templated files need the Jinja layer (not rendered yet: an explicit render error,
 //! never a guess).
 
+pub mod config_lookup;
+pub mod convert;
 pub mod filters;
-pub mod functions;
 pub mod jinja;
 pub mod memo;
 pub mod mutable;
 pub mod probe;
 pub mod pyops;
+pub mod salt_fns;
 pub mod tags;
 
 use crate::diagnostic::{Code, SaltError};

@@ -14,6 +14,8 @@ use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Kwargs, Object, ObjectRepr, Value};
 use minijinja::{Environment, Error, ErrorKind, State};
 
+use crate::workspace::facts::Data;
+
 /// The functions the rewritten literals call.
 pub const LIST: &str = "__salt_list";
 pub const DICT: &str = "__salt_dict";
@@ -195,7 +197,8 @@ pub fn is_ordered_dict(v: &Value) -> bool {
 /// `v` with every list and map in it replaced by a mutable one (those already mutable kept, so
 /// that aliases stay aliases).
 pub fn mutable(v: Value) -> Value {
-    if v.downcast_object_ref::<MList>().is_some() || v.downcast_object_ref::<MDict>().is_some() || is_tuple(&v) {
+    if v.downcast_object_ref::<MList>().is_some() || v.downcast_object_ref::<MDict>().is_some() || v.downcast_object_ref::<Watched>().is_some() || is_tuple(&v)
+    {
         return v;
     }
     match v.kind() {
@@ -214,6 +217,111 @@ pub fn mutable(v: Value) -> Value {
             Value::from_object(MDict(Mutex::new(map), false))
         }
         _ => v,
+    }
+}
+
+/// The minion's grains, pillar or options as a template gets them: a dict that converts a key
+/// when the template reads it, recording which (one key: [`Data::get`]; anything that sees
+/// the whole dict, iterating, printing, changing it: [`Data::whole`], after which it is a
+/// plain [`MDict`] inside). Reading a key returns the same object each time, so a change made
+/// through it is seen by later reads, as Python's shared dict would.
+#[derive(Debug)]
+pub struct Watched {
+    data: Data,
+    state: Mutex<WatchState>,
+}
+
+#[derive(Debug)]
+enum WatchState {
+    /// The keys read so far (each converted once).
+    Keys(std::collections::HashMap<String, Value>),
+    /// All of it, as a dict.
+    Whole(Arc<MDict>),
+}
+
+/// `data` for a template.
+pub fn watched(data: &Data) -> Value {
+    Value::from_object(Watched { data: data.clone(), state: Mutex::new(WatchState::Keys(Default::default())) })
+}
+
+impl Watched {
+    /// The whole dict (made now, from the keys read so far and the rest of the data).
+    fn whole(&self) -> Arc<MDict> {
+        let mut state = lock(&self.state);
+        if let WatchState::Keys(read) = &mut *state {
+            let mut map = IndexMap::new();
+            if let serde_json::Value::Object(all) = self.data.whole() {
+                for (k, v) in all {
+                    let v = read.remove(k).unwrap_or_else(|| mutable(Value::from_serialize(v)));
+                    map.insert(Value::from(k.as_str()), v);
+                }
+            }
+            *state = WatchState::Whole(Arc::new(MDict(Mutex::new(map), false)));
+        }
+        match &*state {
+            WatchState::Whole(d) => d.clone(),
+            WatchState::Keys(_) => Arc::new(MDict::default()),
+        }
+    }
+
+    /// The value of one key, read (and recorded) through the data.
+    fn key(&self, key: &str) -> Option<Value> {
+        let mut state = lock(&self.state);
+        match &mut *state {
+            WatchState::Whole(d) => lock(&d.0).get(&Value::from(key)).cloned(),
+            WatchState::Keys(read) => {
+                if let Some(v) = read.get(key) {
+                    return Some(v.clone());
+                }
+                let v = mutable(Value::from_serialize(self.data.get(key)?));
+                read.insert(key.to_string(), v.clone());
+                Some(v)
+            }
+        }
+    }
+}
+
+/// The dict `v` is, to change in place: an [`MDict`], or a [`Watched`] one made whole.
+pub fn dict_of(v: &Value) -> Option<Arc<MDict>> {
+    match v.downcast_object::<MDict>() {
+        Some(d) => Some(d),
+        None => v.downcast_object_ref::<Watched>().map(Watched::whole),
+    }
+}
+
+impl Object for Watched {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Map
+    }
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        match key.as_str() {
+            Some(k) => self.key(k),
+            None => self.whole().get_value_of(key),
+        }
+    }
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Values(lock(&self.whole().0).keys().cloned().collect())
+    }
+    fn enumerator_len(self: &Arc<Self>) -> Option<usize> {
+        Some(lock(&self.whole().0).len())
+    }
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&py_repr(&Value::from_dyn_object(self.whole())))
+    }
+    fn call_method(self: &Arc<Self>, state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        // `d.get(key[, default])`: one key.
+        if let ("get", Some(k), false) = (method, args.first().and_then(Value::as_str), args.last().is_some_and(Value::is_kwargs)) {
+            if args.len() <= 2 {
+                return Ok(self.key(k).unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::from(()))));
+            }
+        }
+        self.whole().call_method(state, method, args)
+    }
+}
+
+impl MDict {
+    fn get_value_of(&self, key: &Value) -> Option<Value> {
+        lock(&self.0).get(key).cloned()
     }
 }
 

@@ -4,6 +4,7 @@
 //! fleet a master knows (`fleet`), and the record of what a result read (`reads`).
 
 pub mod config;
+pub mod facts;
 pub mod file;
 pub mod fleet;
 pub mod gitfs;

@@ -72,7 +72,7 @@ impl Read {
 }
 
 /// Everything one computation read, in order, without repeats.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Reads {
     pub list: Vec<Read>,
 }

@@ -24,6 +24,7 @@ pub mod subdict;
 
 use crate::py::builtins as py;
 use crate::py::re as pyre;
+use crate::workspace::facts;
 
 impl crate::workspace::minion::Minion {
     /// What the matchers see of this minion: its id, grains, pillar and the nodegroups.
@@ -72,6 +73,18 @@ pub struct MatchContext<'a> {
     pub nodegroups: &'a Value,
     /// `opts["resources"]` (Salt 3008 resources, used by `T@`); `null` when none.
     pub resources: &'a Value,
+    /// Where the answers given to a top file or a template are recorded
+    /// ([`crate::workspace::facts`]), and whether `pillar` is the minion's own.
+    pub record: Option<Record<'a>>,
+}
+
+/// Where [`confirm_top_value`] and [`answer_recorded`] record their answers.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    pub log: &'a facts::FactLog,
+    /// `pillar` is the minion's whole pillar; otherwise (a pillar top file, matched against
+    /// the pillar compiled so far) each answer keeps the pillar it saw.
+    pub own_pillar: bool,
 }
 
 static NULL: Value = Value::Null;
@@ -79,7 +92,7 @@ static NULL: Value = Value::Null;
 impl<'a> MatchContext<'a> {
     /// A context with no nodegroups and no resources.
     pub fn new(minion_id: &'a str, grains: &'a Value, pillar: &'a Value) -> Self {
-        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL }
+        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL, record: None }
     }
 
     /// The same context with `opts["nodegroups"]` set.
@@ -90,6 +103,17 @@ impl<'a> MatchContext<'a> {
     /// The same context with `opts["resources"]` set.
     pub fn with_resources(self, resources: &'a Value) -> Self {
         MatchContext { resources, ..self }
+    }
+
+    /// The same context recording the answers it gives a top file or a template in `log`.
+    pub fn recording(self, log: Option<&'a facts::FactLog>, own_pillar: bool) -> Self {
+        MatchContext { record: log.map(|log| Record { log, own_pillar }), ..self }
+    }
+
+    /// The question `matcher` on `tgt` is, for the log.
+    fn question(&self, q: facts::MatchQuestion) -> facts::Question {
+        let own = self.record.is_none_or(|r| r.own_pillar);
+        facts::Question::Match(std::sync::Arc::new(facts::MatchQuestion { pillar: (!own).then(|| facts::PillarSeen::new(self.pillar)), ..q }))
     }
 }
 
@@ -187,6 +211,12 @@ impl Returned {
 }
 
 impl MatchOutcome {
+    /// What a caller acts on (the answer, the matcher, the errors), as a fingerprint: the
+    /// explanation, which names the values looked at, is left out.
+    pub fn fingerprint(&self) -> u64 {
+        crate::workspace::reads::hash(&format!("{} {} {:?} {:?}", self.matched, self.matcher, self.returned, self.errors))
+    }
+
     /// An outcome with no errors.
     pub(crate) fn new(matcher: &str, target: impl Into<String>, matched: bool, explanation: impl Into<String>) -> MatchOutcome {
         MatchOutcome {
@@ -323,10 +353,68 @@ pub fn confirm_top(ctx: &MatchContext, target: &str, body: &Value, default_match
 /// [`confirm_top`] for a target key that YAML loaded as something other than a string
 /// (`1:`, `true:`, `~:`), which most matchers reject or never match.
 pub fn confirm_top_value(ctx: &MatchContext, target: &Value, body: &Value, default_matcher: &str) -> MatchOutcome {
-    match select_matcher(body, default_matcher) {
+    let outcome = match select_matcher(body, default_matcher) {
         Ok(matcher) => matches(ctx, &matcher, target),
         Err(e) => MatchOutcome::failed("confirm_top", py::str_of(target), e),
+    };
+    if let Some(r) = ctx.record {
+        let q = facts::MatchQuestion {
+            matcher: format!("confirm_top {default_matcher}"),
+            tgt: target.to_string(),
+            body: Some(body.to_string()),
+            delimiter: None,
+            for_id: None,
+            pillar: None,
+        };
+        r.log.record(ctx.question(q), || outcome.fingerprint());
     }
+    outcome
+}
+
+/// A template's `match.<matcher>(tgt, minion_id=..., delimiter=...)` (`minion_id`: the id
+/// the matcher takes instead of the minion's), recorded where the context records.
+pub fn answer_recorded(ctx: &MatchContext, matcher: &str, tgt: &str, minion_id: Option<&str>, delimiter: Option<&str>) -> bool {
+    let mut quiet = MatchContext { record: None, ..*ctx };
+    if let Some(id) = minion_id {
+        quiet.minion_id = id;
+    }
+    let outcome = match subdict::Kind::from_matcher(matcher) {
+        Some(kind) => subdict::matches(&quiet, kind, tgt, delimiter),
+        None => matches_str(&quiet, matcher, tgt),
+    };
+    if let Some(r) = ctx.record {
+        let q = facts::MatchQuestion {
+            matcher: matcher.to_string(),
+            tgt: tgt.to_string(),
+            body: None,
+            delimiter: delimiter.map(str::to_string),
+            for_id: minion_id.map(str::to_string),
+            pillar: None,
+        };
+        r.log.record(ctx.question(q), || outcome.fingerprint());
+    }
+    outcome.matched
+}
+
+/// What another minion (`ctx`, recording nothing) answers to a question a compile asked.
+pub fn answer(ctx: &MatchContext, q: &facts::MatchQuestion) -> u64 {
+    let mut ctx = MatchContext { record: None, ..*ctx };
+    if let Some(p) = &q.pillar {
+        ctx.pillar = &p.0;
+    }
+    if let Some(body) = &q.body {
+        let (Ok(target), Ok(body)) = (serde_json::from_str::<Value>(&q.tgt), serde_json::from_str::<Value>(body)) else { return 0 };
+        let default = q.matcher.strip_prefix("confirm_top ").unwrap_or(TOP_DEFAULT_MATCHER);
+        return confirm_top_value(&ctx, &target, &body, default).fingerprint();
+    }
+    if let Some(id) = &q.for_id {
+        ctx.minion_id = id;
+    }
+    let outcome = match subdict::Kind::from_matcher(&q.matcher) {
+        Some(kind) => subdict::matches(&ctx, kind, &q.tgt, q.delimiter.as_deref()),
+        None => matches_str(&ctx, &q.matcher, &q.tgt),
+    };
+    outcome.fingerprint()
 }
 
 /// The matcher `confirm_top` uses for a top-file body: the value of the last dict item with a

@@ -1,0 +1,82 @@
+//! From the protocol to the ide's plain types: URIs to paths, positions (in the negotiated
+//! encoding) to byte offsets through `syntax::line_index`, and what `initialize` and the
+//! configuration say to [`ClientFlags`] and [`Settings`].
+
+use std::ops::Range;
+use std::path::PathBuf;
+
+use syntax::line_index::{LineIndex, PositionEncoding, WideLineCol};
+use tower_lsp::lsp_types as lsp;
+
+use super::state::{ClientFlags, SaltCall, Settings};
+
+pub fn path(uri: &lsp::Url) -> Option<PathBuf> {
+    uri.to_file_path().ok()
+}
+
+/// The byte offset of a position; a line past the end is the end of the text.
+pub fn offset(index: &LineIndex, enc: PositionEncoding, pos: lsp::Position) -> usize {
+    index.offset_of_wide(enc, WideLineCol { line: pos.line, col: pos.character }).unwrap_or_else(|| index.len())
+}
+
+pub fn range(index: &LineIndex, enc: PositionEncoding, range: lsp::Range) -> Range<usize> {
+    let start = offset(index, enc, range.start);
+    let end = offset(index, enc, range.end).max(start);
+    start..end
+}
+
+pub fn encoding(caps: &lsp::ClientCapabilities) -> PositionEncoding {
+    let offered = caps.general.as_ref().and_then(|g| g.position_encodings.as_ref());
+    if offered.is_some_and(|encs| encs.contains(&lsp::PositionEncodingKind::UTF8)) {
+        PositionEncoding::Utf8
+    } else {
+        PositionEncoding::Utf16
+    }
+}
+
+pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
+    let caps = &params.capabilities;
+    let opts = params.initialization_options.as_ref();
+    let opt_bool = |k: &str| opts.and_then(|o| o.get(k)).and_then(|v| v.as_bool()).unwrap_or(false);
+    ClientFlags {
+        encoding: encoding(caps),
+        work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
+        dynamic_watchers: caps.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
+        resource_create: caps.workspace.as_ref().and_then(|w| w.workspace_edit.as_ref()).is_some_and(|e| {
+            e.document_changes == Some(true) && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
+        }),
+        status_notification: opt_bool("statusNotification"),
+        pull_diagnostics: opt_bool("pullDiagnostics"),
+        hierarchical_symbols: caps
+            .text_document
+            .as_ref()
+            .and_then(|t| t.document_symbol.as_ref())
+            .and_then(|d| d.hierarchical_document_symbol_support)
+            .unwrap_or(false),
+    }
+}
+
+/// The workspace root: the first workspace folder, else `rootUri`, else `rootPath`.
+pub fn root(params: &lsp::InitializeParams) -> Option<PathBuf> {
+    if let Some(f) = params.workspace_folders.as_ref().and_then(|f| f.first()) {
+        return path(&f.uri);
+    }
+    if let Some(uri) = &params.root_uri {
+        return path(uri);
+    }
+    #[allow(deprecated)]
+    params.root_path.as_ref().map(PathBuf::from)
+}
+
+/// `{"minion": ..., "saltConfig": ...}` from initialization options or the
+/// `salt-analyzer` configuration section.
+pub fn settings(value: Option<&serde_json::Value>) -> Settings {
+    let section = value.and_then(|v| v.get("salt-analyzer")).or(value);
+    let s = |k: &str| section.and_then(|v| v.get(k)).and_then(|v| v.as_str()).filter(|v| !v.is_empty()).map(str::to_string);
+    let salt_call = match section.and_then(|v| v.get("saltCall")) {
+        Some(serde_json::Value::Bool(false)) => SaltCall::Off,
+        Some(serde_json::Value::String(p)) if !p.is_empty() => SaltCall::At(PathBuf::from(p)),
+        _ => SaltCall::OnPath,
+    };
+    Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call }
+}

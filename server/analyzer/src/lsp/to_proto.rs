@@ -1,0 +1,303 @@
+//! From the ide's plain types to the protocol: paths to URIs, byte ranges to positions in the
+//! negotiated encoding (through `syntax::line_index`), results to lsp-types values, and what
+//! the server offers (its capabilities and commands).
+
+use std::ops::Range;
+use std::path::Path;
+
+use ide::{
+    Analysis, CodeAction, CodeActionKind, CompletionItem, CompletionKind, Diagnostic, DocumentSymbol, FileRange, HoverResult, NavTarget, Severity, SymbolKind,
+    WorkspaceSymbol,
+};
+
+use syntax::line_index::{LineIndex, PositionEncoding};
+use tower_lsp::lsp_types as lsp;
+
+use super::state::ClientFlags;
+
+/// The commands `workspace/executeCommand` accepts.
+pub const COMMANDS: &[&str] = &[
+    "salt-analyzer.listMinions",
+    "salt-analyzer.selectMinion",
+    "salt-analyzer.topExplain",
+    "salt-analyzer.refreshPillar",
+    "salt-analyzer.impactReport",
+    "salt-analyzer.checkFleet",
+];
+
+/// The client-side command an impact code lens runs: the VS Code extension and the Neovim
+/// plugin open the report (`salt-analyzer.impactReport`) in a preview or a scratch buffer.
+pub const SHOW_IMPACT: &str = "salt-analyzer.showImpact";
+
+pub fn url(path: &Path) -> lsp::Url {
+    lsp::Url::from_file_path(path).unwrap_or_else(|_| lsp::Url::parse("file:///").expect("a valid URL"))
+}
+
+pub fn position(index: &LineIndex, enc: PositionEncoding, offset: usize) -> lsp::Position {
+    let w = index.wide_line_col(enc, offset);
+    lsp::Position { line: w.line, character: w.col }
+}
+
+pub fn range(index: &LineIndex, enc: PositionEncoding, range: Range<usize>) -> lsp::Range {
+    lsp::Range { start: position(index, enc, range.start), end: position(index, enc, range.end) }
+}
+
+pub fn encoding(enc: PositionEncoding) -> lsp::PositionEncodingKind {
+    match enc {
+        PositionEncoding::Utf8 => lsp::PositionEncodingKind::UTF8,
+        PositionEncoding::Utf16 => lsp::PositionEncodingKind::UTF16,
+        // Never negotiated (see `encoding` above), but it has a name in the protocol.
+        PositionEncoding::Utf32 => lsp::PositionEncodingKind::UTF32,
+    }
+}
+
+/// A range in any file, converted with that file's current text.
+pub fn location(analysis: &Analysis, enc: PositionEncoding, fr: &FileRange) -> lsp::Location {
+    let r = match analysis.line_index(&fr.path) {
+        Some(li) => range(&li, enc, fr.range.clone()),
+        None => lsp::Range::default(),
+    };
+    lsp::Location { uri: url(&fr.path), range: r }
+}
+
+pub fn diagnostic(analysis: &Analysis, enc: PositionEncoding, index: &LineIndex, d: &Diagnostic) -> lsp::Diagnostic {
+    let related = d
+        .related
+        .iter()
+        .map(|(fr, message)| lsp::DiagnosticRelatedInformation { location: location(analysis, enc, fr), message: message.clone() })
+        .collect::<Vec<_>>();
+    lsp::Diagnostic {
+        range: range(index, enc, d.range.clone()),
+        severity: Some(match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            Severity::Hint => lsp::DiagnosticSeverity::HINT,
+        }),
+        code: Some(lsp::NumberOrString::String(d.code.clone())),
+        source: Some("salt-analyzer".to_string()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        ..Default::default()
+    }
+}
+
+pub fn diagnostics(analysis: &Analysis, enc: PositionEncoding, path: &Path, ds: &[Diagnostic]) -> Vec<lsp::Diagnostic> {
+    let Some(index) = analysis.line_index(path) else { return Vec::new() };
+    ds.iter().map(|d| diagnostic(analysis, enc, &index, d)).collect()
+}
+
+pub fn goto(analysis: &Analysis, enc: PositionEncoding, targets: Vec<NavTarget>) -> Option<lsp::GotoDefinitionResponse> {
+    if targets.is_empty() {
+        return None;
+    }
+    let locations = targets.into_iter().map(|t| location(analysis, enc, &FileRange { path: t.path, range: t.focus_range })).collect();
+    Some(lsp::GotoDefinitionResponse::Array(locations))
+}
+
+fn symbol_kind(kind: SymbolKind) -> lsp::SymbolKind {
+    match kind {
+        SymbolKind::StateId => lsp::SymbolKind::STRUCT,
+        SymbolKind::Function => lsp::SymbolKind::METHOD,
+        SymbolKind::Section => lsp::SymbolKind::NAMESPACE,
+        SymbolKind::Sls => lsp::SymbolKind::MODULE,
+        SymbolKind::Environment => lsp::SymbolKind::PACKAGE,
+        SymbolKind::Target => lsp::SymbolKind::KEY,
+    }
+}
+
+#[allow(deprecated)]
+fn document_symbol(index: &LineIndex, enc: PositionEncoding, s: DocumentSymbol) -> lsp::DocumentSymbol {
+    lsp::DocumentSymbol {
+        name: if s.name.is_empty() { " ".to_string() } else { s.name },
+        detail: s.detail,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        range: range(index, enc, s.full_range.start.min(s.focus_range.start)..s.full_range.end.max(s.focus_range.end)),
+        selection_range: range(index, enc, s.focus_range),
+        children: Some(s.children.into_iter().map(|c| document_symbol(index, enc, c)).collect()),
+    }
+}
+
+#[allow(deprecated)]
+pub fn document_symbols(analysis: &Analysis, flags: &ClientFlags, path: &Path, syms: Vec<DocumentSymbol>) -> lsp::DocumentSymbolResponse {
+    let Some(index) = analysis.line_index(path) else { return lsp::DocumentSymbolResponse::Nested(Vec::new()) };
+    let enc = flags.encoding;
+    if flags.hierarchical_symbols {
+        return lsp::DocumentSymbolResponse::Nested(syms.into_iter().map(|s| document_symbol(&index, enc, s)).collect());
+    }
+    // A client without nested symbols gets the tree flattened, with containers named.
+    let mut flat = Vec::new();
+    fn walk(index: &LineIndex, enc: PositionEncoding, path: &Path, syms: Vec<DocumentSymbol>, container: Option<&str>, out: &mut Vec<lsp::SymbolInformation>) {
+        for s in syms {
+            out.push(lsp::SymbolInformation {
+                name: s.name.clone(),
+                kind: symbol_kind(s.kind),
+                tags: None,
+                deprecated: None,
+                location: lsp::Location { uri: url(path), range: range(index, enc, s.focus_range.clone()) },
+                container_name: container.map(str::to_string),
+            });
+            walk(index, enc, path, s.children, Some(&s.name), out);
+        }
+    }
+    walk(&index, enc, path, syms, None, &mut flat);
+    lsp::DocumentSymbolResponse::Flat(flat)
+}
+
+#[allow(deprecated)]
+pub fn workspace_symbols(analysis: &Analysis, enc: PositionEncoding, syms: Vec<WorkspaceSymbol>) -> Vec<lsp::SymbolInformation> {
+    syms.into_iter()
+        .map(|s| lsp::SymbolInformation {
+            name: s.name,
+            kind: symbol_kind(s.kind),
+            tags: None,
+            deprecated: None,
+            location: location(analysis, enc, &FileRange { path: s.path, range: s.range }),
+            container_name: Some(s.container),
+        })
+        .collect()
+}
+
+pub fn hover(index: &LineIndex, enc: PositionEncoding, h: HoverResult) -> lsp::Hover {
+    lsp::Hover {
+        contents: lsp::HoverContents::Markup(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.markdown }),
+        range: Some(range(index, enc, h.range)),
+    }
+}
+
+pub fn completions(index: &LineIndex, enc: PositionEncoding, items: Vec<CompletionItem>) -> lsp::CompletionResponse {
+    let items = items
+        .into_iter()
+        .map(|i| lsp::CompletionItem {
+            label: i.label,
+            kind: Some(match i.kind {
+                CompletionKind::Module => lsp::CompletionItemKind::MODULE,
+                CompletionKind::Function => lsp::CompletionItemKind::FUNCTION,
+                CompletionKind::Argument => lsp::CompletionItemKind::PROPERTY,
+                CompletionKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+                CompletionKind::Reference => lsp::CompletionItemKind::REFERENCE,
+                CompletionKind::Sls | CompletionKind::File => lsp::CompletionItemKind::FILE,
+                CompletionKind::Key => lsp::CompletionItemKind::FIELD,
+                CompletionKind::Environment => lsp::CompletionItemKind::FOLDER,
+            }),
+            detail: i.detail,
+            sort_text: Some(i.sort),
+            filter_text: None,
+            text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit { range: range(index, enc, i.edit), new_text: i.insert })),
+            ..Default::default()
+        })
+        .collect();
+    // Incomplete: the lists are cut at a limit, and what a context offers changes as the
+    // word grows (`pkg` → `pkg.`).
+    lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: true, items })
+}
+
+pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeAction>) -> Vec<lsp::CodeActionOrCommand> {
+    let enc = flags.encoding;
+    let mut out = Vec::new();
+    for a in actions {
+        if !a.edit.create_files.is_empty() && !flags.resource_create {
+            // The client cannot create files from an edit: offering the action would do nothing.
+            continue;
+        }
+        let mut ops: Vec<lsp::DocumentChangeOperation> = Vec::new();
+        for f in &a.edit.create_files {
+            ops.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
+                uri: url(f),
+                options: Some(lsp::CreateFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) }),
+                annotation_id: None,
+            })));
+        }
+        let mut changes: std::collections::HashMap<lsp::Url, Vec<lsp::TextEdit>> = std::collections::HashMap::new();
+        for e in &a.edit.text_edits {
+            let r = analysis.line_index(&e.path).map(|li| range(&li, enc, e.range.clone())).unwrap_or_default();
+            let edit = lsp::TextEdit { range: r, new_text: e.new_text.clone() };
+            if flags.resource_create {
+                ops.push(lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+                    text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri: url(&e.path), version: analysis.document_version(&e.path) },
+                    edits: vec![lsp::OneOf::Left(edit)],
+                }));
+            } else {
+                changes.entry(url(&e.path)).or_default().push(edit);
+            }
+        }
+        let edit = if flags.resource_create {
+            lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(ops)), ..Default::default() }
+        } else {
+            lsp::WorkspaceEdit { changes: Some(changes), ..Default::default() }
+        };
+        out.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: a.title,
+            kind: Some(match a.kind {
+                CodeActionKind::QuickFix => lsp::CodeActionKind::QUICKFIX,
+                CodeActionKind::RefactorRewrite => lsp::CodeActionKind::REFACTOR_REWRITE,
+            }),
+            edit: Some(edit),
+            ..Default::default()
+        }));
+    }
+    out
+}
+
+/// The impact lens: at the top of the file, running the client's report command.
+pub fn impact_lens(title: String) -> lsp::CodeLens {
+    let start = lsp::Position { line: 0, character: 0 };
+    lsp::CodeLens {
+        range: lsp::Range { start, end: start },
+        command: Some(lsp::Command { title, command: SHOW_IMPACT.to_string(), arguments: None }),
+        data: None,
+    }
+}
+
+/// A fleet count at a top-file target or the top of an SLS file: a title, nothing to run
+/// (the hover on the target names the minions).
+pub fn fleet_lens(index: &LineIndex, enc: PositionEncoding, at: usize, title: String) -> lsp::CodeLens {
+    let start = position(index, enc, at);
+    lsp::CodeLens { range: lsp::Range { start, end: start }, command: Some(lsp::Command { title, command: String::new(), arguments: None }), data: None }
+}
+
+pub fn full_report(items: Vec<lsp::Diagnostic>) -> lsp::DocumentDiagnosticReportResult {
+    lsp::DocumentDiagnosticReportResult::Report(lsp::DocumentDiagnosticReport::Full(lsp::RelatedFullDocumentDiagnosticReport {
+        related_documents: None,
+        full_document_diagnostic_report: lsp::FullDocumentDiagnosticReport { result_id: None, items },
+    }))
+}
+
+pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
+    lsp::ServerCapabilities {
+        position_encoding: Some(encoding(flags.encoding)),
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+            open_close: Some(true),
+            change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+            save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
+            ..Default::default()
+        })),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        completion_provider: Some(lsp::CompletionOptions {
+            // `pkg.` functions, `- pkg: ` targets, `G@`/`I@` keys, `salt://a/` paths,
+            // `pillar.get('` keys.
+            trigger_characters: Some([".", ":", "@", "/", "'", "\"", " "].iter().map(|c| c.to_string()).collect()),
+            ..Default::default()
+        }),
+        document_symbol_provider: Some(lsp::OneOf::Left(true)),
+        workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
+        code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
+            code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::REFACTOR_REWRITE]),
+            ..Default::default()
+        })),
+        code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+        execute_command_provider: Some(lsp::ExecuteCommandOptions { commands: COMMANDS.iter().map(|c| c.to_string()).collect(), ..Default::default() }),
+        diagnostic_provider: flags.pull_diagnostics.then(|| {
+            lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
+                identifier: Some("salt-analyzer".to_string()),
+                inter_file_dependencies: true,
+                workspace_diagnostics: false,
+                ..Default::default()
+            })
+        }),
+        ..Default::default()
+    }
+}

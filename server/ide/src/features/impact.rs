@@ -1,0 +1,102 @@
+//! What the uncommitted changes do to every minion: each minion's highstate at a base (the
+//! repository's `HEAD`, which the binary reads and hands in as a file system) against the
+//! snapshot's files, the editor's unsaved buffers included, through `model::impact`. Kept per
+//! revision and base, so a code lens on every changed file costs one comparison.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use model::impact::{self, report, Group, MinionDiff, Tree};
+use model::pipeline::Who;
+use model::workspace::roots::FileRoots;
+use model::workspace::vfs::Vfs;
+use model::workspace::Workspace;
+
+use crate::snapshot::Snapshot;
+use crate::types::Cancellable;
+
+/// The side a change is compared against: a file system and a name for it that changes when
+/// its content does (a commit id).
+#[derive(Clone)]
+pub struct ImpactBase {
+    pub id: String,
+    /// How reports name it (`HEAD`).
+    pub label: String,
+    pub fs: Arc<dyn Vfs>,
+}
+
+/// Every minion's diff between the base and the snapshot, grouped.
+pub struct ImpactReport {
+    pub diffs: Vec<(String, MinionDiff)>,
+    pub groups: Vec<Group>,
+    pub label: String,
+}
+
+impl ImpactReport {
+    /// How many minions changed, stayed, and now fail.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        report::counts(&self.groups, self.diffs.len())
+    }
+
+    /// The report as Markdown (pillar values hidden).
+    pub fn markdown(&self) -> String {
+        let summary = report::Summary { from: &self.label, to: "unsaved and uncommitted changes", minions: self.diffs.len(), notes: &[] };
+        report::markdown(&summary, &self.groups, false)
+    }
+}
+
+/// The last report, by the revision and base it was made for.
+#[derive(Default)]
+pub(crate) struct ImpactCache(Mutex<Option<(u64, String, Arc<ImpactReport>)>>);
+
+/// The report for `base` at this snapshot.
+pub(crate) fn report(snap: &Snapshot, base: &ImpactBase) -> Cancellable<Arc<ImpactReport>> {
+    if let Some((rev, id, r)) = snap.shared.cache::<ImpactCache>().0.lock().ok().and_then(|c| c.clone()) {
+        if rev == snap.revision && id == base.id {
+            return Ok(r);
+        }
+    }
+    if snap.is_stale() {
+        return Err(crate::types::Cancelled);
+    }
+    let world = snap.world();
+    let mut ws = match Workspace::load(&*base.fs, &world.root, world.config_dir.as_deref()) {
+        Ok(ws) => ws,
+        // The base's configuration does not load: every minion compiles from the current one's.
+        Err(_) => world.ws.clone(),
+    };
+    ws.sql = world.ws.sql.clone();
+    // The base's gitfs remotes, as its configuration names them, mounted over it.
+    let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+    let fs: Arc<dyn Vfs> = Arc::new(salt_gitfs::MountedFs::with_mounts(base.fs.clone(), served.mounts));
+    let before = Tree::new(fs.clone(), ws.clone(), Arc::new(FileRoots::scan(&*fs, &ws.opts.served_roots())));
+    let after = Tree::new(Arc::new(snap.files.fork()), world.ws.clone(), world.ctx.roots.clone());
+    let who: Vec<Who> = if world.ws.profiles.is_empty() { vec![Who::Default] } else { world.ws.profiles.keys().map(|p| Who::Profile(p.clone())).collect() };
+    let rel = |p: &Path| world.rel(p);
+    let diffs = impact::compare(&before, &after, &who, &rel);
+    let groups = impact::group(&diffs);
+    let r = Arc::new(ImpactReport { diffs, groups, label: base.label.clone() });
+    if let Ok(mut c) = snap.shared.cache::<ImpactCache>().0.lock() {
+        *c = Some((snap.revision, base.id.clone(), r.clone()));
+    }
+    Ok(r)
+}
+
+/// The code lens of a file: `None` when the file is as the base has it.
+pub(crate) fn lens(snap: &Snapshot, path: &Path, base: &ImpactBase) -> Cancellable<Option<String>> {
+    let files = &snap.files;
+    if base.fs.fingerprint(path) == files.fingerprint(path) {
+        return Ok(None);
+    }
+    let r = report(snap, base)?;
+    let (changed, _, failing) = r.counts();
+    let total = r.diffs.len();
+    let mut text = match changed {
+        0 => format!("changes vs {}: no minion's highstate changes ({total} compared)", r.label),
+        _ => format!("changes vs {}: {changed} of {total} minions' highstates change", r.label),
+    };
+    if failing > 0 {
+        text.push_str(&format!(", {failing} now fail"));
+    }
+    Ok(Some(text))
+}

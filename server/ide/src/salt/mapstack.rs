@@ -1,0 +1,219 @@
+//! Formula configuration in the editor, for the selected minion: the hover on a `map.jinja`
+//! import, on `salt["map.data"](...)` and in a `map_jinja.yaml` (the layers, their status,
+//! strategy and `merge_lists`, and the merged values, each with the layer that set it), the
+//! hover on a use of the merged data (`mapdata.pkg.name`: the value, the layer that set it and
+//! the layers it overrode), and go to definition from such a use to the winning layer's line
+//! and from a `map_jinja.yaml` source to the files it loaded. The data is the pipeline's
+//! (`Scope::MapData`), the same `salt-analyzer mapdata` prints.
+
+use std::path::Path;
+
+use model::mapstack::{report, MapData, Status};
+use model::pipeline::{Compiled, Scope};
+use syntax::jinja::JinjaKind;
+
+use crate::snapshot::Snapshot;
+use crate::types::{HoverResult, NavTarget};
+
+/// What the cursor is on.
+enum Spot {
+    /// A `map.jinja` import or a `map.data` call, or a `map_jinja.yaml` (with the source entry
+    /// under the cursor, if any).
+    Import { tplroot: String, range: std::ops::Range<usize>, source: Option<String> },
+    /// A use of the data bound by such an import: its key path.
+    Value { tplroot: String, range: std::ops::Range<usize>, expr: String, path: Vec<String> },
+}
+
+pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
+    let spot = spot(snap, path, offset)?;
+    match spot {
+        Spot::Import { tplroot, range, source } => {
+            let (compiled, minion) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let mut out = format!("**Formula configuration** of `{tplroot}` for minion `{minion}`\n");
+            if let Some(src) = &source {
+                let files: Vec<String> = data
+                    .layers
+                    .iter()
+                    .filter(|l| &l.source == src)
+                    .map(|l| format!("- {} `{}`", l.status.as_str(), l.path.as_deref().unwrap_or("(a lookup)")))
+                    .collect();
+                out.push_str(&format!("\nSource `{src}`:\n{}\n", files.join("\n")));
+            }
+            let text = report::text(data, &compiled.files, &tplroot, &minion, &|p: &Path| snap.world().rel(p));
+            out.push_str(&format!("\n```text\n{}```\n", truncate(&text, 80)));
+            Some(HoverResult { range, markdown: out })
+        }
+        Spot::Value { tplroot, range, expr, path: keys } => {
+            let (compiled, minion) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let values = data.values.as_ref().ok()?;
+            let value = keys.iter().try_fold(values, |v, k| v.get(k))?;
+            let shown = serde_json::to_string_pretty(value).unwrap_or_default();
+            let mut out = format!("**`{expr}`** for minion `{minion}`\n\n```json\n{}\n```\n", truncate(&shown, 30).trim_end());
+            let origin = data.origins.as_ref().and_then(|o| o.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>()));
+            if let Some(o) = origin {
+                out.push_str(&format!("\nSet by layer {}\n", layer_line(data, &compiled, o.origin.layer, o.origin.at.as_ref())));
+                if !o.origin.overrode.is_empty() {
+                    out.push_str("\nOverriding:\n");
+                    for l in &o.origin.overrode {
+                        out.push_str(&format!("- layer {}\n", layer_line(data, &compiled, *l, None)));
+                    }
+                }
+            }
+            Some(HoverResult { range, markdown: out })
+        }
+    }
+}
+
+pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<Vec<NavTarget>> {
+    match spot(snap, path, offset)? {
+        Spot::Value { tplroot, path: keys, expr, .. } => {
+            let (compiled, _) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
+            let target = match &o.origin.at {
+                Some(at) => {
+                    NavTarget { path: compiled.files.path(at.file).to_path_buf(), full_range: at.span.clone(), focus_range: at.span.clone(), name: expr }
+                }
+                None => NavTarget { path: data.layers[o.origin.layer].file.clone()?, full_range: 0..0, focus_range: 0..0, name: expr },
+            };
+            Some(vec![target])
+        }
+        Spot::Import { tplroot, source: Some(src), .. } => {
+            let (compiled, _) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let files: Vec<NavTarget> = data
+                .layers
+                .iter()
+                .filter(|l| l.source == src && l.status != Status::Missing)
+                .filter_map(|l| Some(NavTarget { path: l.file.clone()?, full_range: 0..0, focus_range: 0..0, name: l.path.clone().unwrap_or_default() }))
+                .collect();
+            Some(files)
+        }
+        Spot::Import { .. } => None,
+    }
+}
+
+/// `#9 `TEMPLATE/parameters/os_family/Debian.yaml:16` (source `Y:G@os_family`)`.
+fn layer_line(data: &MapData, compiled: &Compiled, layer: usize, at: Option<&model::value::Loc>) -> String {
+    let l = &data.layers[layer];
+    let place = match (&l.path, at) {
+        (Some(p), Some(at)) => format!("`{p}:{}`", compiled.files.human(at.file, at.span.start).0),
+        (Some(p), None) => format!("`{p}`"),
+        (None, _) => "(a lookup)".to_string(),
+    };
+    format!("#{layer} {place} (source `{}`)", l.source)
+}
+
+fn truncate(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    if all.len() <= lines {
+        return text.to_string();
+    }
+    format!("{}\n... ({} more lines: `salt-analyzer mapdata` prints all)\n", all[..lines].join("\n"), all.len() - lines)
+}
+
+/// The formula's data for the selected minion, through the one pipeline.
+fn compute(snap: &Snapshot, tplroot: &str) -> Option<(Compiled, String)> {
+    let compiled = snap.compile(Scope::MapData { tpldir: tplroot.to_string() });
+    let id = compiled.minion.as_ref().ok()?.id.clone();
+    Some((compiled, id))
+}
+
+/// The formula (`tplroot`) a file belongs to: the first directory of its path in the roots.
+fn tplroot_of(snap: &Snapshot, path: &Path) -> Option<String> {
+    let (_, rel) = snap.world().locate(path)?;
+    let first = rel.split('/').next()?;
+    (first != rel).then(|| first.to_string())
+}
+
+fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
+    let text = snap.text(path)?;
+    if path.file_name().is_some_and(|n| n == "map_jinja.yaml" || n == "map_jinja.yaml.jinja") {
+        return map_jinja_spot(snap, path, &text, offset);
+    }
+    let masked = syntax::jinja::mask(&text);
+    let block = masked.block_at(offset)?;
+    let inner = &text[block.range.clone()];
+    let tplroot = tplroot_of(snap, path)?;
+    if let Some(at) = inner.find("map.data") {
+        let call = block.range.start + at;
+        if offset + 20 >= call && offset <= call + 30 {
+            return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
+        }
+    }
+    if !uses_mapstack(snap, path, &tplroot) {
+        return None;
+    }
+    if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
+        return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
+    }
+    // A use of a name a `map.jinja` import of this file binds: `NAME.a.b` around the cursor.
+    let is_part = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    let start = text[..offset].rfind(|c: char| !is_part(c)).map_or(0, |i| i + 1);
+    let end = offset + text[offset..].find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len() - offset);
+    if start < block.range.start || end > block.range.end || start >= end {
+        return None;
+    }
+    let expr = &text[start..end];
+    let mut parts = expr.split('.');
+    let name = parts.next()?;
+    if !bound_names(&text).iter().any(|n| n == name) {
+        return None;
+    }
+    let path: Vec<String> = parts.map(str::to_string).collect();
+    if path.is_empty() || path.iter().any(String::is_empty) {
+        return None;
+    }
+    Some(Spot::Value { tplroot, range: start..end, expr: expr.to_string(), path })
+}
+
+/// Whether the formula's `map.jinja` is a mapstack one: it calls `map.data` (saltext-formula)
+/// or has template-formula's `libmapstack.jinja` beside it. A plain `map.jinja` of variables
+/// is left to the Jinja hover.
+fn uses_mapstack(snap: &Snapshot, path: &Path, tplroot: &str) -> bool {
+    let world = snap.world();
+    let env = crate::salt::resolve::file_env(snap, path);
+    let roots = &world.ctx.roots;
+    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f));
+    map.is_some_and(|t| t.contains("map.data")) || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some()
+}
+
+/// The names `{% from "<...>/map.jinja" import mapdata [as NAME] %}` statements of `text`
+/// bind to the formula's configuration.
+fn bound_names(text: &str) -> Vec<String> {
+    let masked = syntax::jinja::mask(text);
+    let mut out = Vec::new();
+    for b in masked.blocks.iter().filter(|b| b.kind == JinjaKind::Statement && b.keyword.as_deref() == Some("from")) {
+        let inner = text[b.range.clone()].trim_start_matches("{%").trim_end_matches("%}").trim_matches(['-', '+', ' ', '\n']);
+        if !inner.contains("map.jinja") {
+            continue;
+        }
+        let Some((_, names)) = inner.split_once(" import ") else { continue };
+        let names = names.trim().trim_end_matches("with context").trim_end_matches("without context");
+        for n in names.split(',') {
+            let n = n.trim();
+            let (name, bound) = n.split_once(" as ").map_or((n, n), |(name, alias)| (name.trim(), alias.trim()));
+            if name == "mapdata" && !bound.is_empty() {
+                out.push(bound.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// In a formula's `parameters/map_jinja.yaml`: the whole file, or a source entry.
+fn map_jinja_spot(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<Spot> {
+    let (_, rel) = snap.world().locate(path)?;
+    let tplroot = rel.strip_suffix("/parameters/map_jinja.yaml").or_else(|| rel.strip_suffix("/parameters/map_jinja.yaml.jinja"))?.to_string();
+    let line_start = syntax::line_index::line_start(text, offset);
+    let line_end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = &text[line_start..line_end];
+    let source = line.trim_start().strip_prefix("- ").map(|s| s.trim().trim_matches(['\'', '"']).to_string()).filter(|s| !s.is_empty());
+    let range = match &source {
+        Some(_) => line_start + (line.len() - line.trim_start().len())..line_end,
+        None => line_start..line_end,
+    };
+    Some(Spot::Import { tplroot, range, source })
+}

@@ -1,0 +1,197 @@
+//! What is at a position, and what it resolves to: include items and top-file entries to SLS
+//! files (the right one of `x.sls` / `x/init.sls`, in the right environment), requisites and
+//! extend keys to the declarations they name, `salt://` URLs to files. Shared by goto,
+//! references, hover and code actions.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use model::check::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, SaltUrl, SlsSummary, StateDecl, StateFunction, TopEnv, TopSls, TopTarget};
+use model::py::fnmatch;
+use model::workspace::roots::StateFile;
+
+use crate::db::summaries::FileSummary;
+use crate::snapshot::Snapshot;
+use crate::types::Cancellable;
+
+/// The item under the cursor.
+#[derive(Debug, Clone)]
+pub(crate) enum Item {
+    Include(IncludeItem),
+    Exclude(ExcludeItem),
+    Requisite(RequisiteRef),
+    Extend(ExtendKey),
+    Url(SaltUrl),
+    Id(StateDecl),
+    Function(StateDecl, StateFunction),
+    /// An argument key under a state function (`- source: ...`), with its span.
+    Argument(StateFunction, String, Range<usize>),
+    TopEnv(TopEnv),
+    TopTarget(TopEnv, TopTarget),
+    TopSls(TopEnv, TopSls),
+}
+
+impl Item {
+    pub(crate) fn range(&self) -> Range<usize> {
+        match self {
+            Item::Include(i) => i.span.clone(),
+            Item::Exclude(e) => e.span.clone(),
+            Item::Requisite(r) => r.span.clone(),
+            Item::Extend(e) => e.span.clone(),
+            Item::Url(u) => u.span.clone(),
+            Item::Id(d) => d.span.clone(),
+            Item::Function(_, f) => f.span.clone(),
+            Item::Argument(_, _, span) => span.clone(),
+            Item::TopEnv(e) => e.span.clone(),
+            Item::TopTarget(_, t) => t.span.clone(),
+            Item::TopSls(_, s) => s.span.clone(),
+        }
+    }
+}
+
+/// Whether `offset` is on `span` (its end counts, so a cursor just after a word is on it).
+fn on(span: &Range<usize>, offset: usize) -> bool {
+    span.start <= offset && offset <= span.end && span.start < span.end
+}
+
+/// The item at `offset` in a file.
+pub(crate) fn item_at(snap: &Snapshot, path: &Path, offset: usize) -> Option<Item> {
+    let summary = snap.summary(path)?;
+    match &*summary {
+        FileSummary::Sls(s) => sls_item_at(s, offset),
+        FileSummary::Top(t) => {
+            for env in &t.envs {
+                if on(&env.span, offset) {
+                    return Some(Item::TopEnv(env.clone()));
+                }
+                for target in &env.targets {
+                    if on(&target.span, offset) {
+                        return Some(Item::TopTarget(env.clone(), target.clone()));
+                    }
+                    for sls in &target.sls {
+                        if on(&sls.span, offset) {
+                            return Some(Item::TopSls(env.clone(), sls.clone()));
+                        }
+                    }
+                }
+            }
+            None
+        }
+    }
+}
+
+fn sls_item_at(s: &SlsSummary, offset: usize) -> Option<Item> {
+    if let Some(i) = s.includes.iter().find(|i| on(&i.span, offset)) {
+        return Some(Item::Include(i.clone()));
+    }
+    if let Some(e) = s.excludes.iter().find(|e| on(&e.span, offset)) {
+        return Some(Item::Exclude(e.clone()));
+    }
+    if let Some(r) = s.requisites.iter().find(|r| on(&r.span, offset) || on(&r.key_span, offset)) {
+        return Some(Item::Requisite(r.clone()));
+    }
+    if let Some(u) = s.urls.iter().find(|u| on(&u.span, offset)) {
+        return Some(Item::Url(u.clone()));
+    }
+    if let Some(e) = s.extends.iter().find(|e| on(&e.span, offset)) {
+        return Some(Item::Extend(e.clone()));
+    }
+    for d in &s.ids {
+        if on(&d.span, offset) {
+            return Some(Item::Id(d.clone()));
+        }
+        if let Some(f) = d.functions.iter().find(|f| on(&f.span, offset) || f.function_span.as_ref().is_some_and(|s| on(s, offset))) {
+            return Some(Item::Function(d.clone(), f.clone()));
+        }
+        for f in &d.functions {
+            if let Some((name, span)) = f.args.iter().find(|(_, span)| on(span, offset)) {
+                return Some(Item::Argument(f.clone(), name.clone(), span.clone()));
+            }
+        }
+    }
+    None
+}
+
+/// The environment a file's references are resolved in (its first).
+pub(crate) fn file_env(snap: &Snapshot, path: &Path) -> String {
+    snap.world().locate(path).map_or_else(|| "base".to_string(), |(env, _)| env)
+}
+
+/// An SLS name resolved in an environment: every file it loads (several for a glob).
+pub(crate) fn resolve_sls(snap: &Snapshot, env: &str, name: &str, glob_env: &str) -> Vec<StateFile> {
+    let roots = &snap.world().ctx.roots;
+    if fnmatch::has_magic(name) {
+        // Include globs expand against the including file's environment (`BaseHighState.render_state`).
+        let avail = roots.list_states_shared(glob_env);
+        let pattern = fnmatch::Pattern::new(name);
+        return avail.iter().filter(|n| pattern.matches(n)).filter_map(|n| roots.get_state(env, n)).collect();
+    }
+    roots.get_state(env, name).into_iter().collect()
+}
+
+/// The environment and absolute name an include item asks for.
+pub(crate) fn include_target(snap: &Snapshot, path: &Path, item: &IncludeItem) -> Option<(String, String)> {
+    let env = item.env.clone().unwrap_or_else(|| file_env(snap, path));
+    Some((env, item.resolved.clone()?))
+}
+
+/// One state declaration found somewhere.
+#[derive(Debug, Clone)]
+pub(crate) struct Decl {
+    pub(crate) path: PathBuf,
+    pub(crate) decl: StateDecl,
+}
+
+/// Every declaration of the files sharing an include closure with `path`.
+pub(crate) fn neighbour_decls(snap: &Snapshot, path: &Path) -> Cancellable<Vec<(PathBuf, Arc<FileSummary>)>> {
+    let files = snap.with_index(|idx| idx.neighbourhood(path))?;
+    Ok(files.into_iter().filter_map(|f| snap.summary(&f).map(|s| (f, s))).collect())
+}
+
+/// Whether a requisite reference (`key: value`) names a declaration, as Salt's
+/// `DependencyGraph` looks it up: by ID or name, of the module given (any for `id`).
+pub(crate) fn ref_matches(key: &str, value: &str, decl: &StateDecl) -> bool {
+    if key == "sls" {
+        return false;
+    }
+    let module_ok = key == "id" || decl.functions.iter().any(|f| f.module == key);
+    if !module_ok {
+        return false;
+    }
+    if fnmatch::has_magic(value) {
+        let p = fnmatch::Pattern::new(value);
+        return p.matches(&decl.id) || decl.names.iter().any(|n| p.matches(n));
+    }
+    decl.id == value || decl.names.iter().any(|n| n == value)
+}
+
+/// The declarations a requisite reference in `path` names, across its include closures.
+pub(crate) fn requisite_targets(snap: &Snapshot, path: &Path, r: &RequisiteRef) -> Cancellable<Vec<Decl>> {
+    let mut out = Vec::new();
+    for (file, summary) in neighbour_decls(snap, path)? {
+        let Some(s) = summary.sls() else { continue };
+        for d in &s.ids {
+            if ref_matches(&r.key, &r.value, d) {
+                out.push(Decl { path: file.clone(), decl: d.clone() });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The declarations an extend key names.
+pub(crate) fn extend_targets(snap: &Snapshot, path: &Path, e: &ExtendKey) -> Cancellable<Vec<Decl>> {
+    let mut out = Vec::new();
+    for (file, summary) in neighbour_decls(snap, path)? {
+        let Some(s) = summary.sls() else { continue };
+        out.extend(s.ids.iter().filter(|d| d.id == e.id).map(|d| Decl { path: file.clone(), decl: d.clone() }));
+    }
+    Ok(out)
+}
+
+/// The file a `salt://` URL names.
+pub(crate) fn url_target(snap: &Snapshot, path: &Path, u: &SaltUrl) -> Option<PathBuf> {
+    let env = u.env.clone().unwrap_or_else(|| file_env(snap, path));
+    snap.world().ctx.roots.find_file(&env, u.path.trim_start_matches('/'))
+}

@@ -1,0 +1,245 @@
+//! The Salt execution-module functions templates call (`salt['pillar.get'](...)`,
+//! `salt.grains.filter_by(...)`), answered from the minion profile (grains, pillar, opts), the
+//! file roots and the target matchers, with Python's argument binding (positional and keyword
+//! arguments, Python's `TypeError` wording) and Python's in-place changes to mutable dicts.
+//! A function that would touch the host, the network or a process is never run: it renders as
+//! an empty string, with a hint.
+
+use crate::py::builtins as py;
+use crate::py::data::traverse_dict_and_list;
+use crate::py::dictupdate::{self, MergeError};
+use crate::render::convert::{from_json, key_text, to_json};
+use crate::render::jinja::JinjaContext;
+use crate::render::mutable::{MDict, MList};
+use args::split_kwargs;
+use minijinja::value::{Value as JValue, ValueKind};
+use minijinja::{Error, ErrorKind};
+use serde_json::{Map, Value};
+use std::sync::{Arc, Mutex};
+
+mod args;
+mod config;
+mod defaults;
+mod file;
+mod grains;
+mod log;
+mod map;
+mod r#match;
+mod pillar;
+mod slsutil;
+mod test;
+
+#[cfg(test)]
+mod tests;
+
+/// Decides a target for `match.filter_by`: `(matcher, target, minion_id, delimiter)`, the
+/// matcher named as Salt's `salt/matchers/<name>_match.py` is, for this minion (or for
+/// `minion_id` where the matcher takes one).
+pub type Matcher = Arc<dyn Fn(&str, &str, Option<&str>, Option<&str>) -> bool + Send + Sync>;
+
+/// Answers `salt["map.data"](tpldir)` (saltext-formula) for this minion: what it returns and
+/// what was not analysed, or the exception Salt raises. The pipeline passes one in (the
+/// mapstack model comes after `render`).
+pub type MapDataFn = Arc<dyn Fn(&str) -> Result<(Value, Vec<String>), String> + Send + Sync>;
+
+/// `DEFAULT_TARGET_DELIM` (`salt/defaults/__init__.py`).
+const DELIM: &str = ":";
+
+/// Calls Salt function `name` (`pillar.get`) with a template's arguments (keyword arguments
+/// last, as minijinja passes them).
+pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[JValue]) -> Result<JValue, Error> {
+    let f = Functions { ctx, hints };
+    if let Some(answer) = pinned(ctx, name, args) {
+        return Ok(from_json(&answer));
+    }
+    match name.split_once('.').map_or("", |(module, _)| module) {
+        "grains" => grains::call(&f, name, args),
+        "pillar" => pillar::call(&f, name, args),
+        "config" => config::call(&f, name, args),
+        "slsutil" => slsutil::call(&f, name, args),
+        "defaults" => defaults::call(&f, name, args),
+        "match" => r#match::call(&f, name, args),
+        "file" => file::call(&f, name, args),
+        "log" => log::call(&f, name, args),
+        "test" => test::call(&f, name, args),
+        "map" => map::call(&f, name, args),
+        _ => Ok(f.inert(name)),
+    }
+}
+
+/// One call's view of the minion.
+struct Functions<'a> {
+    ctx: &'a JinjaContext,
+    hints: &'a Mutex<Vec<String>>,
+}
+
+impl Functions<'_> {
+    fn hint(&self, text: impl Into<String>) {
+        if let Ok(mut h) = self.hints.lock() {
+            h.push(text.into());
+        }
+    }
+
+    fn inert(&self, name: &str) -> JValue {
+        self.hint(format!("`salt['{name}']` is not executed during analysis; it rendered as an empty value"));
+        inert_value(name)
+    }
+
+    /// `dictupdate.update(dest, upd, ...)` where Python changes `dest` itself: a mutable dict
+    /// is changed in place (nested dicts that are merged keep their identity, so other names
+    /// bound to them see the change) and returned; any other dict cannot change, so the
+    /// merged copy is returned, with a hint.
+    fn update_in_place(&self, func: &str, dest: &JValue, upd: &Value, recursive: bool, merge_lists: bool) -> Result<JValue, Error> {
+        let mut merged = to_json(dest);
+        dictupdate::update(&mut merged, upd, recursive, merge_lists, false).map_err(merge_error)?;
+        Ok(self.write_back(func, dest, &merged))
+    }
+
+    fn write_back(&self, func: &str, dest: &JValue, result: &Value) -> JValue {
+        match (crate::render::mutable::dict_of(dest), result) {
+            (Some(d), Value::Object(r)) => {
+                sync(&d, r);
+                dest.clone()
+            }
+            _ => {
+                if dest.kind() == ValueKind::Map {
+                    self.hint(format!(
+                        "`{func}` changes its first argument in place in Salt; here that dict is read-only, so only the returned value has the change"
+                    ));
+                }
+                from_json(result)
+            }
+        }
+    }
+}
+
+/// `traverse_dict_and_list` with Python's `str.split`, which refuses an empty separator.
+fn traverse<'v>(data: &'v Value, key: &str, delimiter: &str) -> Result<Option<&'v Value>, Error> {
+    if delimiter.is_empty() {
+        return Err(raised("empty separator"));
+    }
+    Ok(traverse_dict_and_list(data, key, delimiter))
+}
+
+/// Python's `type(v).__name__`, for messages.
+fn py_type(v: &JValue) -> &'static str {
+    match v.kind() {
+        ValueKind::Undefined | ValueKind::None => "NoneType",
+        ValueKind::Seq | ValueKind::Iterable => "list",
+        ValueKind::Map => "dict",
+        _ => py::type_name(&to_json(v)),
+    }
+}
+
+/// Makes mutable dict `dest` hold `result`: keys it no longer has go, new keys are appended,
+/// and a key whose old value is a mutable dict and new value a dict is synced recursively, so
+/// the nested dict keeps its identity as Python's in-place `update` keeps it.
+fn sync(dest: &Arc<MDict>, result: &Map<String, Value>) {
+    let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
+    map.retain(|k, _| result.contains_key(&key_text(k)));
+    for (k, v) in result {
+        let key = if map.contains_key(&JValue::from(k.as_str())) {
+            JValue::from(k.as_str())
+        } else {
+            // A non-string key (`7`) that the JSON form spelled as text.
+            map.keys().find(|mk| mk.as_str().is_none() && key_text(mk) == *k).cloned().unwrap_or_else(|| JValue::from(k.as_str()))
+        };
+        let nested = map.get(&key).and_then(|old| old.downcast_object::<MDict>()).filter(|sub| !Arc::ptr_eq(sub, dest));
+        match (nested, v) {
+            (Some(sub), Value::Object(vm)) => sync(&sub, vm),
+            _ => {
+                map.insert(key, from_json(v));
+            }
+        }
+    }
+}
+
+/// A Python exception raised inside a Salt function; Salt's renderer reports its text.
+fn raised(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidOperation, message.into())
+}
+
+fn merge_error(e: MergeError) -> Error {
+    raised(e.message)
+}
+
+/// A key path argument: a string, or a number or bool, which `traverse_dict_and_list` looks up
+/// as itself (the profile's JSON keys are its `str()`).
+fn key_arg(v: &JValue) -> Result<String, Error> {
+    match v.kind() {
+        ValueKind::Number | ValueKind::Bool => Ok(py::str_of(&to_json(v))),
+        _ => string(v),
+    }
+}
+
+/// A `str` argument (Python calls `str` methods on it, which other types lack).
+fn string(v: &JValue) -> Result<String, Error> {
+    match v.as_str() {
+        Some(s) => Ok(s.to_string()),
+        None => Err(raised(format!("expected a string, got {} {}", py_type(v), py::repr(&to_json(v))))),
+    }
+}
+
+/// The answer the profile pins for `name` called with `args` (`functions: {file.file_exists:
+/// {/etc/localtime: true}}` in `salt-analyzer.yaml`): keyed by the first argument, positional
+/// or the function's first keyword argument, as Python's `str()` prints it.
+fn pinned(ctx: &JinjaContext, name: &str, args: &[JValue]) -> Option<Value> {
+    let answers = ctx.functions.get(name)?.as_object()?;
+    let (positional, keywords) = split_kwargs(args).ok()?;
+    let first = match positional.first() {
+        Some(v) => v.clone(),
+        None => keywords.first().map(|(_, v)| v.clone())?,
+    };
+    let key = match first.as_str() {
+        Some(s) => s.to_string(),
+        None => py::str_of(&to_json(&first)),
+    };
+    answers.get(&key).cloned()
+}
+
+/// The empty value of the type a function that is not executed returns, so that what a
+/// template does with it (`.items()`, `.get()`, a loop) still works: Salt's functions that
+/// answer a mapping or a list answer an empty one when there is nothing (`mine.get` on a
+/// masterless minion is `{}`); everything else is an empty string.
+fn inert_value(name: &str) -> JValue {
+    const DICTS: &[&str] = &[
+        "mine.get",
+        "publish.publish",
+        "publish.full_data",
+        "user.info",
+        "group.info",
+        "pkg.list_pkgs",
+        "pkg.list_repos",
+        "network.interfaces",
+        "network.routes",
+        "file.stats",
+        "cmd.run_all",
+        "disk.usage",
+        "status.meminfo",
+        "x509.read_certificate",
+    ];
+    const LISTS: &[&str] = &[
+        "network.ip_addrs",
+        "network.ip_addrs6",
+        "file.find",
+        "cp.list_master",
+        "cp.list_master_dirs",
+        "cp.list_states",
+        "service.get_all",
+        "service.get_enabled",
+        "service.get_running",
+        "user.list_users",
+        "file.readdir",
+        "dnsutil.A",
+        "dnsutil.AAAA",
+        "dig.A",
+        "dig.AAAA",
+    ];
+    if DICTS.contains(&name) {
+        JValue::from_object(MDict::default())
+    } else if LISTS.contains(&name) {
+        JValue::from_object(MList::default())
+    } else {
+        JValue::from("")
+    }
+}
