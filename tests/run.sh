@@ -4,7 +4,7 @@
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
 #      computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
-#      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback),
+#      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
 #      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
@@ -48,7 +48,7 @@ if ! "$PY" -c 'import psycopg2, pymysql, saltext.mysql' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'saltext.mysql==1.1.0' 'psycopg2-binary==2.9.13' 'PyMySQL==1.2.4' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install of the ext_pillar drivers failed"; }
 fi
-# GitPython: Salt's gitfs provider, for the gitfs conformance suite.
+# GitPython: Salt's gitfs and git_pillar provider, for the gitfs and gitpillar conformance suites.
 if ! "$PY" -c 'import git' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'GitPython==3.2.1' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install GitPython failed"; }
@@ -89,6 +89,7 @@ suites=(
   "diff-conformance|tests/conformance/diff/run.sh $PY $BIN"
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
+  "gitpillar-conformance|tests/conformance/gitpillar/run.sh $PY $BIN 40 1"
   "editors|tests/editors/run.sh $VENV"
   "fuzz|tests/fuzz.sh 5"
   "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"

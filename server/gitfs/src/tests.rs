@@ -197,3 +197,52 @@ fn serving_a_master_config_with_a_remote_that_has_no_local_copy() {
     assert!(served.problems.is_empty(), "{:?}", served.problems);
     assert_eq!(ws.opts.gitfs_roots["base"].len(), 3);
 }
+
+#[test]
+fn serving_git_pillar_from_the_masters_cache_and_a_file_remote() {
+    let (tmp, dir) = repo();
+    let etc = tmp.path().join("etc");
+    std::fs::create_dir_all(&etc).unwrap();
+    let cache = tmp.path().join("cache");
+    let cached = "https://git.example.com/pillar.git";
+    let env_id = format!("__env__ {cached}");
+    std::fs::write(
+        etc.join("master"),
+        format!(
+            "cachedir: {}\npillarenv: dev\next_pillar:\n  - git:\n    - master file://{}:\n      - root: states\n    - dev {cached}:\n      - mountpoint: salt://m\n    - {env_id}\n    - nope file://{}\n    - master {}:\n      - root: nowhere\n",
+            cache.display(),
+            dir.display(),
+            dir.display(),
+            dir.display()
+        ),
+    )
+    .unwrap();
+    // GitPython's clones under <cachedir>/git_pillar/<hash>/_ (an `__env__` id: /<target>).
+    let clone = |id: &str, base: &str| {
+        let hash = serve::cache_basehash(&model::workspace::gitfs::Remote { id: id.into(), ..Default::default() });
+        let c = cache.join("git_pillar").join(hash).join(base);
+        std::fs::create_dir_all(&c).unwrap();
+        git(&c, &["init", "-q"]);
+        git(&c, &["fetch", "-q", dir.to_str().unwrap(), "+refs/heads/*:refs/remotes/origin/*"]);
+    };
+    clone(&format!("dev {cached}"), "_");
+    clone(&env_id, "dev");
+    let mut ws = model::workspace::Workspace::load(&RealFs, tmp.path(), Some(&etc)).unwrap();
+    let served = serve::serve_gitfs(&mut ws);
+    // A branch the copy lacks and a root the tree lacks (a plain path is a remote too).
+    let problems: Vec<&str> = served.problems.iter().map(|p| p.message.split(" '").next().unwrap_or_default()).collect();
+    assert_eq!(problems, ["git_pillar remote", "Root path"], "{:?}", served.problems);
+    assert!(served.problems[0].message.contains("has no branch or tag 'nope'"), "{:?}", served.problems);
+    let entries = ws.opts.git_pillar.as_ref().expect("served");
+    let trees: Vec<String> = entries[0]
+        .remotes
+        .iter()
+        .map(|r| format!("{}: {}", r.remote.id.split_whitespace().next().unwrap_or_default(), r.trees.keys().cloned().collect::<Vec<_>>().join(",")))
+        .collect();
+    assert_eq!(trees, ["master: master", "dev: dev", "__env__: dev", "nope: ", "master: "]);
+    let fs = MountedFs::with_mounts(RealFs, served.mounts);
+    let at = |i: usize, t: &str| entries[0].remotes[i].trees[t].clone();
+    assert_eq!(fs.walk(&at(0, "master")), ["db.sls", "web.sls"], "the root's files");
+    assert_eq!(fs.read(&at(1, "dev").join("m/web/init.sls")).unwrap(), "pkg: dev\n", "below the mountpoint");
+    assert_eq!(fs.read(&at(2, "dev").join("web/init.sls")).unwrap(), "pkg: dev\n", "__env__ is the pillarenv's branch");
+}

@@ -639,9 +639,15 @@ fn minion_pillar(
         return Pillar::literal(base.filter(|p| p.is_object()).unwrap_or_else(|| serde_json::Value::Object(Default::default())));
     }
     // Everything the pillar depends on besides the files it reads and what it asks of the
-    // minion (its id and grains: the facts a kept pillar is checked on).
-    let key = serde_json::json!([opts.raw, format!("{:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv), minion.pillar, minion.nodegroups])
-        .to_string();
+    // minion (its id and grains: the facts a kept pillar is checked on), and the git_pillar
+    // trees mounted.
+    let key = serde_json::json!([
+        opts.raw,
+        format!("{:?} {:?} {:?} {:?}", opts.pillar_roots, opts.file_roots, opts.saltenv, opts.git_pillar),
+        minion.pillar,
+        minion.nodegroups
+    ])
+    .to_string();
     if files.is_empty() {
         if let Some(hit) = memo.get(&key, minion, opts, &**recorder, files) {
             return hit;
@@ -662,7 +668,7 @@ fn minion_pillar(
     };
     let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: Some(&log) };
     let was_empty = files.is_empty();
-    let computed = pillar::compile(&*fs, &roots, files, opts, &who, base, &jinja, sql);
+    let computed = pillar::compile(&fs, &roots, files, opts, &who, base, &jinja, sql);
     drop(jinja);
     if was_empty {
         memo.put(key, log.facts(), inner.reads(), &computed, files);

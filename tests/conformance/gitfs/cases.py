@@ -18,28 +18,17 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import top_driver  # noqa: E402
+from gitrepos import make_repo, write  # noqa: E402
 from salt_driver import describe_exception, salt_call  # noqa: E402
 
-GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"]
 BRANCHES = ["dev", "qa", "feature/x", "prod"]
 TAGS = ["v1", "v2.0"]
-
-
-def git(cwd, *args):
-    subprocess.run(GIT + list(args), cwd=cwd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def state(sid, name):
@@ -70,35 +59,6 @@ def ref_files(rng, i, ref, root, envs, names):
     return files
 
 
-def make_repo(rng, path, i, root, envs, names):
-    os.makedirs(path)
-    git(path, "init", "-q", "-b", "master")
-    branches = ["master"] + rng.sample(BRANCHES, rng.randint(0, 3))
-    tags = rng.sample(TAGS, rng.randint(0, 2))
-    for n, ref in enumerate(branches):
-        if n > 0:
-            git(path, "checkout", "-q", "-b", ref, "master")
-        for f in os.listdir(path):
-            if f != ".git":
-                shutil.rmtree(os.path.join(path, f)) if os.path.isdir(os.path.join(path, f)) else os.remove(os.path.join(path, f))
-        for rel, text in ref_files(rng, i, ref, root, envs, names).items():
-            write(os.path.join(path, rel), text)
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "-m", ref)
-    for t in tags:
-        at = rng.choice(branches)
-        git(path, "checkout", "-q", at)
-        for rel, text in ref_files(rng, i, t, root, envs, names).items():
-            write(os.path.join(path, rel), text)
-        git(path, "add", "-A")
-        git(path, "commit", "-q", "--allow-empty", "-m", t)
-        git(path, "tag", "-a", t, "-m", t)
-        git(path, "checkout", "-q", "-f", at)
-        git(path, "reset", "-q", "--hard", f"{t}~1")
-    git(path, "checkout", "-q", "master")
-    return branches, tags
-
-
 def gen_case(rng, case_dir):
     envs = ["base", "dev", "qa", "prod", "feature/x", "v1", "stable"]
     nrepos = rng.randint(1, 3)
@@ -117,7 +77,7 @@ def gen_case(rng, case_dir):
         names.append("shared")
     for i in range(nrepos):
         path = os.path.join(case_dir, f"repo{i}")
-        branches, tags = make_repo(rng, path, i, roots[i], envs, names)
+        branches, tags = make_repo(rng, path, lambda ref: ref_files(rng, i, ref, roots[i], envs, names), BRANCHES, TAGS)
         per = []
         if roots[i] and roots[i] != glob_root:
             per.append({"root": roots[i]})

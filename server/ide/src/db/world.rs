@@ -21,6 +21,9 @@ pub(crate) struct World {
     /// Why `salt-analyzer.yaml` (or the Salt config) could not be read; the analysis then
     /// runs with the workspace root as `base`'s only file root.
     pub(crate) config_error: Option<ConfigError>,
+    /// The gitfs and git_pillar remotes that are not served (no local copy, no such branch),
+    /// as `gitfs-remote` warnings at their lines of the configuration.
+    pub(crate) remote_problems: Vec<model::diagnostic::Diagnostic>,
     pub(crate) ctx: CheckContext,
     /// Every root SLS file, as [`CheckContext::root_files`] lists them.
     pub(crate) roots: Vec<(String, String, PathBuf)>,
@@ -38,12 +41,15 @@ impl World {
     /// through).
     pub(crate) fn load(fs: &dyn Vfs, root: &Path, salt_config: Option<&Path>, mounts: &salt_gitfs::MountedFs<std::sync::Arc<dyn Vfs>>) -> World {
         let config_dir = salt_config.map(|p| if p.is_absolute() { p.to_path_buf() } else { root.join(p) });
+        let mut remote_problems = Vec::new();
         let (ws, config_error) = match Workspace::load(fs, root, config_dir.as_deref()) {
             // SQL ext_pillar entries read their databases, read-only.
             Ok(ws) => {
                 let mut ws = Workspace { sql: Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases))), ..ws };
-                // gitfs remotes are read from local copies and mounted, never fetched.
-                mounts.set_mounts(salt_gitfs::serve::serve_gitfs(&mut ws).mounts);
+                // gitfs and git_pillar remotes are read from local copies and mounted, never fetched.
+                let served = salt_gitfs::serve::serve_gitfs(&mut ws);
+                remote_problems = salt_gitfs::serve::diagnostics(&ws, &served.problems);
+                mounts.set_mounts(served.mounts);
                 (ws, None)
             }
             Err(e) => {
@@ -60,7 +66,7 @@ impl World {
         }
         let top_rel = ctx.top_file.clone();
         let fleet = if ws.fleet.is_empty() { Default::default() } else { model::workspace::fleet::read(fs, &ws.fleet) };
-        World { root: root.to_path_buf(), ws, config_error, ctx, roots, roots_by_path, top_rel, config_dir, fleet }
+        World { root: root.to_path_buf(), ws, config_error, remote_problems, ctx, roots, roots_by_path, top_rel, config_dir, fleet }
     }
 
     /// The minion a name selects: a profile, else a minion of the fleet (a profile with the same

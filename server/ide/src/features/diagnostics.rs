@@ -46,6 +46,8 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
         .filter(|d| !crate::salt::statedocs::known_to_salt(snap, d))
         .map(|d| from_model(&text, &d, String::new()))
         .collect();
+    // A remote that is not served, at its line of the configuration.
+    out.extend(snap.world().remote_problems.iter().filter(|d| d.file == path).map(|d| from_model(&text, d, String::new())));
     if let Some(e) = &snap.world().config_error {
         if e.path == path {
             let range = config_line_range(snap, path, e.line);

@@ -109,15 +109,20 @@ pub struct ExtIssue {
     pub problem: ExtProblem,
 }
 
+/// What evaluates the `n`th `- git:` entry (git_pillar, `pillar::git`): its data, or the
+/// message it raised; `None` when git_pillar is not served (not evaluated).
+pub type GitPillarFn<'a> = dyn FnMut(usize) -> Option<Result<Value, String>> + 'a;
+
 /// `Pillar.ext_pillar(pillar, errors)`: every entry of `opts["ext_pillar"]` run for the minion
 /// and merged into `pillar` in order with the pillar merge options (`merge`); an entry with no
-/// data (or that raised) merges nothing.
+/// data (or that raised) merges nothing. `git` runs the `- git:` entries.
 pub fn ext_pillar(
     mut pillar: Value,
     opts: &Value,
     minion_id: &str,
     connector: Option<&dyn SqlConnector>,
     merge: &dyn Fn(&mut Value, &Value) -> Result<Value, crate::py::dictupdate::MergeError>,
+    git: &mut GitPillarFn,
 ) -> (Value, Vec<ExtIssue>) {
     let mut issues = Vec::new();
     match opts.get("ext_pillar") {
@@ -131,16 +136,33 @@ pub fn ext_pillar(
     }
     let excluded: Vec<&str> = opts.get("exclude_ext_pillar").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     let mut ext: Option<Value> = None;
+    let mut gits = 0;
     for entry in opts["ext_pillar"].as_array().into_iter().flatten() {
         let Some(map) = entry.as_object() else {
             let msg = "The \"ext_pillar\" option is malformed".to_string();
             issues.push(ExtIssue { salt: Some(msg.clone()), module: String::new(), problem: ExtProblem::Raised(msg) });
             return (Value::Object(Map::new()), issues);
         };
+        let git_index = map.contains_key("git").then(|| {
+            gits += 1;
+            gits - 1
+        });
         if map.keys().next().is_some_and(|k| excluded.contains(&k.as_str())) {
             continue;
         }
         for call in calls(&serde_json::json!({"ext_pillar": [entry]})) {
+            if let (Some(n), "git") = (git_index, call.module.as_str()) {
+                match git(n) {
+                    Some(Ok(data)) => ext = Some(data),
+                    Some(Err(e)) => issues.push(ExtIssue {
+                        salt: Some(format!("Failed to load ext_pillar git: {e}")),
+                        module: "git".into(),
+                        problem: ExtProblem::Raised(e),
+                    }),
+                    None => issues.push(ExtIssue { salt: None, module: "git".into(), problem: ExtProblem::NotEvaluated }),
+                }
+                continue;
+            }
             let before = issues.len();
             if SQL_MODULES.contains(&call.module.as_str()) {
                 for q in sql_base::extract_queries(&call.args, &call.kwargs).unwrap_or_default() {
@@ -231,7 +253,7 @@ mod tests {
         }
         let opts = json!({"ext_pillar": [{"sqlite3": ["select k, v from t where id = ?", "select k, v from ß"]}]});
         let merge = |a: &mut Value, b: &Value| crate::py::dictupdate::merge(a, b, "smart", "yaml", false);
-        let (pillar, issues) = ext_pillar(json!({}), &opts, "m1", Some(&StrictDb), &merge);
+        let (pillar, issues) = ext_pillar(json!({}), &opts, "m1", Some(&StrictDb), &merge, &mut |_| None);
         assert_eq!(pillar, json!({"id": "m1"}));
         assert_eq!(issues.iter().map(|i| i.problem.clone()).collect::<Vec<_>>(), vec![ExtProblem::Unbound("select k, v from ß".into())]);
     }

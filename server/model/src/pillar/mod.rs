@@ -11,6 +11,7 @@
 //! with that result, and updates it (a shallow `dict.update`). [`compile`] does both.
 
 pub mod ext;
+pub mod git;
 pub mod sql_base;
 pub mod top;
 
@@ -40,11 +41,15 @@ pub use top::{PillarTargetDecision, PillarTop};
 pub struct PillarError {
     pub salt: Option<String>,
     pub diag: SaltError,
+    /// `salt` arrived in the pillar data (an `_errors` a git_pillar remote's own compile
+    /// returned), not in this compile's errors: it is the pillar's `_errors` only while this
+    /// compile has none of its own.
+    pub carried: bool,
 }
 
 impl PillarError {
     pub fn new(salt: impl Into<String>, diag: SaltError) -> PillarError {
-        PillarError { salt: Some(salt.into()), diag }
+        PillarError { salt: Some(salt.into()), diag, carried: false }
     }
 }
 
@@ -147,7 +152,8 @@ impl Pillar {
     /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
     /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
     pub fn salt_errors(&self) -> Vec<&SaltError> {
-        self.errors.iter().filter(|e| e.salt.is_some()).map(|e| &e.diag).collect()
+        let own = self.errors.iter().any(|e| e.salt.is_some() && !e.carried);
+        self.errors.iter().filter(|e| e.salt.is_some() && e.carried != own).map(|e| &e.diag).collect()
     }
 
     /// The pillar without anything computed: `base` as it is.
@@ -163,7 +169,7 @@ impl Pillar {
 /// `pillar:`, when it has one). `jinja` reads imports from the pillar roots.
 #[allow(clippy::too_many_arguments)]
 pub fn compile(
-    fs: &dyn Vfs,
+    fs: &Arc<dyn Vfs>,
     roots: &FileRoots,
     files: &mut FileTable,
     opts: &Opts,
@@ -173,13 +179,14 @@ pub fn compile(
     sql: Option<&dyn ext::SqlConnector>,
 ) -> Pillar {
     let o = PillarOptions::from_opts(opts);
-    let ext = Ext { opts: &opts.raw, sql };
+    let ext = Ext { opts: &opts.raw, sql, fs: Some(fs), git: opts.git_pillar.as_deref() };
+    let fs = &**fs;
     let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone(), &ext);
     // `pillar.items` does not pass a saltenv.
     let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None, &ext);
     // Without errors of its own, the second compile keeps the first one's `_errors`.
-    if !second.errors.iter().any(|e| e.salt.is_some()) && second.pillar.get("_errors").is_some() {
-        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some()));
+    if !second.errors.iter().any(|e| e.salt.is_some() && !e.carried) && second.pillar.get("_errors").is_some() {
+        second.errors.extend(first.errors.into_iter().filter(|e| e.salt.is_some() && !e.carried));
     }
     // The first compile mostly set what the second sets again: only a value of the
     // configuration's `pillar:` counts as overridden.
@@ -191,26 +198,59 @@ pub fn compile(
 }
 
 /// What ext_pillar needs: the options (the `ext_pillar` list, the modules' connection options,
-/// `ext_pillar_first`) and the databases.
+/// `ext_pillar_first`), the databases, and for git_pillar the file system its trees are
+/// mounted in and the served `- git:` entries.
 struct Ext<'a> {
     opts: &'a Value,
     sql: Option<&'a dyn ext::SqlConnector>,
+    fs: Option<&'a Arc<dyn Vfs>>,
+    git: Option<&'a [crate::workspace::gitfs::PillarEntry]>,
+}
+
+/// What one compile hands its ext_pillar run besides the pillar (git_pillar compiles pillars
+/// of its own).
+struct ExtCompile<'b> {
+    files: &'b mut FileTable,
+    opts_pillar: Option<&'b Value>,
+    saltenv: Option<&'b str>,
+    jinja: &'b JinjaSetup,
+    /// Where git_pillar's results go, with who set each of their values.
+    git: &'b mut Vec<git::GitPillar>,
 }
 
 impl Ext<'_> {
+    /// No ext_pillar (git_pillar's own compiles, `compile_pillar(ext=False)`).
+    fn none() -> Ext<'static> {
+        Ext { opts: &Value::Null, sql: None, fs: None, git: None }
+    }
+
     fn configured(&self) -> bool {
         self.opts.get("ext_pillar").is_some_and(|e| !e.is_null())
     }
 
     /// `Pillar.ext_pillar(pillar)` with the pillar merge options; what it says as pillar errors
     /// (Salt's `_errors` entry when Salt reports the entry as failed, a warning otherwise).
-    fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>) -> Value {
+    fn run(&self, pillar: Value, who: &PillarMinion, o: &PillarOptions, errors: &mut Vec<PillarError>, c: ExtCompile) -> Value {
         let merge = |a: &mut Value, b: &Value| dictupdate::merge(a, b, &o.strategy, &o.renderer, o.merge_lists);
         // The ext_pillar modules get the minion id (a query's `%s`).
         if let Some(log) = who.facts {
             log.record(crate::workspace::facts::Question::Id, || crate::workspace::reads::hash(who.id));
         }
-        let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge);
+        let ExtCompile { files, opts_pillar, saltenv, jinja, git: results } = c;
+        let mut git_errors = Vec::new();
+        let mut git = |n: usize| {
+            let (fs, entry) = (self.fs?, self.git?.get(n)?);
+            // `opts["saltenv"]` as `Pillar.__gen_opts` leaves it: the compile's, else the configuration's.
+            let saltenv = saltenv.or(o.saltenv.as_deref());
+            let g = git::GitCompile { fs, o, who, raw: self.opts, opts_pillar, saltenv, jinja };
+            Some(git::ext_pillar(&g, entry, files, &mut git_errors).map(|r| {
+                let data = r.data.clone();
+                results.push(r);
+                data
+            }))
+        };
+        let (out, issues) = ext::ext_pillar(pillar, self.opts, who.id, self.sql, &merge, &mut git);
+        errors.append(&mut git_errors);
         for issue in issues {
             let (code, text) = match &issue.problem {
                 ext::ExtProblem::NotEvaluated => (
@@ -234,7 +274,7 @@ impl Ext<'_> {
                     ),
                 ),
             };
-            errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text) });
+            errors.push(PillarError { salt: issue.salt, diag: SaltError::new(code, text), carried: false });
         }
         out
     }
@@ -273,10 +313,12 @@ fn compile_once(
     // pillar SLS files and targets then see.
     let first = ext.configured() && Val::from_json(ext.opts.get("ext_pillar_first").unwrap_or(&Value::Null), None).truthy();
     if first {
-        if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors) {
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja, git: &mut Vec::new() };
+        if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors, c) {
             pillar_data.extend(data);
         }
     }
+    let jinja_in = jinja;
     let mut jinja = jinja.clone();
     // The pillar compiled so far follows from what the compile asked before: not recorded.
     jinja.pillar = crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, Value::Object(pillar_data.clone()));
@@ -322,13 +364,19 @@ fn compile_once(
     // Without `ext_pillar_first`, the ext_pillar entries are merged over what the files gave.
     if ext.configured() && !first {
         let before = Value::Object(out.clone());
-        if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors) {
+        let mut gits = Vec::new();
+        let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja: jinja_in, git: &mut gits };
+        if let Value::Object(after) = ext.run(before.clone(), who, o, &mut ext_errors, c) {
             let layer = layers.len();
             layers.push(Layer { env: String::new(), sls: "ext_pillar".into(), path: None, included_by: None });
             // The entries' data was merged over `before`: what they changed is theirs.
             let merged = Value::Object(after.clone());
             if let Some(written) = crate::mapstack::origin::changed(&before, &merged) {
                 origins = Origins::merged(Some(&origins), &merged, Some(&written), None, layer, None);
+            }
+            // What a git_pillar remote's file set, and the result still holds, is that file's.
+            for g in gits {
+                g.adopt_into(&mut origins, &merged, layer, &mut layers);
             }
             out = after;
         }
@@ -352,7 +400,7 @@ fn compile_once(
         }
         _ => out,
     };
-    let salt: Vec<Value> = errors.iter().filter_map(|e| e.salt.clone().map(Value::String)).collect();
+    let salt: Vec<Value> = errors.iter().filter(|e| !e.carried).filter_map(|e| e.salt.clone().map(Value::String)).collect();
     if !salt.is_empty() {
         out.insert("_errors".into(), Value::Array(salt.clone()));
         origins.set_child("_errors", Origins::of(&Value::Array(salt), 0, None, None));
@@ -515,7 +563,7 @@ impl Render<'_> {
         let rendered = match self.render_file(&f, sls, env, defaults) {
             Ok(v) => Some(v),
             Err(e) if e.code == Code::NotAnalysed => {
-                errors.push(PillarError { salt: None, diag: e });
+                errors.push(PillarError { salt: None, diag: e, carried: false });
                 None
             }
             Err(e) => {
@@ -630,7 +678,7 @@ impl Render<'_> {
                         let msg = format!(
                             "pillar SLS `{m}` does not render to a mapping, and `{sls}` includes it: Salt raises merging it (TypeError: Cannot update using non-dict types in dictupdate.update()), so `pillar.items` fails"
                         );
-                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()) });
+                        errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderError, msg).at(include_at.clone()), carried: false });
                     } else if !self.o.includes_override_sls {
                         include_states.push((n, o, alias));
                     } else if let Some((mut s, so, s_alias)) = state_now.take().map(|e| current(mods, e)) {
@@ -714,6 +762,7 @@ mod tests {
         };
         let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: None };
         let mut files = FileTable::default();
+        let fs: Arc<dyn Vfs> = Arc::new(fs);
         let p = compile(&fs, &roots, &mut files, &ws.opts, &who, ws.opts.raw.get("pillar").cloned(), &jinja, None);
         let mut out = format!("{}\n", p.pillar);
         for (path, o) in p.origins.leaves() {

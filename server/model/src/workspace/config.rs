@@ -44,6 +44,10 @@ pub struct Opts {
     /// The gitfs backend's roots per saltenv: paths where the `salt-gitfs` crate mounted each
     /// remote's tree (in remote order), set by whoever mounts them (the binary). Empty until then.
     pub gitfs_roots: IndexMap<String, Vec<PathBuf>>,
+    /// `ext_pillar`'s `- git:` entries with their remotes' trees mounted, set by whoever
+    /// mounts them (the `salt-gitfs` crate); `None` until then, and a `git` entry is then not
+    /// evaluated.
+    pub git_pillar: Option<Vec<crate::workspace::gitfs::PillarEntry>>,
 }
 
 /// Salt 3008's options for a masterless minion before its own configuration (generated from
@@ -121,6 +125,7 @@ impl Default for Opts {
             sources: Vec::new(),
             fileserver_backend: vec!["roots".to_string()],
             gitfs_roots: IndexMap::new(),
+            git_pillar: None,
         }
     }
 }

@@ -28,6 +28,9 @@ pub struct Remote {
     pub branch: Option<String>,
     /// The per-remote `name`, which names the master's cache directory.
     pub name: Option<String>,
+    /// git_pillar's `env` (per-remote, else `git_pillar_env`): the pillar environment the
+    /// remote's tree is for, whatever its branch.
+    pub env: Option<String>,
     pub base: String,
     pub root: String,
     pub mountpoint: String,
@@ -104,10 +107,12 @@ pub fn remotes(raw: &Value, role: &str, list: &[Value]) -> (Vec<Remote>, Vec<Con
         "proxy",
         "depth",
     ];
-    const PILLAR_OVERRIDES: &[&str] = &["base", "env", "root", "ssl_verify", "refspecs", "fallback", "update_interval"];
+    // `salt/pillar/git_pillar.py` `PER_REMOTE_OVERRIDES`, `PER_REMOTE_ONLY`.
+    const PILLAR_OVERRIDES: &[&str] = &["base", "env", "root", "ssl_verify", "refspecs", "fallback", "proxy", "ref_types", "disable_saltenv_mapping", "depth"];
     const AUTH: &[&str] = &["user", "password", "pubkey", "privkey", "passphrase", "insecure_auth"];
     const ONLY: &[&str] = &["all_saltenvs", "name", "saltenv"];
-    let overrides = if role == "gitfs" { OVERRIDES } else { PILLAR_OVERRIDES };
+    const PILLAR_ONLY: &[&str] = &["name", "mountpoint", "all_saltenvs"];
+    let (overrides, only) = if role == "gitfs" { (OVERRIDES, ONLY) } else { (PILLAR_OVERRIDES, PILLAR_ONLY) };
     let global = |key: &str| raw.get(format!("{role}_{key}"));
     let gstr = |key: &str, dflt: &str| global(key).map(py_str).unwrap_or_else(|| dflt.to_string());
     let global_saltenv = env_confs(global("saltenv"), true);
@@ -150,34 +155,43 @@ pub fn remotes(raw: &Value, role: &str, list: &[Value]) -> (Vec<Remote>, Vec<Con
                 _ => r.branch = Some(gstr("branch", "master")),
             }
         }
+        if role != "gitfs" {
+            r.env = Some(gstr("env", "")).filter(|e| !e.is_empty());
+        }
         if let Some(per) = per {
             let Some(conf) = dictlist(&per) else {
                 problems.push(format!("Invalid per-remote configuration for {role} remote '{id}'. If no per-remote parameters are being specified, there may be a trailing colon after the URL, which should be removed. Check the master configuration file."));
                 continue;
             };
+            if role == "git_pillar" && r.branch.as_deref() != Some("__env__") && conf.contains_key("base") {
+                problems.push(format!(
+                    "Invalid per-remote configuration for {role} remote '{id}'. base can only be specified if __env__ is specified as the branch name."
+                ));
+                continue;
+            }
             let mut bad = Vec::new();
             for (k, v) in &conf {
                 match k.as_str() {
                     "base" => r.base = py_str(v),
                     "root" => r.root = py_str(v),
-                    "mountpoint" if role == "gitfs" => r.mountpoint = py_str(v),
-                    "env" => {}
+                    "mountpoint" => r.mountpoint = py_str(v),
+                    "env" if role != "gitfs" => r.env = Some(py_str(v)).filter(|e| !e.is_empty()),
                     "fallback" => r.fallback = py_str(v),
-                    "ref_types" if role == "gitfs" => r.ref_types = stringlist(v),
+                    "ref_types" => r.ref_types = stringlist(v),
                     "saltenv_whitelist" if role == "gitfs" => r.saltenv_whitelist = stringlist(v),
                     "saltenv_blacklist" if role == "gitfs" => r.saltenv_blacklist = stringlist(v),
-                    "disable_saltenv_mapping" if role == "gitfs" => r.disable_saltenv_mapping = truthy(v),
+                    "disable_saltenv_mapping" => r.disable_saltenv_mapping = truthy(v),
                     "name" => r.name = Some(py_str(v)),
                     "all_saltenvs" => r.all_saltenvs = Some(py_str(v)),
-                    "saltenv" => r.saltenv = env_confs(Some(v), false),
-                    k if overrides.contains(&k) || AUTH.contains(&k) || ONLY.contains(&k) => {}
+                    "saltenv" if role == "gitfs" => r.saltenv = env_confs(Some(v), false),
+                    k if overrides.contains(&k) || AUTH.contains(&k) || only.contains(&k) => {}
                     k => bad.push(k.to_string()),
                 }
             }
             if !bad.is_empty() {
                 for k in bad {
                     let mut valid: Vec<&str> = overrides.to_vec();
-                    valid.extend(ONLY);
+                    valid.extend(only);
                     problems.push(format!("Invalid {role} configuration parameter '{k}' in remote '{id}'. Valid parameters are: {}.", valid.join(", ")));
                 }
                 continue;
@@ -323,6 +337,100 @@ impl Remote {
             None => return None,
         };
         Some(Served { kind, r#ref: name, root: self.root_for(env), mountpoint: self.mountpoint_for(env) })
+    }
+}
+
+/// One `- git:` entry of `ext_pillar` as served: its remotes, or why Salt refuses the whole
+/// entry (`failhard`: the entry raises `Failed to load git_pillar`).
+#[derive(Debug, Clone, Default)]
+pub struct PillarEntry {
+    pub remotes: Vec<PillarRemote>,
+    pub failed: Option<String>,
+}
+
+/// A git_pillar remote with the trees its local copy was mounted as: checkout target (what
+/// [`Remote::checkout_target`] names) to the directory the tree's `root` appears at (below
+/// the remote's `mountpoint` there, when it has one). A target with no tree (no local copy,
+/// no such branch or tag, no `root` in it) is left out: Salt skips the remote.
+#[derive(Debug, Clone, Default)]
+pub struct PillarRemote {
+    pub remote: Remote,
+    pub trees: IndexMap<String, std::path::PathBuf>,
+}
+
+/// `ext_pillar`'s `- git:` entries in order, each with its remotes as Salt reads them
+/// (`GitPillar(opts, repos)` with git_pillar's per-remote options); the entries' position
+/// among the other ext_pillar entries does not count.
+pub fn git_pillar_entries(raw: &Value) -> Vec<(Vec<Remote>, Vec<ConfigProblem>)> {
+    let entries = raw.get("ext_pillar").and_then(Value::as_array).into_iter().flatten();
+    entries
+        .filter_map(|e| e.as_object()?.get("git"))
+        .map(|conf| {
+            let list = match conf {
+                Value::Array(a) => a.clone(),
+                other => vec![other.clone()],
+            };
+            remotes(raw, "git_pillar", &list)
+        })
+        .collect()
+}
+
+/// `opts.get(k) or ...`: a set, non-empty value.
+fn set(v: Option<&str>) -> Option<&str> {
+    v.filter(|s| !s.is_empty())
+}
+
+impl Remote {
+    /// `GitProvider.get_checkout_target`: the branch or tag a git_pillar remote checks out,
+    /// `__env__` being the pillarenv (else the saltenv, else `base`, which is the `base`
+    /// branch) unless `all_saltenvs` names one.
+    pub fn checkout_target(&self, pillarenv: Option<&str>, saltenv: Option<&str>) -> String {
+        let branch = self.branch.clone().unwrap_or_default();
+        if branch != "__env__" {
+            return branch;
+        }
+        if let Some(all) = &self.all_saltenvs {
+            return all.clone();
+        }
+        match set(pillarenv).or(set(saltenv)).unwrap_or("base") {
+            "base" => self.base.clone(),
+            t => t.to_string(),
+        }
+    }
+
+    /// `GitPillar.checkout`: the pillar environment the remote's tree is compiled as (`env`
+    /// may still be `__env__`, which `ext_pillar` maps).
+    pub fn pillar_env(&self, pillarenv: Option<&str>, saltenv: Option<&str>) -> String {
+        if self.branch.as_deref() == Some("__env__") && self.all_saltenvs.is_some() {
+            return set(pillarenv).or(set(saltenv)).unwrap_or("base").to_string();
+        }
+        if let Some(env) = &self.env {
+            return env.clone();
+        }
+        if self.branch.as_deref() == Some(self.base.as_str()) {
+            return "base".into();
+        }
+        let target = self.checkout_target(pillarenv, saltenv);
+        if target == self.base {
+            "base".into()
+        } else {
+            target
+        }
+    }
+
+    /// `GitPython.checkout`: the ref a checkout target resolves to, `origin/TARGET` (a
+    /// branch) before `tags/TARGET`, then the same for `fallback`.
+    pub fn checkout(&self, target: &str, refs: &RemoteRefs) -> Option<(&'static str, String)> {
+        let find = |name: &str| {
+            if refs.branches.iter().any(|b| b == name) {
+                Some(("branch", name.to_string()))
+            } else if refs.tags.iter().any(|t| t == name) {
+                Some(("tag", name.to_string()))
+            } else {
+                None
+            }
+        };
+        find(target).or_else(|| Some(self.fallback.as_str()).filter(|f| !f.is_empty()).and_then(find))
     }
 }
 
