@@ -237,7 +237,9 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         serial: next_serial(),
     };
     if let (Some(shared), Some((log, pillar_files))) = (&memo.compiles, shared_by) {
-        shared.put(log.facts(), Arc::new(SharedCompile::of(&compiled, req, pillar_files)));
+        let kept = SharedCompile::of(&compiled, req, pillar_files);
+        let weight = kept.weight();
+        shared.put(log.facts(), Arc::new(kept), weight);
     }
     compiled
 }
@@ -278,6 +280,14 @@ impl SharedCompile {
             reads: c.reads.clone(),
             read_outside_renders: c.read_outside_renders.clone(),
         }
+    }
+
+    /// About how many bytes it holds: the texts of its files, and its states (a few KB each,
+    /// with the high data they came from).
+    fn weight(&self) -> usize {
+        let texts: usize = (0..self.files.len()).map(|i| self.files.text(i as crate::value::FileId).len()).sum();
+        let states = self.low.as_ref().and_then(|l| l.chunks.as_ref()).map_or(0, Vec::len);
+        texts + 4096 * states
     }
 
     /// The kept compile `minion` (whose pillar put `files` in the table) would make.

@@ -345,11 +345,14 @@ pub struct Tree {
     /// Whether this side reads as the other side read, by the fingerprint of what was read
     /// (minions that shared a compile ask it once).
     same_reads: std::sync::Mutex<std::collections::HashMap<u64, bool>>,
+    /// The fingerprint of the workspace's options and profiles (made once: a fleet's profiles
+    /// are many).
+    ws_fingerprint: std::sync::OnceLock<u64>,
 }
 
 impl Tree {
     pub fn new(fs: Arc<dyn Vfs>, ws: Workspace, roots: Arc<FileRoots>) -> Tree {
-        Tree { fs, ws, roots, memo: crate::pipeline::Memo::sharing(), same_reads: Default::default() }
+        Tree { fs, ws, roots, memo: crate::pipeline::Memo::sharing(), same_reads: Default::default(), ws_fingerprint: Default::default() }
     }
 
     /// Whether everything `reads` read answers the same on this side.
@@ -368,8 +371,10 @@ impl Tree {
 
 /// Whether two sides' workspaces are the same (options, profiles): then a minion whose
 /// recorded reads are unchanged has no diff.
-fn same_workspace(a: &crate::workspace::Workspace, b: &crate::workspace::Workspace) -> bool {
-    format!("{:?}{:?}{:?}", a.opts, a.profiles, a.default_minion) == format!("{:?}{:?}{:?}", b.opts, b.profiles, b.default_minion)
+fn same_workspace(a: &Tree, b: &Tree) -> bool {
+    let fingerprint =
+        |t: &Tree| *t.ws_fingerprint.get_or_init(|| crate::workspace::reads::hash(&format!("{:?}{:?}{:?}", t.ws.opts, t.ws.profiles, t.ws.default_minion)));
+    fingerprint(a) == fingerprint(b)
 }
 
 /// The name a minion goes by in a report.
@@ -401,7 +406,7 @@ pub fn minion_counted(who: &crate::pipeline::Who, before: &Tree, after: &Tree, r
         Err(e) => Side::failed(e.to_string()),
     };
     let old_side = side(&old);
-    if old.minion.is_ok() && same_workspace(&before.ws, &after.ws) && after.reads_as(&old.reads) {
+    if old.minion.is_ok() && same_workspace(before, after) && after.reads_as(&old.reads) {
         let errors = old_side.errors;
         return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() }, false);
     }

@@ -261,42 +261,67 @@ impl Data {
 
 /// Results computed for one minion, each kept with the facts it was computed from, for
 /// another minion that answers them all the same (a fleet run's: `pipeline::Memo::sharing`).
+/// What is kept is bounded by an estimate of its size: past [`SHARED_BUDGET`] a new result
+/// replaces the oldest that no other minion has used yet, or is not kept.
 pub struct Shared<T> {
-    kept: Mutex<Vec<(Arc<Facts>, Arc<T>)>>,
+    kept: Mutex<Kept<T>>,
+}
+
+struct Kept<T> {
+    entries: Vec<Entry<T>>,
+    /// The sum of the entries' weights.
+    weight: usize,
+}
+
+struct Entry<T> {
+    facts: Arc<Facts>,
+    t: Arc<T>,
+    weight: usize,
+    /// How many other minions it served.
+    used: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl<T> Default for Shared<T> {
     fn default() -> Self {
-        Shared { kept: Mutex::new(Vec::new()) }
+        Shared { kept: Mutex::new(Kept { entries: Vec::new(), weight: 0 }) }
     }
 }
 
-/// How many results a [`Shared`] keeps: a fleet has a few hundred distinct kinds of minion.
-const KEEP_SHARED: usize = 512;
+/// About how many bytes of results a [`Shared`] keeps (a compile of a 200-file highstate
+/// weighs a few MB; a fleet has tens to a few hundred kinds of minion).
+pub const SHARED_BUDGET: usize = 512 << 20;
 
 impl<T> Shared<T> {
     /// A kept result that `fits` and whose facts `who` answers the same way.
     pub fn find(&self, who: &Answers, fits: impl Fn(&T) -> bool) -> Option<Arc<T>> {
-        let kept: Vec<(Arc<Facts>, Arc<T>)> = self.kept.lock().ok()?.iter().filter(|(_, t)| fits(t)).map(|(f, t)| (f.clone(), t.clone())).collect();
-        kept.into_iter().find(|(f, _)| f.hold(who)).map(|(_, t)| t)
+        type Candidate<T> = (Arc<Facts>, Arc<T>, Arc<std::sync::atomic::AtomicUsize>);
+        let kept: Vec<Candidate<T>> =
+            self.kept.lock().ok()?.entries.iter().filter(|e| fits(&e.t)).map(|e| (e.facts.clone(), e.t.clone(), e.used.clone())).collect();
+        let (_, t, used) = kept.into_iter().find(|(f, ..)| f.hold(who))?;
+        used.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(t)
     }
 
-    /// Keeps `t`, computed from `facts` (a compile that read the minion's id fits no other
-    /// minion, and is not kept).
-    pub fn put(&self, facts: Facts, t: Arc<T>) {
+    /// Keeps `t`, computed from `facts`, weighing about `weight` bytes (a compile that read the
+    /// minion's id fits no other minion, and is not kept).
+    pub fn put(&self, facts: Facts, t: Arc<T>, weight: usize) {
         if facts.read_id() {
             return;
         }
-        if let Ok(mut kept) = self.kept.lock() {
-            if kept.len() < KEEP_SHARED {
-                kept.push((Arc::new(facts), t));
-            }
+        let Ok(mut kept) = self.kept.lock() else { return };
+        while kept.weight + weight > SHARED_BUDGET {
+            // The oldest result no other minion used: likely a minion of a kind of its own.
+            let Some(i) = kept.entries.iter().position(|e| e.used.load(std::sync::atomic::Ordering::Relaxed) == 0) else { return };
+            let gone = kept.entries.remove(i);
+            kept.weight -= gone.weight;
         }
+        kept.weight += weight;
+        kept.entries.push(Entry { facts: Arc::new(facts), t, weight, used: Default::default() });
     }
 
     /// How many results are kept.
     pub fn len(&self) -> usize {
-        self.kept.lock().map(|k| k.len()).unwrap_or(0)
+        self.kept.lock().map(|k| k.entries.len()).unwrap_or(0)
     }
 
     pub fn is_empty(&self) -> bool {
