@@ -1,0 +1,48 @@
+//! Rendering with Salt's Jinja environment (`render`: the filters, tests, globals, the `salt`
+//! object's functions, `match.filter_by` through the real matchers, imports through the loader)
+//! and then the YAML step, as a compile renders an SLS file: any template over any grains and
+//! pillar. The input is NUL-separated: the template, the grains (JSON), the pillar (JSON), the
+//! minion options (JSON, e.g. `jinja_sls_env`), then files the template may import, each
+//! `path\ntext`. Never a panic.
+#![no_main]
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use model::pipeline::template_matcher;
+use model::render::jinja::JinjaSetup;
+use model::workspace::config::Opts;
+use model::workspace::minion::Minion;
+use serde_json::Value;
+
+fn json(text: Option<&str>) -> Value {
+    text.and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Object(Default::default()))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut parts = text.split('\0');
+    let template = parts.next().unwrap_or("");
+    let grains = json(parts.next());
+    let pillar = json(parts.next());
+    let minion_opts = json(parts.next());
+    let files: HashMap<String, String> = parts.filter_map(|f| f.split_once('\n')).map(|(p, t)| (p.to_string(), t.to_string())).collect();
+    let mut opts = Opts::default();
+    if let (Some(raw), Value::Object(extra)) = (opts.raw.as_object_mut(), minion_opts) {
+        raw.extend(extra);
+    }
+    let minion = Minion {
+        id: grains.get("id").and_then(Value::as_str).unwrap_or("web01").to_string(),
+        grains,
+        pillar,
+        nodegroups: Value::Object(Default::default()),
+        literal_pillar: None,
+        source: "fuzz".into(),
+        functions: Value::Object(Default::default()),
+    };
+    let setup =
+        JinjaSetup::new(&minion, &opts, move |env, path| if env == "base" { files.get(path).cloned() } else { None }).with_matcher(template_matcher(&minion));
+    let ctx = setup.context("base", "web.tls", "web/tls.sls", Path::new("/srv/salt/web/tls.sls"));
+    let _ = model::render::render_with_hints(template, 0, Some(&ctx));
+});
