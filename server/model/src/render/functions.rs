@@ -1574,6 +1574,7 @@ b:
             map_data: None,
             extra: Vec::new(),
             functions: serde_json::Value::Null,
+            budget: crate::render::budget::DEFAULT,
         }
     }
 

@@ -10,7 +10,7 @@ use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
 use crate::render::functions::{self, MapDataFn, Matcher};
-use crate::render::{mutable, tags};
+use crate::render::{budget, mutable, tags};
 
 /// What a template sees.
 #[derive(Clone)]
@@ -40,6 +40,8 @@ pub struct JinjaContext {
     /// The profile's pinned answers for host-dependent functions, by function and first
     /// argument (see `functions::pinned`).
     pub functions: serde_json::Value,
+    /// How long the render may take ([`crate::render::budget`]).
+    pub budget: std::time::Duration,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -62,6 +64,8 @@ pub struct JinjaSetup {
     pub memo: Option<crate::render::memo::RenderMemo>,
     /// Where compiles of several minions share the parses of plain SLS files.
     pub parses: Option<crate::render::memo::ParseMemo>,
+    /// How long one file's render may take ([`crate::render::budget::DEFAULT`]).
+    pub budget: std::time::Duration,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -91,6 +95,7 @@ impl JinjaSetup {
             map_data: self.map_data.clone(),
             extra: Vec::new(),
             functions: self.functions.clone(),
+            budget: self.budget,
         }
     }
 
@@ -120,6 +125,7 @@ impl JinjaSetup {
             fingerprint,
             memo: None,
             parses: None,
+            budget: budget::DEFAULT,
         }
     }
 
@@ -140,6 +146,11 @@ impl JinjaSetup {
     /// The same setup sharing the parses of plain SLS files through `parses`.
     pub fn with_parses(self, parses: crate::render::memo::ParseMemo) -> JinjaSetup {
         JinjaSetup { parses: Some(parses), ..self }
+    }
+
+    /// The same setup giving each file's render `budget` instead of [`budget::DEFAULT`].
+    pub fn with_budget(self, budget: std::time::Duration) -> JinjaSetup {
+        JinjaSetup { budget, ..self }
     }
 
     /// The same setup keeping rendered SLS files in `memo`.
@@ -171,6 +182,7 @@ pub struct RenderFailure {
 
 /// Render `source` (a template) for `ctx`.
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
+    let _deadline = budget::start(ctx.budget);
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
     // Keeps the sources, so that an error names the expression that failed.
@@ -201,7 +213,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.set_unknown_method_callback(str_methods);
     // Jinja2 prints a value with Python's `str()` (`[1, 'a']`, `(1, 2)`, `{'k': None}`, `1e+16`),
     // after Salt's finalizer made its dicts YAML-friendly.
-    env.set_formatter(|out, state, value| match value.kind() {
+    env.set_formatter(|out, state, value| match budget::check().map(|_| value.kind())? {
         minijinja::value::ValueKind::String | minijinja::value::ValueKind::Undefined => minijinja::escape_formatter(out, state, value),
         minijinja::value::ValueKind::Number if value.is_integer() => minijinja::escape_formatter(out, state, value),
         _ => out.write_str(&mutable::printed(value)).map_err(Error::from),
@@ -215,6 +227,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let loaded: Arc<Mutex<std::collections::HashMap<String, String>>> = Arc::default();
     let loaded_names = loaded.clone();
     env.set_loader(move |name| {
+        budget::check()?;
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
         if let Ok(mut l) = loaded_names.lock() {
             l.insert(name.to_string(), path.clone());
@@ -623,6 +636,7 @@ fn undefined_name(e: &Error) -> String {
 /// (`capitalize` and `title`, which title-case `ß` as `Ss`; `find` and `rfind`, which count
 /// characters, not bytes); everything else goes to it.
 fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
+    budget::check()?;
     if let Some(s) = value.as_str() {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
         let triple = |a: &str, b: &str, c: &str| JValue::from(vec![JValue::from(a), JValue::from(b), JValue::from(c)]);
@@ -803,6 +817,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 
 impl SaltFunctions {
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
+        budget::check()?;
         functions::call(&self.ctx, &self.hints, name, args)
     }
 }
@@ -826,7 +841,27 @@ mod tests {
             map_data: None,
             extra: Vec::new(),
             functions: serde_json::Value::Null,
+            budget: budget::DEFAULT,
         }
+    }
+
+    #[test]
+    fn a_render_past_its_wall_clock_budget_stops_with_one_error() {
+        // Heavy work in our own filters, well within the fuel: it renders in full under the
+        // default budget, and stops at the first filter call past a budget of zero (a real
+        // budget is seconds; zero makes the test independent of the machine's speed).
+        let src = "ok: 1\n{% set big = range(300) | list %}{% for i in range(40) %}{% set y = big | yaml | load_yaml | json %}{% if loop.last %}done: {{ y | length }}{% endif %}{% endfor %}\n";
+        let full = render(src, &ctx()).map(|r| r.text);
+        assert!(full.as_ref().is_ok_and(|t| t.ends_with("done: 1390\n")), "{full:?}");
+        let slow = JinjaContext { budget: std::time::Duration::ZERO, ..ctx() };
+        let e = render(src, &slow).err().unwrap();
+        assert_eq!(e.line, Some(2), "{e:?}");
+        assert!(e.message.contains("rendering this file took longer than the 0 ms salt-analyzer gives one file, so it was stopped"), "{e:?}");
+        // As the compile reports it: one render error at the file, at that line.
+        let err = crate::render::render_with(src, 7, Some(&slow)).unwrap_err();
+        assert_eq!((err.code, err.loc.map(|l| (l.file, l.span.start))), (crate::diagnostic::Code::RenderError, Some((7, 6))));
+        // The deadline ends with the render: the next one on this thread has its own.
+        assert!(render(src, &ctx()).is_ok());
     }
 
     #[test]
