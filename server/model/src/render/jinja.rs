@@ -180,8 +180,40 @@ pub struct RenderFailure {
     pub inert_calls: Vec<String>,
 }
 
-/// Render `source` (a template) for `ctx`.
+/// The stack a render runs on. A template can nest values as deep as its fuel lets it loop
+/// (`{% set ns.x = [ns.x] %}` a million times: Python builds that too), and minijinja drops,
+/// compares and prints nested values by recursion, which on a thread's usual 2-8 MiB stack
+/// overflows (an abort, not an error) at about 50,000 levels. The fuel bounds the depth, and
+/// this stack holds what the fuel allows; its pages are only reserved until touched.
+const RENDER_STACK: usize = 1 << 30;
+
+thread_local! {
+    /// Whether this thread is a render's own (a render inside a render stays on it).
+    static ON_RENDER_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Render `source` (a template) for `ctx`, on a thread with [`RENDER_STACK`] (or, when no
+/// thread can be had, here).
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
+    if ON_RENDER_STACK.get() {
+        return render_here(source, ctx);
+    }
+    let joined = std::thread::scope(|scope| {
+        let thread = std::thread::Builder::new().name("render".into()).stack_size(RENDER_STACK);
+        let handle = thread.spawn_scoped(scope, || {
+            ON_RENDER_STACK.set(true);
+            render_here(source, ctx)
+        });
+        handle.ok().map(|h| h.join())
+    });
+    match joined {
+        Some(Ok(rendered)) => rendered,
+        Some(Err(panic)) => std::panic::resume_unwind(panic),
+        None => render_here(source, ctx),
+    }
+}
+
+fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
     let _deadline = budget::start(ctx.budget);
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
@@ -862,6 +894,25 @@ mod tests {
         assert_eq!((err.code, err.loc.map(|l| (l.file, l.span.start))), (crate::diagnostic::Code::RenderError, Some((7, 6))));
         // The deadline ends with the render: the next one on this thread has its own.
         assert!(render(src, &ctx()).is_ok());
+    }
+
+    #[test]
+    fn values_nested_as_deep_as_the_fuel_allows_are_dropped_compared_and_printed() {
+        // Found by fuzzing (render_template): a namespace carrying a list into itself 100,000
+        // times overflowed the stack when minijinja dropped the value (the process aborted).
+        // Python builds and drops such values; printing one raises RecursionError there, and
+        // prints as deep as it goes here.
+        for (src, want) in [
+            ("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}ok", Some("ok")),
+            ("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] | list %}{% endfor %}{{ ns.x == ns.x }}", Some("True")),
+            ("{% set l = [] %}{% set ns = namespace(c=l) %}{% for i in range(100000) %}{% set n = {} %}{% do ns.c.update({'k': n}) %}{% set ns.c = n %}{% endfor %}{{ (l | json)[:3] }}", None),
+        ] {
+            let got = render(src, &ctx());
+            match want {
+                Some(w) => assert_eq!(got.map(|r| r.text).as_deref(), Ok(w), "{src}"),
+                None => drop(got),
+            }
+        }
     }
 
     #[test]
