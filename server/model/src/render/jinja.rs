@@ -187,28 +187,18 @@ pub struct RenderFailure {
 /// this stack holds what the fuel allows; its pages are only reserved until touched.
 const RENDER_STACK: usize = 1 << 30;
 
-thread_local! {
-    /// Whether this thread is a render's own (a render inside a render stays on it).
-    static ON_RENDER_STACK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+/// The threads renders run on, one per core, each with [`RENDER_STACK`]: kept for the
+/// process, so a render does not fault a fresh stack in; `None` when they cannot be had.
+fn render_threads() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon_core::ThreadPoolBuilder::new().thread_name(|i| format!("render-{i}")).stack_size(RENDER_STACK).build().ok()).as_ref()
 }
 
-/// Render `source` (a template) for `ctx`, on a thread with [`RENDER_STACK`] (or, when no
-/// thread can be had, here).
+/// Render `source` (a template) for `ctx`, on one of the [`render_threads`] (a render inside
+/// a render, as `map.data` makes, runs where it is called; without those threads, here).
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
-    if ON_RENDER_STACK.get() {
-        return render_here(source, ctx);
-    }
-    let joined = std::thread::scope(|scope| {
-        let thread = std::thread::Builder::new().name("render".into()).stack_size(RENDER_STACK);
-        let handle = thread.spawn_scoped(scope, || {
-            ON_RENDER_STACK.set(true);
-            render_here(source, ctx)
-        });
-        handle.ok().map(|h| h.join())
-    });
-    match joined {
-        Some(Ok(rendered)) => rendered,
-        Some(Err(panic)) => std::panic::resume_unwind(panic),
+    match render_threads() {
+        Some(threads) => threads.install(|| render_here(source, ctx)),
         None => render_here(source, ctx),
     }
 }
