@@ -6,19 +6,18 @@
 //! `path\ntext`. Never a panic.
 #![no_main]
 
+#[path = "minion_input.rs"]
+mod minion_input;
+
 use std::collections::HashMap;
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
+use minion_input::{json, minion};
 use model::pipeline::template_matcher;
 use model::render::jinja::JinjaSetup;
 use model::workspace::config::Opts;
-use model::workspace::minion::Minion;
 use serde_json::Value;
-
-fn json(text: Option<&str>) -> Value {
-    text.and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Object(Default::default()))
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -32,15 +31,7 @@ fuzz_target!(|data: &[u8]| {
     if let (Some(raw), Value::Object(extra)) = (opts.raw.as_object_mut(), minion_opts) {
         raw.extend(extra);
     }
-    let minion = Minion {
-        id: grains.get("id").and_then(Value::as_str).unwrap_or("web01").to_string(),
-        grains,
-        pillar,
-        nodegroups: Value::Object(Default::default()),
-        literal_pillar: None,
-        source: "fuzz".into(),
-        functions: Value::Object(Default::default()),
-    };
+    let minion = minion(grains, pillar, Value::Object(Default::default()));
     let setup =
         JinjaSetup::new(&minion, &opts, move |env, path| if env == "base" { files.get(path).cloned() } else { None }).with_matcher(template_matcher(&minion));
     let ctx = setup.context("base", "web.tls", "web/tls.sls", Path::new("/srv/salt/web/tls.sls"));

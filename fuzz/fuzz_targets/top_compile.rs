@@ -6,23 +6,22 @@
 //! each `path\ntext` (`base/top.sls`, ...). Never a panic.
 #![no_main]
 
+#[path = "minion_input.rs"]
+mod minion_input;
+
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
+use minion_input::{json, minion};
 use model::pipeline::template_matcher;
 use model::render::jinja::JinjaSetup;
 use model::targeting::matchers::{nodegroup, MatchContext};
 use model::targeting::top::compile_top;
-use model::workspace::minion::Minion;
 use model::workspace::reads::find_file;
 use model::workspace::roots::FileRoots;
 use model::workspace::vfs::{FileTable, MemFs};
 use model::workspace::Workspace;
 use serde_json::Value;
-
-fn json(text: Option<&str>) -> Value {
-    text.and_then(|t| serde_json::from_str(t).ok()).unwrap_or(Value::Object(Default::default()))
-}
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
@@ -42,15 +41,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(ws) = Workspace::load(&fs, Path::new("/ws"), None) else { return };
     let roots = FileRoots::scan(&fs, &ws.opts.file_roots);
     let nodegroups = ws.opts.raw.get("nodegroups").cloned().unwrap_or(Value::Object(Default::default()));
-    let minion = Minion {
-        id: grains.get("id").and_then(Value::as_str).unwrap_or("web01").to_string(),
-        grains,
-        pillar,
-        nodegroups: nodegroups.clone(),
-        literal_pillar: None,
-        source: "fuzz".into(),
-        functions: Value::Object(Default::default()),
-    };
+    let minion = minion(grains, pillar, nodegroups.clone());
     let ctx = MatchContext::new(&minion.id, &minion.grains, &minion.pillar).with_nodegroups(&nodegroups);
     // Imports read through the roots, as a compile reads them.
     let (fs_read, roots_read) = (fs.clone(), roots.clone());
