@@ -11,7 +11,8 @@ secs=${1:-5}
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(yaml_load jinja_mask python_signatures document_edits dictupdate_merge compound_target minion_compile)
+  targets=(yaml_load jinja_mask python_signatures document_edits dictupdate_merge compound_target minion_compile
+    render_template py_re_format sql_base_fold top_compile)
 fi
 triple=$(rustc -vV | sed -n 's/^host: //p')
 export RUSTFLAGS="--cfg fuzzing -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 -Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table -Cllvm-args=-sanitizer-coverage-trace-compares"

@@ -812,7 +812,7 @@ impl Memo {
 /// What `match.filter_by` in a template asks: `salt/modules/match.py` calls
 /// `<matcher>_match.match(tgt, opts=__opts__, minion_id=...)` (or `delimiter=...`) for this
 /// minion, with `minion_id` standing in for its id where the matcher takes one.
-fn template_matcher(minion: &Minion, log: Option<Arc<FactLog>>) -> Matcher {
+pub fn template_matcher(minion: &Minion, log: Option<Arc<FactLog>>) -> Matcher {
     let minion = minion.clone();
     Arc::new(move |matcher: &str, tgt: &str, minion_id: Option<&str>, delimiter: Option<&str>| {
         matchers::answer_recorded(&minion.context().recording(log.as_deref(), true), matcher, tgt, minion_id, delimiter)

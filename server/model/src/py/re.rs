@@ -7,13 +7,13 @@ use std::collections::HashMap;
 
 /// A compiled Python regex.
 #[derive(Debug, Clone)]
-pub(crate) struct PyRegex {
+pub struct PyRegex {
     re: fancy_regex::Regex,
 }
 
 impl PyRegex {
     /// Compile a Python pattern. The error text follows `re.error`'s wording.
-    pub(crate) fn compile(pattern: &str) -> Result<PyRegex, String> {
+    pub fn compile(pattern: &str) -> Result<PyRegex, String> {
         let parsed = Parser::parse(pattern, 0)?;
         let mut out = String::from("\\A(?:");
         let mut emitter = Emitter { out: &mut out };
@@ -27,7 +27,7 @@ impl PyRegex {
 
     /// Python's `bool(re.match(pattern, subject))`: anchored at the start, not at the end.
     /// An error means the backtracking limit was hit, where Python would just be slow.
-    pub(crate) fn re_match(&self, subject: &str) -> Result<bool, String> {
+    pub fn re_match(&self, subject: &str) -> Result<bool, String> {
         self.re.is_match(subject).map_err(|e| format!("regex evaluation failed: {e}"))
     }
 }
@@ -41,7 +41,7 @@ pub(crate) fn re_match(pattern: &str, subject: &str) -> Result<bool, String> {
 /// A compiled Python regex for `re.search`, `re.match` and `re.sub`, as Salt's
 /// `regex_search`, `regex_match`, `regex_replace` filters and `match` test use them.
 #[derive(Debug, Clone)]
-pub(crate) struct PySearch {
+pub struct PySearch {
     re: fancy_regex::Regex,
     /// The same pattern anchored at the start and required to consume a character, for the
     /// search that follows an empty match (`_sre.c` `must_advance`).
@@ -51,11 +51,11 @@ pub(crate) struct PySearch {
 }
 
 /// The capture spans of one match: group 0, then each group (`None` when it did not take part).
-pub(crate) type Groups = Vec<Option<std::ops::Range<usize>>>;
+pub type Groups = Vec<Option<std::ops::Range<usize>>>;
 
 impl PySearch {
     /// `re.compile(pattern, flags)`; `flags` is a sum of [`IGNORECASE`] and [`MULTILINE`].
-    pub(crate) fn compile(pattern: &str, flags: u32) -> Result<PySearch, String> {
+    pub fn compile(pattern: &str, flags: u32) -> Result<PySearch, String> {
         let parsed = Parser::parse(pattern, flags)?;
         let mut body = String::new();
         Emitter { out: &mut body }.seq(&parsed.nodes, parsed.flags);
@@ -69,12 +69,12 @@ impl PySearch {
     }
 
     /// `pattern.groups`.
-    pub(crate) fn groups(&self) -> usize {
+    pub fn groups(&self) -> usize {
         self.groups
     }
 
     /// `pattern.search(text, pos)`: the leftmost match at or after byte `pos`.
-    pub(crate) fn search(&self, text: &str, pos: usize) -> Result<Option<Groups>, String> {
+    pub fn search(&self, text: &str, pos: usize) -> Result<Option<Groups>, String> {
         let caps = self.re.captures_from_pos(text, pos).map_err(|e| format!("regex evaluation failed: {e}"))?;
         Ok(caps.map(|c| (0..=self.groups).map(|i| c.get(i).map(|m| m.range())).collect()))
     }
@@ -82,7 +82,7 @@ impl PySearch {
     /// `pattern.match(text)`: a match that starts at the beginning. A backtracking search
     /// tries the first position to the end before any later one, so the leftmost match
     /// starts at 0 exactly when `match` finds one.
-    pub(crate) fn match_start(&self, text: &str) -> Result<Option<Groups>, String> {
+    pub fn match_start(&self, text: &str) -> Result<Option<Groups>, String> {
         Ok(self.search(text, 0)?.filter(|g| g[0].as_ref().is_some_and(|r| r.start == 0)))
     }
 
@@ -91,7 +91,7 @@ impl PySearch {
     /// replaced too, and after an empty match the next one must not be empty at the same place.
     /// That second search is made on the rest of the text, so a look-behind at its very start
     /// cannot see the characters before it.
-    pub(crate) fn sub(&self, repl: &str, text: &str) -> Result<String, String> {
+    pub fn sub(&self, repl: &str, text: &str) -> Result<String, String> {
         let template = parse_template(repl, self.groups, &self.groupdict)?;
         let mut out = String::new();
         let mut copied = 0;
@@ -135,8 +135,8 @@ impl PySearch {
 }
 
 /// `re.IGNORECASE` and `re.MULTILINE`.
-pub(crate) const IGNORECASE: u32 = FLAG_I;
-pub(crate) const MULTILINE: u32 = FLAG_M;
+pub const IGNORECASE: u32 = FLAG_I;
+pub const MULTILINE: u32 = FLAG_M;
 
 enum Piece {
     Literal(String),

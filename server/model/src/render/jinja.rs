@@ -10,7 +10,7 @@ use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
 use crate::render::salt_fns::{self, MapDataFn, Matcher};
-use crate::render::{mutable, tags};
+use crate::render::{budget, mutable, tags};
 use crate::workspace::facts::{Data, FactLog, Which};
 
 /// What a template sees.
@@ -43,6 +43,8 @@ pub struct JinjaContext {
     /// The profile's pinned answers for host-dependent functions, by function and first
     /// argument (see `salt_fns::pinned`).
     pub functions: serde_json::Value,
+    /// How long the render may take ([`crate::render::budget`]).
+    pub budget: std::time::Duration,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -67,6 +69,8 @@ pub struct JinjaSetup {
     pub memo: Option<crate::render::memo::RenderMemo>,
     /// Where compiles of several minions share the parses of plain SLS files.
     pub parses: Option<crate::render::memo::ParseMemo>,
+    /// How long one file's render may take ([`crate::render::budget::DEFAULT`]).
+    pub budget: std::time::Duration,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -96,6 +100,7 @@ impl JinjaSetup {
             map_data: self.map_data.clone(),
             extra: Vec::new(),
             functions: self.functions.clone(),
+            budget: self.budget,
         }
     }
 
@@ -121,6 +126,7 @@ impl JinjaSetup {
             fingerprint,
             memo: None,
             parses: None,
+            budget: budget::DEFAULT,
         }
     }
 
@@ -147,6 +153,11 @@ impl JinjaSetup {
     /// The same setup sharing the parses of plain SLS files through `parses`.
     pub fn with_parses(self, parses: crate::render::memo::ParseMemo) -> JinjaSetup {
         JinjaSetup { parses: Some(parses), ..self }
+    }
+
+    /// The same setup giving each file's render `budget` instead of [`budget::DEFAULT`].
+    pub fn with_budget(self, budget: std::time::Duration) -> JinjaSetup {
+        JinjaSetup { budget, ..self }
     }
 
     /// The same setup keeping rendered SLS files in `memo`.
@@ -187,8 +198,31 @@ pub struct RenderFailure {
     pub inert_calls: Vec<String>,
 }
 
-/// Render `source` (a template) for `ctx`.
+/// The stack a render runs on. A template can nest values as deep as its fuel lets it loop
+/// (`{% set ns.x = [ns.x] %}` a million times: Python builds that too), and minijinja drops,
+/// compares and prints nested values by recursion, which on a thread's usual 2-8 MiB stack
+/// overflows (an abort, not an error) at about 50,000 levels. The fuel bounds the depth, and
+/// this stack holds what the fuel allows; its pages are only reserved until touched.
+const RENDER_STACK: usize = 1 << 30;
+
+/// The threads renders run on, one per core, each with [`RENDER_STACK`]: kept for the
+/// process, so a render does not fault a fresh stack in; `None` when they cannot be had.
+fn render_threads() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon_core::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon_core::ThreadPoolBuilder::new().thread_name(|i| format!("render-{i}")).stack_size(RENDER_STACK).build().ok()).as_ref()
+}
+
+/// Render `source` (a template) for `ctx`, on one of the [`render_threads`] (a render inside
+/// a render, as `map.data` makes, runs where it is called; without those threads, here).
 pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
+    match render_threads() {
+        Some(threads) => threads.install(|| render_here(source, ctx)),
+        None => render_here(source, ctx),
+    }
+}
+
+fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailure> {
+    let _deadline = budget::start(ctx.budget);
     let hints = Arc::new(Mutex::new(Vec::new()));
     let mut env = Environment::new();
     // Keeps the sources, so that an error names the expression that failed.
@@ -219,7 +253,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     env.set_unknown_method_callback(str_methods);
     // Jinja2 prints a value with Python's `str()` (`[1, 'a']`, `(1, 2)`, `{'k': None}`, `1e+16`),
     // after Salt's finalizer made its dicts YAML-friendly.
-    env.set_formatter(|out, state, value| match value.kind() {
+    env.set_formatter(|out, state, value| match budget::check().map(|_| value.kind())? {
         minijinja::value::ValueKind::String | minijinja::value::ValueKind::Undefined => minijinja::escape_formatter(out, state, value),
         minijinja::value::ValueKind::Number if value.is_integer() => minijinja::escape_formatter(out, state, value),
         _ => out.write_str(&mutable::printed(value)).map_err(Error::from),
@@ -233,6 +267,7 @@ pub fn render(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailur
     let loaded: Arc<Mutex<std::collections::HashMap<String, String>>> = Arc::default();
     let loaded_names = loaded.clone();
     env.set_loader(move |name| {
+        budget::check()?;
         let Some(path) = resolve_import(name, &tpldir) else { return Ok(None) };
         if let Ok(mut l) = loaded_names.lock() {
             l.insert(name.to_string(), path.clone());
@@ -641,6 +676,7 @@ fn undefined_name(e: &Error) -> String {
 /// (`capitalize` and `title`, which title-case `ß` as `Ss`; `find` and `rfind`, which count
 /// characters, not bytes); everything else goes to it.
 fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[JValue]) -> Result<JValue, Error> {
+    budget::check()?;
     if let Some(s) = value.as_str() {
         let arg = |i: usize| args.get(i).and_then(|a| a.as_str().map(str::to_string));
         let triple = |a: &str, b: &str, c: &str| JValue::from(vec![JValue::from(a), JValue::from(b), JValue::from(c)]);
@@ -821,6 +857,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 
 impl SaltFunctions {
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
+        budget::check()?;
         salt_fns::call(&self.ctx, &self.hints, name, args)
     }
 }
@@ -844,6 +881,45 @@ mod tests {
             map_data: None,
             extra: Vec::new(),
             functions: serde_json::Value::Null,
+            budget: budget::DEFAULT,
+        }
+    }
+
+    #[test]
+    fn a_render_past_its_wall_clock_budget_stops_with_one_error() {
+        // Heavy work in our own filters, well within the fuel: it renders in full under the
+        // default budget, and stops at the first filter call past a budget of zero (a real
+        // budget is seconds; zero makes the test independent of the machine's speed).
+        let src = "ok: 1\n{% set big = range(300) | list %}{% for i in range(40) %}{% set y = big | yaml | load_yaml | json %}{% if loop.last %}done: {{ y | length }}{% endif %}{% endfor %}\n";
+        let full = render(src, &ctx()).map(|r| r.text);
+        assert!(full.as_ref().is_ok_and(|t| t.ends_with("done: 1390\n")), "{full:?}");
+        let slow = JinjaContext { budget: std::time::Duration::ZERO, ..ctx() };
+        let e = render(src, &slow).err().unwrap();
+        assert_eq!(e.line, Some(2), "{e:?}");
+        assert!(e.message.contains("rendering this file took longer than the 0 ms salt-analyzer gives one file, so it was stopped"), "{e:?}");
+        // As the compile reports it: one render error at the file, at that line.
+        let err = crate::render::render_with(src, 7, Some(&slow)).unwrap_err();
+        assert_eq!((err.code, err.loc.map(|l| (l.file, l.span.start))), (crate::diagnostic::Code::RenderError, Some((7, 6))));
+        // The deadline ends with the render: the next one on this thread has its own.
+        assert!(render(src, &ctx()).is_ok());
+    }
+
+    #[test]
+    fn values_nested_as_deep_as_the_fuel_allows_are_dropped_compared_and_printed() {
+        // Found by fuzzing (render_template): a namespace carrying a list into itself 100,000
+        // times overflowed the stack when minijinja dropped the value (the process aborted).
+        // Python builds and drops such values; printing one raises RecursionError there, and
+        // prints as deep as it goes here.
+        for (src, want) in [
+            ("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] %}{% endfor %}ok", Some("ok")),
+            ("{% set ns = namespace(x=[]) %}{% for i in range(100000) %}{% set ns.x = [ns.x] | list %}{% endfor %}{{ ns.x == ns.x }}", Some("True")),
+            ("{% set l = [] %}{% set ns = namespace(c=l) %}{% for i in range(100000) %}{% set n = {} %}{% do ns.c.update({'k': n}) %}{% set ns.c = n %}{% endfor %}{{ (l | json)[:3] }}", None),
+        ] {
+            let got = render(src, &ctx());
+            match want {
+                Some(w) => assert_eq!(got.map(|r| r.text).as_deref(), Ok(w), "{src}"),
+                None => drop(got),
+            }
         }
     }
 

@@ -2,6 +2,7 @@
 //! loader; templated files need the Jinja layer (not rendered yet: an explicit render error,
 //! never a guess).
 
+pub mod budget;
 pub mod config_lookup;
 pub mod convert;
 pub mod filters;

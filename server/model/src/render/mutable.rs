@@ -358,6 +358,7 @@ impl Object for MList {
         f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
     }
     fn call_method(self: &Arc<Self>, _state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        super::budget::check()?;
         // The items to add are read before this list is locked: they may be this list itself
         // (`l.extend(l)`), whose lock is not reentrant.
         let more: Vec<Value> = match method {
@@ -428,6 +429,7 @@ impl Object for MDict {
         f.write_str(&py_repr(&Value::from_dyn_object(self.clone())))
     }
     fn call_method(self: &Arc<Self>, _state: &State<'_, '_>, method: &str, args: &[Value]) -> Result<Value, Error> {
+        super::budget::check()?;
         // Keyword arguments come last, as one map (`d.update(a=1)`).
         let (args, kwargs): (&[Value], Option<Kwargs>) = match args.split_last() {
             Some((last, rest)) if last.is_kwargs() => (rest, Kwargs::try_from(last.clone()).ok()),

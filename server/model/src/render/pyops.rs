@@ -18,6 +18,7 @@ pub const MOD: &str = "__salt_mod";
 /// Registers [`MOD`].
 pub fn register(env: &mut Environment<'_>) {
     env.add_function(MOD, |left: Value, right: Value, tuple: bool| -> Result<Value, Error> {
+        super::budget::check()?;
         let fail = |e: String| Error::new(ErrorKind::InvalidOperation, e);
         let (l, r) = (to_json(&left), to_json(&right));
         // A tuple's items are the arguments (a tuple value, or a tuple literal on the right),

@@ -72,6 +72,7 @@ fn defined(v: &Value) -> Result<(), Error> {
 /// Python's binding of a filter's arguments after the value: positional ones in order, then
 /// keyword ones by name (minijinja passes keywords as a trailing [`Kwargs`] value).
 fn bind(name: &str, args: &[Value], params: &[&str]) -> Result<Vec<Option<Value>>, Error> {
+    super::budget::check()?;
     let (positional, kwargs) = match args.split_last() {
         Some((last, rest)) if last.is_kwargs() => (rest, Some(Kwargs::try_from(last.clone())?)),
         _ => (args, None),
@@ -121,6 +122,7 @@ fn py_type(v: &Value) -> &'static str {
 /// through too). Undefined is an error, as Salt's `StrictUndefined` raises when a filter
 /// converts, iterates or prints it.
 fn data(v: &Value) -> Result<J, Error> {
+    super::budget::check()?;
     defined(v)?;
     Ok(to_json(v))
 }
