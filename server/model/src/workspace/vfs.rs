@@ -81,7 +81,10 @@ impl Vfs for RealFs {
     fn read(&self, path: &Path) -> io::Result<String> {
         use std::io::Read;
         let file = std::fs::File::open(path)?;
-        let mut bytes = Vec::new();
+        // Room for the whole file at once (one read, not a doubling series of small ones);
+        // never more than the limit, whatever the length says.
+        let len = file.metadata().map_or(0, |m| m.len() as usize);
+        let mut bytes = Vec::with_capacity(len.min(MAX_FILE_BYTES) + 1);
         // Never more than the limit in memory, whatever the file's length says.
         file.take(MAX_FILE_BYTES as u64 + 1).read_to_end(&mut bytes)?;
         if bytes.len() > MAX_FILE_BYTES {
