@@ -97,23 +97,34 @@ struct Match<'a> {
 
 impl Match<'_> {
     /// How well `e` fits the map's key path `p` holding `v` (higher is better), when it does:
-    /// `e.path` is `p` (or `p` without its first key) under up to two selecting keys.
+    /// `e.path` is `p` (or `p` without its first one or two keys, a `_mapdata` dump's `values`
+    /// or a `lookup` the map keeps its table under) with up to two selecting keys among it.
     fn rank(&self, e: &Entry, p: &[String], v: &Val) -> Option<(bool, bool, usize)> {
-        (0..=1.min(p.len() - 1))
+        (0..=2.min(p.len() - 1))
             .filter_map(|skip| {
-                let tail = &p[skip..];
-                let q = e.path.len().checked_sub(tail.len()).filter(|q| *q <= 2)?;
-                if e.path[q..] != *tail {
-                    return None;
-                }
-                let head = &e.path[..q];
-                let by_grain = head.iter().any(|k| self.grains.contains(k));
-                if !head.iter().all(|k| self.grains.contains(k) || self.selectors.contains(k)) {
-                    return None;
-                }
-                Some((e.value.as_ref().is_some_and(|x| x.v == v.v), by_grain, 1 - skip))
+                let extra = self.extra_keys(&e.path, &p[skip..])?;
+                let by_grain = extra.iter().any(|k| self.grains.contains(k));
+                Some((e.value.as_ref().is_some_and(|x| x.v == v.v), by_grain, 2 - skip))
             })
             .max()
+    }
+
+    /// The keys of `path` that are not `tail`'s, when `path` is `tail` with at most two
+    /// selecting keys put in (before any of its keys).
+    fn extra_keys<'p>(&self, path: &'p [String], tail: &[String]) -> Option<Vec<&'p String>> {
+        let q = path.len().checked_sub(tail.len()).filter(|q| *q <= 2)?;
+        let n = path.len();
+        // The positions taken out: none, one, or two (`i < j`).
+        let picks: Vec<Vec<usize>> = match q {
+            0 => vec![vec![]],
+            1 => (0..n).map(|i| vec![i]).collect(),
+            _ => (0..n).flat_map(|i| (i + 1..n).map(move |j| vec![i, j])).collect(),
+        };
+        picks.into_iter().find_map(|out| {
+            let rest = path.iter().enumerate().filter(|(i, _)| !out.contains(i)).map(|(_, k)| k);
+            let extra: Vec<&String> = out.iter().map(|i| &path[*i]).collect();
+            (rest.eq(tail.iter()) && extra.iter().all(|k| self.grains.contains(k) || self.selectors.contains(k))).then_some(extra)
+        })
     }
 }
 

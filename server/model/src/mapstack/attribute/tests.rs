@@ -122,3 +122,15 @@ fn literal_scanning() {
     expect_test::expect![[r#"a.b=Some(String("c")) a.d=Some(Array [Number(1), Number(2)]) a.e=Some(Object {}) f=None"#]].assert_eq(&got.join(" "));
     assert_eq!(super::imports("{% import_yaml tplroot ~ \"/defaults.yaml\" as d %}{%- import_json 'g/x.json' as j %}", "f"), ["f/defaults.yaml", "g/x.json"]);
 }
+
+#[test]
+fn a_filter_by_table_inside_the_pillar_get_default() {
+    let map = "{% set f = salt['pillar.get']('f', {\n  'lookup': salt['grains.filter_by']({\n    'Debian': {'pkg': 'f-deb', 'user': 'www'},\n    'RedHat': {'pkg': 'f-rh', 'user': 'apache'},\n  }),\n  'port': 80,\n}, merge=True) %}";
+    expect_test::expect![[r##"
+        #0 map.jinja f/map.jinja
+        #1 pillar pillar:f
+        lookup.pkg = "f-deb"  # #0 f/map.jinja:3
+        lookup.user = "nginx"  # #1 pillar:f, over #0
+        port = 80  # #0 f/map.jinja:6"##]]
+    .assert_eq(&run(map, "", "{f: {lookup: {user: nginx}}}"));
+}
