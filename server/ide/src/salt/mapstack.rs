@@ -48,6 +48,7 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             let (compiled, minion) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let values = data.values.as_ref().ok()?;
+            let keys = dumped_path(values, keys);
             let value = keys.iter().try_fold(values, |v, k| v.get(k))?;
             let shown = serde_json::to_string_pretty(value).unwrap_or_default();
             let mut out = format!("**`{expr}`** for minion `{minion}`\n\n```json\n{}\n```\n", truncate(&shown, 30).trim_end());
@@ -71,6 +72,7 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
         Spot::Value { tplroot, path: keys, expr, .. } => {
             let (compiled, _) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
+            let keys = dumped_path(data.values.as_ref().ok()?, keys);
             let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
             let target = match &o.origin.at {
                 Some(at) => {
@@ -93,6 +95,16 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
         }
         Spot::Import { .. } => None,
     }
+}
+
+/// The key path of a use in `values`: as it is, or under `values` when the map is what a
+/// formula's `_mapdata` state dumps (`{"values": MAP}`).
+fn dumped_path(values: &serde_json::Value, keys: Vec<String>) -> Vec<String> {
+    let found = |ks: &[String]| ks.iter().try_fold(values, |v, k| v.get(k)).is_some();
+    if !found(&keys) && values.get("values").is_some() && found(&[vec!["values".to_string()], keys.clone()].concat()) {
+        return [vec!["values".to_string()], keys].concat();
+    }
+    keys
 }
 
 /// `#9 `TEMPLATE/parameters/os_family/Debian.yaml:16` (source `Y:G@os_family`)`.
@@ -143,12 +155,17 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
             return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
         }
     }
-    if !uses_mapstack(snap, path, &tplroot) {
-        return None;
-    }
-    if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
-        return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
-    }
+    let exported = match map_style(snap, path, &tplroot)? {
+        MapStyle::Mapstack => {
+            if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
+                return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
+            }
+            "mapdata".to_string()
+        }
+        // An older-style map: only the uses of the name it exports (its import is the Jinja
+        // hover's).
+        MapStyle::Own(name) => name,
+    };
     // A use of a name a `map.jinja` import of this file binds: `NAME.a.b` around the cursor.
     let is_part = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
     let start = text[..offset].rfind(|c: char| !is_part(c)).map_or(0, |i| i + 1);
@@ -159,7 +176,7 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     let expr = &text[start..end];
     let mut parts = expr.split('.');
     let name = parts.next()?;
-    if !bound_names(&text).iter().any(|n| n == name) {
+    if !bound_names(&text, &exported).iter().any(|n| n == name) {
         return None;
     }
     let path: Vec<String> = parts.map(str::to_string).collect();
@@ -169,20 +186,29 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     Some(Spot::Value { tplroot, range: start..end, expr: expr.to_string(), path })
 }
 
-/// Whether the formula's `map.jinja` is a mapstack one: it calls `map.data` (saltext-formula)
-/// or has template-formula's `libmapstack.jinja` beside it. A plain `map.jinja` of variables
-/// is left to the Jinja hover.
-fn uses_mapstack(snap: &Snapshot, path: &Path, tplroot: &str) -> bool {
+/// How a formula's `map.jinja` builds its map.
+enum MapStyle {
+    /// It calls `map.data` (saltext-formula) or has template-formula's `libmapstack.jinja` beside it.
+    Mapstack,
+    /// It builds it itself and exports it under this name (`nginx`, else `mapdata`).
+    Own(String),
+}
+
+/// How the formula `tplroot` builds its map, when it has a `map.jinja`.
+fn map_style(snap: &Snapshot, path: &Path, tplroot: &str) -> Option<MapStyle> {
     let world = snap.world();
     let env = crate::salt::resolve::file_env(snap, path);
     let roots = &world.ctx.roots;
-    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f));
-    map.is_some_and(|t| t.contains("map.data")) || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some()
+    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f))?;
+    if map.contains("map.data") || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some() {
+        return Some(MapStyle::Mapstack);
+    }
+    model::mapstack::plain::exported(&map, tplroot).map(MapStyle::Own)
 }
 
-/// The names `{% from "<...>/map.jinja" import mapdata [as NAME] %}` statements of `text`
-/// bind to the formula's configuration.
-fn bound_names(text: &str) -> Vec<String> {
+/// The names `{% from "<...>/map.jinja" import EXPORTED [as NAME] %}` statements of `text`
+/// bind to the formula's configuration (`EXPORTED` is `mapdata`, or an older map's own name).
+fn bound_names(text: &str, exported: &str) -> Vec<String> {
     let masked = syntax::jinja::mask(text);
     let mut out = Vec::new();
     for b in masked.blocks.iter().filter(|b| b.kind == JinjaKind::Statement && b.keyword.as_deref() == Some("from")) {
@@ -195,7 +221,7 @@ fn bound_names(text: &str) -> Vec<String> {
         for n in names.split(',') {
             let n = n.trim();
             let (name, bound) = n.split_once(" as ").map_or((n, n), |(name, alias)| (name.trim(), alias.trim()));
-            if name == "mapdata" && !bound.is_empty() {
+            if name == exported && !bound.is_empty() {
                 out.push(bound.to_string());
             }
         }
