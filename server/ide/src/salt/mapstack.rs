@@ -22,6 +22,8 @@ enum Spot {
     Import { tplroot: String, range: std::ops::Range<usize>, source: Option<String> },
     /// A use of the data bound by such an import: its key path.
     Value { tplroot: String, range: std::ops::Range<usize>, expr: String, path: Vec<String> },
+    /// A key of a YAML file of the formula (one an older-style `map.jinja` imports).
+    LayerKey { tplroot: String, range: std::ops::Range<usize> },
 }
 
 pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
@@ -64,6 +66,34 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             }
             Some(HoverResult { range, markdown: out })
         }
+        Spot::LayerKey { tplroot, range } => {
+            let (compiled, minion) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let values = data.values.as_ref().ok()?;
+            let leaves = data.origins.as_ref()?.leaves();
+            let here = |at: &model::value::Loc| compiled.files.path(at.file) == path && at.span == range;
+            let layer = data.layers.iter().position(|l| l.file.as_deref() == Some(path))?;
+            let key = snap.text(path)?[range.clone()].trim_matches(['\'', '"']).to_string();
+            let mut out = String::new();
+            for (keys, o) in &leaves {
+                let value = keys.iter().try_fold(values, |v, k| v.get(k)).map(|v| v.to_string()).unwrap_or_default();
+                if o.at.as_ref().is_some_and(here) {
+                    out.push_str(&format!("Sets `{}` = `{value}` for minion `{minion}`", keys.join(".")));
+                    if !o.overrode.is_empty() {
+                        let over: Vec<String> = o.overrode.iter().map(|l| layer_line(data, &compiled, *l, None)).collect();
+                        out.push_str(&format!(", over layer {}", over.join(", ")));
+                    }
+                    out.push('\n');
+                } else if o.overrode.contains(&layer) && keys.last() == Some(&key) {
+                    out.push_str(&format!(
+                        "`{}` = `{value}` for minion `{minion}` is set by layer {}, over this one\n",
+                        keys.join("."),
+                        layer_line(data, &compiled, o.layer, o.at.as_ref())
+                    ));
+                }
+            }
+            (!out.is_empty()).then(|| HoverResult { range, markdown: format!("**Formula configuration** of `{tplroot}`\n\n{out}") })
+        }
     }
 }
 
@@ -93,7 +123,7 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
                 .collect();
             Some(files)
         }
-        Spot::Import { .. } => None,
+        Spot::Import { .. } | Spot::LayerKey { .. } => None,
     }
 }
 
@@ -144,6 +174,9 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     let text = snap.text(path)?;
     if path.file_name().is_some_and(|n| n == "map_jinja.yaml" || n == "map_jinja.yaml.jinja") {
         return map_jinja_spot(snap, path, &text, offset);
+    }
+    if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+        return layer_key_spot(snap, path, &text, offset);
     }
     let masked = syntax::jinja::mask(&text);
     let block = masked.block_at(offset)?;
@@ -227,6 +260,24 @@ fn bound_names(text: &str, exported: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// On a key of a YAML file of a formula with an older-style map: the key's span as the YAML
+/// loader places it (what the attributed origins point at).
+fn layer_key_spot(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<Spot> {
+    let tplroot = tplroot_of(snap, path)?;
+    if !matches!(map_style(snap, path, &tplroot)?, MapStyle::Own(_)) {
+        return None;
+    }
+    let doc = model::render::load_yaml(text, 0).ok()?;
+    fn find(v: &model::value::Val, offset: usize) -> Option<std::ops::Range<usize>> {
+        v.as_dict()?.0.iter().find_map(|(k, x)| match &k.at {
+            Some(at) if at.span.contains(&offset) || at.span.end == offset => Some(at.span.clone()),
+            _ => find(x, offset),
+        })
+    }
+    let range = find(&doc, offset)?;
+    Some(Spot::LayerKey { tplroot, range })
 }
 
 /// In a formula's `parameters/map_jinja.yaml`: the whole file, or a source entry.

@@ -43,7 +43,7 @@ pub(super) fn origins(env: &mut Env, values: &Value, text: &str, map_id: FileId,
         let file = find_file(env.fs, env.roots, &env.saltenv, &rel);
         let loaded = file.as_ref().and_then(|f| env.fs.read(f).ok()).and_then(|t| {
             let id = env.files.add(file.clone()?, t.as_str().into());
-            crate::render::load_yaml(&t, id).ok()
+            load_layer(env, &rel, file.as_deref()?, &t, id)
         });
         let status = if loaded.is_some() { Status::Loaded } else { Status::Missing };
         env.layers.push(Layer { stage: Stage::Formula, source: "import_yaml".into(), path: Some(rel), file, status, strategy: None, merge_lists: None });
@@ -167,6 +167,38 @@ fn attribute(v: &Value, p: &[String], sources: &[Source], ctx: &Match, map_layer
     let mut overrode: Vec<usize> = best[..win].iter().map(|(l, _, _)| *l).filter(|l| *l != best[win].0).collect();
     overrode.dedup();
     Origin { layer: best[win].0, at: best[win].1.at.clone(), overrode }
+}
+
+/// A file `import_yaml` reads, as it reads it: rendered with Jinja for the minion when it is
+/// templated, each key then placed on the line of the file that writes it (the nearest line
+/// that starts with the same key, as rendering moves lines).
+fn load_layer(env: &Env, rel: &str, path: &std::path::Path, text: &str, id: FileId) -> Option<Val> {
+    if !text.contains("{%") && !text.contains("{{") {
+        return crate::render::load_yaml(text, id).ok();
+    }
+    let ctx = env.jinja.context(&env.saltenv, &env.tplroot, rel, path);
+    let rendered = crate::render::jinja::render(text, &ctx).ok()?.text;
+    let mut v = crate::render::load_yaml(&rendered, id).ok()?;
+    let source: Vec<(usize, &str)> = text.split_inclusive('\n').scan(0, |at, l| Some((std::mem::replace(at, *at + l.len()), l))).collect();
+    let out: Vec<(usize, &str)> = rendered.split_inclusive('\n').scan(0, |at, l| Some((std::mem::replace(at, *at + l.len()), l))).collect();
+    place_keys(&mut v, &source, &out);
+    Some(v)
+}
+
+/// Moves each key's place from the rendered text (`out`'s lines) to the source line nearest to
+/// it that starts as that line does up to the key, or drops it when no source line does.
+fn place_keys(v: &mut Val, source: &[(usize, &str)], out: &[(usize, &str)]) {
+    let V::Dict(d) = &mut v.v else { return };
+    for (k, x) in d.0.iter_mut() {
+        if let Some(at) = &mut k.at {
+            let line = out.partition_point(|(start, _)| *start <= at.span.start).saturating_sub(1);
+            let (start, text) = out.get(line).copied().unwrap_or((0, ""));
+            let key = text.get(..at.span.end - start).unwrap_or(text);
+            let nearest = source.iter().enumerate().filter(|(_, (_, l))| l.starts_with(key)).min_by_key(|(i, _)| i.abs_diff(line));
+            k.at = nearest.map(|(_, (s, _))| crate::value::Loc { file: at.file, span: s + (at.span.start - start)..s + (at.span.end - start) });
+        }
+        place_keys(x, source, out);
+    }
 }
 
 /// A loaded file's leaves (values that are not dicts with keys), with their key's place.

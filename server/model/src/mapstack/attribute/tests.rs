@@ -134,3 +134,17 @@ fn a_filter_by_table_inside_the_pillar_get_default() {
         port = 80  # #0 f/map.jinja:6"##]]
     .assert_eq(&run(map, "", "{f: {lookup: {user: nginx}}}"));
 }
+
+#[test]
+fn a_templated_layer_file_is_placed_on_its_source_lines() {
+    let map = "{% import_yaml 'f/defaults.yaml' as defaults %}\n{% import_yaml 'f/osfamilymap.yaml' as osfamilymap %}\n\
+{% set f = salt['grains.filter_by'](defaults, default='f', merge=salt['grains.filter_by'](osfamilymap)) %}";
+    let files = "#- srv/f/defaults.yaml\nf:\n  pkg: f\n  port: 80\n#- srv/f/osfamilymap.yaml\n{% set release = '13' %}\n{% if grains.os_family == 'RedHat' %}\n{% endif %}\nDebian:\n  pkg: f-{{ release }}\n";
+    expect_test::expect![[r##"
+        #0 map.jinja f/map.jinja
+        #1 import_yaml f/defaults.yaml
+        #2 import_yaml f/osfamilymap.yaml
+        pkg = "f-13"  # #2 f/osfamilymap.yaml:5, over #1
+        port = 80  # #1 f/defaults.yaml:3"##]]
+    .assert_eq(&run(map, files, "{}"));
+}
