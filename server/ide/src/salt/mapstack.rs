@@ -3,7 +3,10 @@
 //! strategy and `merge_lists`, and the merged values, each with the layer that set it), the
 //! hover on a use of the merged data (`mapdata.pkg.name`: the value, the layer that set it and
 //! the layers it overrode), and go to definition from such a use to the winning layer's line
-//! and from a `map_jinja.yaml` source to the files it loaded. The data is the pipeline's
+//! and from a `map_jinja.yaml` source to the files it loaded. For an older-style `map.jinja`
+//! (`import_yaml`, `grains.filter_by`, `pillar.get` with `merge=True`) the same hover and
+//! definition on a use of the name it exports, from the attributed origins, and the hover on a
+//! key of a file it imports (whether that key wins for the minion). The data is the pipeline's
 //! (`Scope::MapData`), the same `salt-analyzer mapdata` prints.
 
 use std::path::Path;
@@ -55,6 +58,13 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             let shown = serde_json::to_string_pretty(value).unwrap_or_default();
             let mut out = format!("**`{expr}`** for minion `{minion}`\n\n```json\n{}\n```\n", truncate(&shown, 30).trim_end());
             let origin = data.origins.as_ref().and_then(|o| o.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>()));
+            // An older-style map's value no source writes (a dict, an expression): the Jinja
+            // hover, which shows the value, says more.
+            if data.implementation == model::mapstack::Implementation::MapJinja
+                && origin.is_none_or(|o| o.origin.at.is_none() && data.layers.get(o.origin.layer).is_some_and(|l| l.source == "map.jinja"))
+            {
+                return None;
+            }
             if let Some(o) = origin {
                 out.push_str(&format!("\nSet by layer {}\n", layer_line(data, &compiled, o.origin.layer, o.origin.at.as_ref())));
                 if !o.origin.overrode.is_empty() {
@@ -104,6 +114,10 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
             let data = compiled.mapdata.as_ref()?;
             let keys = dumped_path(data.values.as_ref().ok()?, keys);
             let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
+            if data.implementation == model::mapstack::Implementation::MapJinja && o.origin.at.is_none() {
+                // No line to go to: the Jinja definition (the `set`) answers.
+                return None;
+            }
             let target = match &o.origin.at {
                 Some(at) => {
                     NavTarget { path: compiled.files.path(at.file).to_path_buf(), full_range: at.span.clone(), focus_range: at.span.clone(), name: expr }
