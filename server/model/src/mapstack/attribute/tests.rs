@@ -2,12 +2,12 @@
 //! its value for the minion, and the layer (file:line) that set it over the ones it overrode.
 
 use std::path::Path;
-use std::sync::Arc;
 
+use crate::mapstack::formula_map_data;
 use crate::mapstack::report::describe;
-use crate::pipeline::{compile, Request, Scope};
+use crate::render::jinja::JinjaSetup;
 use crate::workspace::roots::FileRoots;
-use crate::workspace::vfs::MemFs;
+use crate::workspace::vfs::{FileTable, MemFs, Vfs};
 use crate::workspace::Workspace;
 
 /// `map.jinja` (and `files`, `#- path` separated, under `srv/f/`) for a Debian minion whose
@@ -18,9 +18,17 @@ fn run(map: &str, files: &str, pillar: &str) -> String {
     );
     let fs = MemFs::from_fixture(&tree);
     let ws = Workspace::load(&fs, Path::new("/ws"), None).expect("workspace");
-    let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.file_roots));
-    let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("m"), Scope::MapData { tpldir: "f".into() }));
-    let d = c.mapdata.expect("mapdata");
+    let roots = FileRoots::scan(&fs, &ws.opts.file_roots);
+    let mut minion = crate::workspace::minion::select(&fs, &ws, Some("m")).expect("minion");
+    if let Some(p) = minion.literal_pillar.clone() {
+        minion.pillar = p;
+    }
+    let jinja = {
+        let (fs, roots) = (fs.clone(), roots.clone());
+        JinjaSetup::new(&minion, &ws.opts, move |env, rel| fs.read(&roots.find_file(env, rel)?).ok())
+    };
+    let mut table = FileTable::default();
+    let d = formula_map_data(&fs, &roots, &mut table, &jinja, "f");
     let values = match &d.values {
         Ok(v) => v,
         Err(e) => return format!("error: {}", e.message),
@@ -29,7 +37,7 @@ fn run(map: &str, files: &str, pillar: &str) -> String {
     let mut out = Vec::new();
     for (path, o) in origins.leaves() {
         let v = path.iter().try_fold(values, |v, k| v.get(k)).cloned().unwrap_or_default();
-        out.push(format!("{} = {v}  # {}", path.join("."), describe(&d, &c.files, o)));
+        out.push(format!("{} = {v}  # {}", path.join("."), describe(&d, &table, o)));
     }
     let layers: Vec<String> = d.layers.iter().enumerate().map(|(i, l)| format!("#{i} {} {}", l.source, l.path.as_deref().unwrap_or("-"))).collect();
     format!("{}\n{}", layers.join("\n"), out.join("\n"))
