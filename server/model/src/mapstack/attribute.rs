@@ -2,13 +2,15 @@
 //! set each value of the map it exports. The map's values are Salt's (rendered by
 //! [`super::plain`]); each leaf is then attributed to the sources such a map is built from, in
 //! the order they take precedence: the YAML/JSON files `map.jinja` imports (`import_yaml`,
-//! `import_json`), in import order; the dict literals written in `map.jinja` itself; the
-//! formula's pillar (`pillar.get(F, merge=True)`, `pillar.get('F:lookup')`). A source sets a
-//! leaf `a.b` when it writes it at `a.b`, possibly under keys that `grains.filter_by`,
-//! `defaults.merge` or a `base` select (the minion's grain values, `default`, the formula's
-//! name, `lookup`); the last source whose value equals the map's wins, and the earlier ones
-//! that write it were overridden. The result is an [`Origins`] tree like the mapstack
-//! implementations', so `mapdata`, the hover and go to definition read it the same way.
+//! `import_json`), ordered by where the name each is imported as is first used (a `filter_by`
+//! nested in another's `merge=` comes later in the text, as a later statement does); the dict
+//! literals written in `map.jinja` itself; the formula's pillar (`pillar.get(F, merge=True)`,
+//! `pillar.get('F:lookup')`). A source sets a leaf `a.b` when it writes it at `a.b`, possibly
+//! under keys that `grains.filter_by`, `defaults.merge` or a `base` select (the minion's grain
+//! values, `default`, the formula's name, `lookup`); the last source whose value equals the
+//! map's wins, and the earlier ones that write it were overridden. The result is an
+//! [`Origins`] tree like the mapstack implementations', so `mapdata`, the hover and go to
+//! definition read it the same way.
 
 use serde_json::Value;
 
@@ -214,13 +216,15 @@ fn flatten(v: &Val, path: &mut Vec<String>, out: &mut Vec<Entry>) {
     }
 }
 
-/// The `salt://` paths `{% import_yaml ... %}` / `{% import_json ... %}` of `text` read, in
-/// order: the last string literal of the path expression, under `tplroot` when it is relative
-/// to it (`tplroot ~ "/defaults.yaml"`, `"defaults.yaml"`).
+/// The `salt://` paths `{% import_yaml ... %}` / `{% import_json ... %}` of `text` read (the
+/// last string literal of the path expression, under `tplroot` when it is relative to it:
+/// `tplroot ~ "/defaults.yaml"`, `"defaults.yaml"`), in the order they take precedence: by
+/// where the name each is imported as is first used, as a `filter_by` nested in another's
+/// `merge=` and a later statement both come later in the text.
 fn imports(text: &str, tplroot: &str) -> Vec<String> {
     static IMPORT: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    let re = IMPORT.get_or_init(|| regex::Regex::new(r#"\{%-?\s*import_(?:yaml|json)\s+(.*?)\s+as\s+\w+"#).expect("static regex"));
-    let mut out: Vec<String> = Vec::new();
+    let re = IMPORT.get_or_init(|| regex::Regex::new(r#"\{%-?\s*import_(?:yaml|json)\s+(.*?)\s+as\s+(\w+)"#).expect("static regex"));
+    let mut out: Vec<(usize, String)> = Vec::new();
     for c in re.captures_iter(text) {
         let expr = &c[1];
         let Some(lit) = string_literals(expr).into_iter().last() else { continue };
@@ -229,11 +233,20 @@ fn imports(text: &str, tplroot: &str) -> Vec<String> {
         } else {
             lit
         };
-        if !out.contains(&rel) {
-            out.push(rel);
+        let end = c.get(0).map_or(0, |m| m.end());
+        let used = first_use(&text[end..], &c[2]).map_or(end, |at| end + at);
+        if !out.iter().any(|(_, r)| *r == rel) {
+            out.push((used, rel));
         }
     }
-    out
+    out.sort_by_key(|(at, _)| *at);
+    out.into_iter().map(|(_, rel)| rel).collect()
+}
+
+/// Where `name` first occurs in `text` as a whole word.
+fn first_use(text: &str, name: &str) -> Option<usize> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).find(|(i, _)| !text[..*i].ends_with(word) && !text[i + name.len()..].starts_with(word)).map(|(i, _)| i)
 }
 
 /// The quoted string literals of a Jinja expression.

@@ -88,11 +88,11 @@ fn slsutil_merge_and_defaults_merge() {
 {% set os = salt['grains.filter_by'](osfamilymap) %}\n{% set f = salt['slsutil.merge'](defaults.f, os) %}\n{% do salt['defaults.merge'](f, {'port': 443}) %}";
     expect_test::expect![[r##"
         #0 map.jinja f/map.jinja
-        #1 import_yaml f/defaults.yaml
-        #2 import_yaml f/osfamilymap.yaml
-        conf = "/etc/f.conf"  # #1 f/defaults.yaml:4
-        pkg = "f-deb"  # #2 f/osfamilymap.yaml:2, over #1
-        port = 443  # #0 f/map.jinja:5, over #1"##]]
+        #1 import_yaml f/osfamilymap.yaml
+        #2 import_yaml f/defaults.yaml
+        conf = "/etc/f.conf"  # #2 f/defaults.yaml:4
+        pkg = "f-deb"  # #1 f/osfamilymap.yaml:2
+        port = 443  # #0 f/map.jinja:5, over #2"##]]
     .assert_eq(&run(map, DEFAULTS, "{}"));
 }
 
@@ -155,4 +155,22 @@ fn a_templated_layer_file_is_placed_on_its_source_lines() {
         pkg = "f-13"  # #2 f/osfamilymap.yaml:5, over #1
         port = 80  # #1 f/defaults.yaml:3"##]]
     .assert_eq(&run(map, files, "{}"));
+}
+
+#[test]
+fn precedence_follows_the_merge_nesting_not_the_import_order() {
+    // osmap is imported first but merged innermost (it wins over osfamilymap).
+    let map =
+        "{% import_yaml 'f/osmap.yaml' as osmap %}\n{% import_yaml 'f/defaults.yaml' as defaults %}\n{% import_yaml 'f/osfamilymap.yaml' as osfamilymap %}\n\
+{% set f = salt['grains.filter_by'](defaults, default='f', merge=salt['grains.filter_by'](osfamilymap, merge=salt['grains.filter_by'](osmap, grain='os'))) %}";
+    let files = format!("{DEFAULTS}#- srv/f/osmap.yaml\nUbuntu:\n  pkg: f-ubuntu\n");
+    expect_test::expect![[r##"
+        #0 map.jinja f/map.jinja
+        #1 import_yaml f/defaults.yaml
+        #2 import_yaml f/osfamilymap.yaml
+        #3 import_yaml f/osmap.yaml
+        conf = "/etc/f.conf"  # #1 f/defaults.yaml:4
+        pkg = "f-ubuntu"  # #3 f/osmap.yaml:2, over #1, #2
+        port = 80  # #1 f/defaults.yaml:3"##]]
+    .assert_eq(&run(map, &files, "{}"));
 }
