@@ -657,7 +657,7 @@ fn older_map_jinja_hover_and_definition() {
 {% set base = salt['grains.filter_by'](defaults, default='app', merge=salt['grains.filter_by'](osfamilymap)) %}\n\
 {% set app = salt['pillar.get']('app', default=base, merge=True) %}\n",
     );
-    tree.write("app/init.sls", "{%- from tpldir ~ \"/map.jinja\" import app with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ app.pkg }}\n  user.present:\n    - name: {{ app.user }}\n");
+    tree.write("app/init.sls", "{%- from tpldir ~ \"/map.jinja\" import app with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ app.pkg }}\n  user.present:\n    - name: {{ app.user }}\n  cmd.run:\n    - name: echo {{ app.get('pkg') }}\n");
     let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
     lsp.open_from_disk("app/init.sls");
     lsp.sync();
@@ -693,6 +693,21 @@ fn older_map_jinja_hover_and_definition() {
         - layer #1 `app/defaults.yaml` (source `import_yaml`)
     "#]]
     .assert_eq(user["contents"]["value"].as_str().unwrap_or_default());
+    // Line 7 `    - name: echo {{ app.get('pkg') }}`: on the key.
+    let got = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 7, 30)).unwrap();
+    expect![[r#"
+        **`app.get('pkg')`** for minion `web01`
+
+        ```json
+        "app-deb"
+        ```
+
+        Set by layer #2 `app/osfamilymap.yaml:4` (source `import_yaml`)
+
+        Overriding:
+        - layer #1 `app/defaults.yaml` (source `import_yaml`)
+    "#]]
+    .assert_eq(got["contents"]["value"].as_str().unwrap_or_default());
     // In the layer files: `pkg` of `Debian` wins for the minion; `pkg` of `defaults.yaml` lost.
     lsp.open_from_disk("app/osfamilymap.yaml");
     lsp.open_from_disk("app/defaults.yaml");

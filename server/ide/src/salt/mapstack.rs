@@ -215,6 +215,9 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     };
     // A use of a name a `map.jinja` import of this file binds: `NAME.a.b` around the cursor.
     let is_part = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    if let Some(spot) = get_spot(&text, offset, block.range.clone(), &bound_names(&text, &exported)) {
+        return Some(Spot::Value { tplroot, range: spot.0, expr: spot.1, path: spot.2 });
+    }
     let start = text[..offset].rfind(|c: char| !is_part(c)).map_or(0, |i| i + 1);
     let end = offset + text[offset..].find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len() - offset);
     if start < block.range.start || end > block.range.end || start >= end {
@@ -231,6 +234,30 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
         return None;
     }
     Some(Spot::Value { tplroot, range: start..end, expr: expr.to_string(), path })
+}
+
+/// On the key of `NAME.a.get('KEY', ...)` (`NAME` one of `names`): the key's range, the
+/// expression as written up to the key, and the path `a.KEY`.
+fn get_spot(text: &str, offset: usize, block: std::ops::Range<usize>, names: &[String]) -> Option<(std::ops::Range<usize>, String, Vec<String>)> {
+    let open = text[block.start..offset].rfind(['\'', '"']).map(|i| block.start + i)?;
+    let quote = text[open..].chars().next()?;
+    let close = open + 1 + text[open + 1..block.end].find(quote)?;
+    if close < offset {
+        return None;
+    }
+    let call = text[block.start..open].trim_end().strip_suffix('(')?.trim_end().strip_suffix(".get")?;
+    let start = call.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+    let mut parts = call[start..].split('.');
+    let name = parts.next()?;
+    if !names.iter().any(|n| n == name) {
+        return None;
+    }
+    let mut path: Vec<String> = parts.map(str::to_string).collect();
+    if path.iter().any(String::is_empty) {
+        return None;
+    }
+    path.push(text[open + 1..close].to_string());
+    Some((open..close + 1, format!("{}.get({})", &call[start..], &text[open..=close]), path))
 }
 
 /// How a formula's `map.jinja` builds its map.
