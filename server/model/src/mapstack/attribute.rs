@@ -85,6 +85,67 @@ pub(super) fn origins(env: &mut Env, values: &Value, text: &str, map_id: FileId,
     tree(values, &mut Vec::new(), &sources, &ctx, map_layer)
 }
 
+/// A pillar SLS file, as the pillar compile lists its layers.
+pub struct PillarFile<'a> {
+    pub env: &'a str,
+    pub sls: &'a str,
+    pub path: Option<&'a std::path::Path>,
+}
+
+/// Places the values `data` attributes to the formula's pillar on the pillar SLS file and line
+/// that set them: `pillar` is the compiled pillar (before a profile's own pillar goes over it),
+/// `origins` who set each of its values, `files` its layers. A value the compiled pillar does
+/// not hold as the map does (the profile's pillar set it) stays the pillar's, without a line.
+pub fn place_pillar(data: &mut super::MapData, pillar: &Value, origins: &Origins, files: &[PillarFile]) {
+    let (Ok(values), Some(map_origins)) = (&data.values, &mut data.origins) else { return };
+    let mut added: Vec<(usize, usize)> = Vec::new();
+    let mut walk = Vec::new();
+    place(map_origins, &mut walk, &mut |path, o| {
+        let Some(root) = data.layers.get(o.layer).filter(|l| l.source == "pillar").and_then(|l| l.path.as_deref()?.strip_prefix("pillar:")) else { return };
+        let value = path.iter().try_fold(values, |v, k| v.get(k));
+        let found = [&[][..], &["lookup".to_string()][..]].iter().find_map(|mid| {
+            (0..=2.min(path.len().saturating_sub(1))).find_map(|skip| {
+                let full: Vec<&str> = std::iter::once(root).chain(mid.iter().map(String::as_str)).chain(path[skip..].iter().map(String::as_str)).collect();
+                let held = full.iter().try_fold(pillar, |v, k| v.get(*k));
+                (held.is_some() && held == value).then(|| origins.at_path(&full)).flatten()
+            })
+        });
+        let Some(po) = found.map(|f| &f.origin) else { return };
+        let Some(file) = files.get(po.layer).filter(|f| f.path.is_some() && po.at.is_some()) else { return };
+        let layer = match added.iter().find(|(p, _)| *p == po.layer) {
+            Some((_, l)) => *l,
+            None => {
+                data.layers.push(Layer {
+                    stage: Stage::Formula,
+                    source: "pillar".into(),
+                    path: Some(format!("pillar [{}] {}", file.env, file.sls)),
+                    file: file.path.map(std::path::Path::to_path_buf),
+                    status: Status::Loaded,
+                    strategy: None,
+                    merge_lists: None,
+                });
+                added.push((po.layer, data.layers.len() - 1));
+                data.layers.len() - 1
+            }
+        };
+        o.layer = layer;
+        o.at = po.at.clone();
+    });
+}
+
+/// Calls `f` on every leaf origin of `o` with its key path.
+fn place(o: &mut Origins, path: &mut Vec<String>, f: &mut dyn FnMut(&[String], &mut Origin)) {
+    if o.children.is_empty() {
+        f(path, &mut o.origin);
+        return;
+    }
+    for (k, c) in o.children.iter_mut() {
+        path.push(k.clone());
+        place(c, path, f);
+        path.pop();
+    }
+}
+
 /// The names a formula's pillar and lookup tables use for it.
 fn formula_names(tplroot: &str) -> Vec<String> {
     let mut out = vec![tplroot.to_string(), tplroot.replace('-', "_"), format!("{tplroot}-formula")];
