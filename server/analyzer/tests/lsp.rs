@@ -642,6 +642,93 @@ fn mapstack_hovers_and_definition() {
     lsp.finish();
 }
 
+/// An older-style `map.jinja` (`import_yaml`, `grains.filter_by` with `merge`, `pillar.get`
+/// with `merge=True`): the hover on a use of the map it exports names the file and line that
+/// set the value and the layers it overrode; go to definition lands on that line.
+#[test]
+fn older_map_jinja_hover_and_definition() {
+    let tree = TempTree::new("oldmap", None);
+    tree.write("salt-analyzer.yaml", "minions:\n  web01: {grains: {os_family: Debian}, pillar: {app: {user: admin}}}\ndefault_minion: web01\n");
+    tree.write("app/defaults.yaml", "app:\n  pkg: app\n  user: root\n");
+    tree.write("app/osfamilymap.yaml", "RedHat:\n  pkg: app-rh\nDebian:\n  pkg: app-deb\n");
+    tree.write(
+        "app/map.jinja",
+        "{% import_yaml tpldir ~ '/defaults.yaml' as defaults %}\n{% import_yaml tpldir ~ '/osfamilymap.yaml' as osfamilymap %}\n\
+{% set base = salt['grains.filter_by'](defaults, default='app', merge=salt['grains.filter_by'](osfamilymap)) %}\n\
+{% set app = salt['pillar.get']('app', default=base, merge=True) %}\n",
+    );
+    tree.write("app/init.sls", "{%- from tpldir ~ \"/map.jinja\" import app with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ app.pkg }}\n  user.present:\n    - name: {{ app.user }}\n  cmd.run:\n    - name: echo {{ app.get('pkg') }}\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open_from_disk("app/init.sls");
+    lsp.sync();
+    // Line 3 `    - name: {{ app.pkg }}`: on `pkg`.
+    let value = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 3, 21)).unwrap();
+    expect![[r#"
+        **`app.pkg`** for minion `web01`
+
+        ```json
+        "app-deb"
+        ```
+
+        Set by layer #2 `app/osfamilymap.yaml:4` (source `import_yaml`)
+
+        Overriding:
+        - layer #1 `app/defaults.yaml` (source `import_yaml`)
+    "#]]
+    .assert_eq(value["contents"]["value"].as_str().unwrap_or_default());
+    let def = lsp.request("textDocument/definition", pos(&lsp, "app/init.sls", 3, 21)).unwrap();
+    assert_eq!(lsp.render_locations(&def), "app/osfamilymap.yaml 3:2-3:5\n");
+    // Line 5 `    - name: {{ app.user }}`: the pillar's.
+    let user = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 5, 21)).unwrap();
+    expect![[r#"
+        **`app.user`** for minion `web01`
+
+        ```json
+        "admin"
+        ```
+
+        Set by layer #3 `pillar:app` (source `pillar`)
+
+        Overriding:
+        - layer #1 `app/defaults.yaml` (source `import_yaml`)
+    "#]]
+    .assert_eq(user["contents"]["value"].as_str().unwrap_or_default());
+    // Line 7 `    - name: echo {{ app.get('pkg') }}`: on the key.
+    let got = lsp.request("textDocument/hover", pos(&lsp, "app/init.sls", 7, 30)).unwrap();
+    expect![[r#"
+        **`app.get('pkg')`** for minion `web01`
+
+        ```json
+        "app-deb"
+        ```
+
+        Set by layer #2 `app/osfamilymap.yaml:4` (source `import_yaml`)
+
+        Overriding:
+        - layer #1 `app/defaults.yaml` (source `import_yaml`)
+    "#]]
+    .assert_eq(got["contents"]["value"].as_str().unwrap_or_default());
+    // In the layer files: `pkg` of `Debian` wins for the minion; `pkg` of `defaults.yaml` lost.
+    lsp.open_from_disk("app/osfamilymap.yaml");
+    lsp.open_from_disk("app/defaults.yaml");
+    lsp.sync();
+    let wins = lsp.request("textDocument/hover", pos(&lsp, "app/osfamilymap.yaml", 3, 3)).unwrap();
+    expect![[r#"
+        **Formula configuration** of `app`
+
+        Sets `pkg` = `"app-deb"` for minion `web01`, over layer #1 `app/defaults.yaml` (source `import_yaml`)
+    "#]]
+    .assert_eq(wins["contents"]["value"].as_str().unwrap_or_default());
+    let lost = lsp.request("textDocument/hover", pos(&lsp, "app/defaults.yaml", 1, 3)).unwrap();
+    expect![[r#"
+        **Formula configuration** of `app`
+
+        `pkg` = `"app-deb"` for minion `web01` is set by layer #2 `app/osfamilymap.yaml:4` (source `import_yaml`), over this one
+    "#]]
+    .assert_eq(lost["contents"]["value"].as_str().unwrap_or_default());
+    lsp.finish();
+}
+
 /// The pillar hover over the protocol, and `salt-analyzer.refreshPillar`: a value from an
 /// SQLite ext_pillar is cached until the command, which re-queries the database.
 #[test]

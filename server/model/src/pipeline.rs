@@ -214,7 +214,16 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
                 low = Some(lowstate::compile(&*recorder, &opts, roots, &mut files, &matches, Some(&jinja)));
             }
             Scope::Render { path, probe } => rendered = Some(render_file(&*recorder, roots, &opts, &mut files, &jinja, path, *probe)),
-            Scope::MapData { tpldir } => mapdata = Some(formula_map_data(&*recorder, roots, &mut files, &jinja, tpldir)),
+            Scope::MapData { tpldir } => {
+                let mut data = formula_map_data(&*recorder, roots, &mut files, &jinja, tpldir);
+                // An older-style map's values from the pillar: on the pillar file and line.
+                if let Some(p) = &pillar {
+                    let layers: Vec<crate::mapstack::attribute::PillarFile> =
+                        p.layers.iter().map(|l| crate::mapstack::attribute::PillarFile { env: &l.env, sls: &l.sls, path: l.path.as_deref() }).collect();
+                    crate::mapstack::attribute::place_pillar(&mut data, &p.pillar, &p.origins, &layers);
+                }
+                mapdata = Some(data);
+            }
             Scope::Pillar => {}
         }
     }

@@ -3,7 +3,10 @@
 //! strategy and `merge_lists`, and the merged values, each with the layer that set it), the
 //! hover on a use of the merged data (`mapdata.pkg.name`: the value, the layer that set it and
 //! the layers it overrode), and go to definition from such a use to the winning layer's line
-//! and from a `map_jinja.yaml` source to the files it loaded. The data is the pipeline's
+//! and from a `map_jinja.yaml` source to the files it loaded. For an older-style `map.jinja`
+//! (`import_yaml`, `grains.filter_by`, `pillar.get` with `merge=True`) the same hover and
+//! definition on a use of the name it exports, from the attributed origins, and the hover on a
+//! key of a file it imports (whether that key wins for the minion). The data is the pipeline's
 //! (`Scope::MapData`), the same `salt-analyzer mapdata` prints.
 
 use std::path::Path;
@@ -22,6 +25,8 @@ enum Spot {
     Import { tplroot: String, range: std::ops::Range<usize>, source: Option<String> },
     /// A use of the data bound by such an import: its key path.
     Value { tplroot: String, range: std::ops::Range<usize>, expr: String, path: Vec<String> },
+    /// A key of a YAML file of the formula (one an older-style `map.jinja` imports).
+    LayerKey { tplroot: String, range: std::ops::Range<usize> },
 }
 
 pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
@@ -48,10 +53,18 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             let (compiled, minion) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let values = data.values.as_ref().ok()?;
+            let keys = dumped_path(values, keys);
             let value = keys.iter().try_fold(values, |v, k| v.get(k))?;
             let shown = serde_json::to_string_pretty(value).unwrap_or_default();
             let mut out = format!("**`{expr}`** for minion `{minion}`\n\n```json\n{}\n```\n", truncate(&shown, 30).trim_end());
             let origin = data.origins.as_ref().and_then(|o| o.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>()));
+            // An older-style map's value no source writes (a dict, an expression): the Jinja
+            // hover, which shows the value, says more.
+            if data.implementation == model::mapstack::Implementation::MapJinja
+                && origin.is_none_or(|o| o.origin.at.is_none() && data.layers.get(o.origin.layer).is_some_and(|l| l.source == "map.jinja"))
+            {
+                return None;
+            }
             if let Some(o) = origin {
                 out.push_str(&format!("\nSet by layer {}\n", layer_line(data, &compiled, o.origin.layer, o.origin.at.as_ref())));
                 if !o.origin.overrode.is_empty() {
@@ -63,6 +76,34 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             }
             Some(HoverResult { range, markdown: out })
         }
+        Spot::LayerKey { tplroot, range } => {
+            let (compiled, minion) = compute(snap, &tplroot)?;
+            let data = compiled.mapdata.as_ref()?;
+            let values = data.values.as_ref().ok()?;
+            let leaves = data.origins.as_ref()?.leaves();
+            let here = |at: &model::value::Loc| compiled.files.path(at.file) == path && at.span == range;
+            let layer = data.layers.iter().position(|l| l.file.as_deref() == Some(path))?;
+            let key = snap.text(path)?[range.clone()].trim_matches(['\'', '"']).to_string();
+            let mut out = String::new();
+            for (keys, o) in &leaves {
+                let value = keys.iter().try_fold(values, |v, k| v.get(k)).map(|v| v.to_string()).unwrap_or_default();
+                if o.at.as_ref().is_some_and(here) {
+                    out.push_str(&format!("Sets `{}` = `{value}` for minion `{minion}`", keys.join(".")));
+                    if !o.overrode.is_empty() {
+                        let over: Vec<String> = o.overrode.iter().map(|l| layer_line(data, &compiled, *l, None)).collect();
+                        out.push_str(&format!(", over layer {}", over.join(", ")));
+                    }
+                    out.push('\n');
+                } else if o.overrode.contains(&layer) && keys.last() == Some(&key) {
+                    out.push_str(&format!(
+                        "`{}` = `{value}` for minion `{minion}` is set by layer {}, over this one\n",
+                        keys.join("."),
+                        layer_line(data, &compiled, o.layer, o.at.as_ref())
+                    ));
+                }
+            }
+            (!out.is_empty()).then(|| HoverResult { range, markdown: format!("**Formula configuration** of `{tplroot}`\n\n{out}") })
+        }
     }
 }
 
@@ -71,7 +112,12 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
         Spot::Value { tplroot, path: keys, expr, .. } => {
             let (compiled, _) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
+            let keys = dumped_path(data.values.as_ref().ok()?, keys);
             let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
+            if data.implementation == model::mapstack::Implementation::MapJinja && o.origin.at.is_none() {
+                // No line to go to: the Jinja definition (the `set`) answers.
+                return None;
+            }
             let target = match &o.origin.at {
                 Some(at) => {
                     NavTarget { path: compiled.files.path(at.file).to_path_buf(), full_range: at.span.clone(), focus_range: at.span.clone(), name: expr }
@@ -91,8 +137,18 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
                 .collect();
             Some(files)
         }
-        Spot::Import { .. } => None,
+        Spot::Import { .. } | Spot::LayerKey { .. } => None,
     }
+}
+
+/// The key path of a use in `values`: as it is, or under `values` when the map is what a
+/// formula's `_mapdata` state dumps (`{"values": MAP}`).
+fn dumped_path(values: &serde_json::Value, keys: Vec<String>) -> Vec<String> {
+    let found = |ks: &[String]| ks.iter().try_fold(values, |v, k| v.get(k)).is_some();
+    if !found(&keys) && values.get("values").is_some() && found(&[vec!["values".to_string()], keys.clone()].concat()) {
+        return [vec!["values".to_string()], keys].concat();
+    }
+    keys
 }
 
 /// `#9 `TEMPLATE/parameters/os_family/Debian.yaml:16` (source `Y:G@os_family`)`.
@@ -133,6 +189,9 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     if path.file_name().is_some_and(|n| n == "map_jinja.yaml" || n == "map_jinja.yaml.jinja") {
         return map_jinja_spot(snap, path, &text, offset);
     }
+    if path.extension().is_some_and(|e| e == "yaml" || e == "yml" || e == "json") {
+        return layer_key_spot(snap, path, &text, offset);
+    }
     let masked = syntax::jinja::mask(&text);
     let block = masked.block_at(offset)?;
     let inner = &text[block.range.clone()];
@@ -143,14 +202,22 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
             return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
         }
     }
-    if !uses_mapstack(snap, path, &tplroot) {
-        return None;
-    }
-    if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
-        return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
-    }
+    let exported = match map_style(snap, path, &tplroot)? {
+        MapStyle::Mapstack => {
+            if block.kind == JinjaKind::Statement && block.keyword.as_deref() == Some("from") && inner.contains("map.jinja") {
+                return Some(Spot::Import { tplroot, range: block.range.clone(), source: None });
+            }
+            "mapdata".to_string()
+        }
+        // An older-style map: only the uses of the name it exports (its import is the Jinja
+        // hover's).
+        MapStyle::Own(name) => name,
+    };
     // A use of a name a `map.jinja` import of this file binds: `NAME.a.b` around the cursor.
     let is_part = |c: char| c.is_alphanumeric() || c == '_' || c == '.';
+    if let Some(spot) = get_spot(&text, offset, block.range.clone(), &bound_names(&text, &exported)) {
+        return Some(Spot::Value { tplroot, range: spot.0, expr: spot.1, path: spot.2 });
+    }
     let start = text[..offset].rfind(|c: char| !is_part(c)).map_or(0, |i| i + 1);
     let end = offset + text[offset..].find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(text.len() - offset);
     if start < block.range.start || end > block.range.end || start >= end {
@@ -159,7 +226,7 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     let expr = &text[start..end];
     let mut parts = expr.split('.');
     let name = parts.next()?;
-    if !bound_names(&text).iter().any(|n| n == name) {
+    if !bound_names(&text, &exported).iter().any(|n| n == name) {
         return None;
     }
     let path: Vec<String> = parts.map(str::to_string).collect();
@@ -169,20 +236,53 @@ fn spot(snap: &Snapshot, path: &Path, offset: usize) -> Option<Spot> {
     Some(Spot::Value { tplroot, range: start..end, expr: expr.to_string(), path })
 }
 
-/// Whether the formula's `map.jinja` is a mapstack one: it calls `map.data` (saltext-formula)
-/// or has template-formula's `libmapstack.jinja` beside it. A plain `map.jinja` of variables
-/// is left to the Jinja hover.
-fn uses_mapstack(snap: &Snapshot, path: &Path, tplroot: &str) -> bool {
+/// On the key of `NAME.a.get('KEY', ...)` (`NAME` one of `names`): the key's range, the
+/// expression as written up to the key, and the path `a.KEY`.
+fn get_spot(text: &str, offset: usize, block: std::ops::Range<usize>, names: &[String]) -> Option<(std::ops::Range<usize>, String, Vec<String>)> {
+    let open = text[block.start..offset].rfind(['\'', '"']).map(|i| block.start + i)?;
+    let quote = text[open..].chars().next()?;
+    let close = open + 1 + text[open + 1..block.end].find(quote)?;
+    if close < offset {
+        return None;
+    }
+    let call = text[block.start..open].trim_end().strip_suffix('(')?.trim_end().strip_suffix(".get")?;
+    let start = call.rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.')).map_or(0, |i| i + 1);
+    let mut parts = call[start..].split('.');
+    let name = parts.next()?;
+    if !names.iter().any(|n| n == name) {
+        return None;
+    }
+    let mut path: Vec<String> = parts.map(str::to_string).collect();
+    if path.iter().any(String::is_empty) {
+        return None;
+    }
+    path.push(text[open + 1..close].to_string());
+    Some((open..close + 1, format!("{}.get({})", &call[start..], &text[open..=close]), path))
+}
+
+/// How a formula's `map.jinja` builds its map.
+enum MapStyle {
+    /// It calls `map.data` (saltext-formula) or has template-formula's `libmapstack.jinja` beside it.
+    Mapstack,
+    /// It builds it itself and exports it under this name (`nginx`, else `mapdata`).
+    Own(String),
+}
+
+/// How the formula `tplroot` builds its map, when it has a `map.jinja`.
+fn map_style(snap: &Snapshot, path: &Path, tplroot: &str) -> Option<MapStyle> {
     let world = snap.world();
     let env = crate::salt::resolve::file_env(snap, path);
     let roots = &world.ctx.roots;
-    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f));
-    map.is_some_and(|t| t.contains("map.data")) || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some()
+    let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f))?;
+    if map.contains("map.data") || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some() {
+        return Some(MapStyle::Mapstack);
+    }
+    model::mapstack::plain::exported(&map, tplroot).map(MapStyle::Own)
 }
 
-/// The names `{% from "<...>/map.jinja" import mapdata [as NAME] %}` statements of `text`
-/// bind to the formula's configuration.
-fn bound_names(text: &str) -> Vec<String> {
+/// The names `{% from "<...>/map.jinja" import EXPORTED [as NAME] %}` statements of `text`
+/// bind to the formula's configuration (`EXPORTED` is `mapdata`, or an older map's own name).
+fn bound_names(text: &str, exported: &str) -> Vec<String> {
     let masked = syntax::jinja::mask(text);
     let mut out = Vec::new();
     for b in masked.blocks.iter().filter(|b| b.kind == JinjaKind::Statement && b.keyword.as_deref() == Some("from")) {
@@ -195,12 +295,30 @@ fn bound_names(text: &str) -> Vec<String> {
         for n in names.split(',') {
             let n = n.trim();
             let (name, bound) = n.split_once(" as ").map_or((n, n), |(name, alias)| (name.trim(), alias.trim()));
-            if name == "mapdata" && !bound.is_empty() {
+            if name == exported && !bound.is_empty() {
                 out.push(bound.to_string());
             }
         }
     }
     out
+}
+
+/// On a key of a YAML file of a formula with an older-style map: the key's span as the YAML
+/// loader places it (what the attributed origins point at).
+fn layer_key_spot(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<Spot> {
+    let tplroot = tplroot_of(snap, path)?;
+    if !matches!(map_style(snap, path, &tplroot)?, MapStyle::Own(_)) {
+        return None;
+    }
+    let doc = model::render::load_yaml(text, 0).ok()?;
+    fn find(v: &model::value::Val, offset: usize) -> Option<std::ops::Range<usize>> {
+        v.as_dict()?.0.iter().find_map(|(k, x)| match &k.at {
+            Some(at) if at.span.contains(&offset) || at.span.end == offset => Some(at.span.clone()),
+            _ => find(x, offset),
+        })
+    }
+    let range = find(&doc, offset)?;
+    Some(Spot::LayerKey { tplroot, range })
 }
 
 /// In a formula's `parameters/map_jinja.yaml`: the whole file, or a source entry.

@@ -7,6 +7,7 @@
 //! and layer files are read through the [`Vfs`] (a [`crate::workspace::reads::Recorder`] in
 //! the pipeline, so a result is reused while what it read is unchanged).
 
+pub mod attribute;
 pub mod jinja;
 pub mod origin;
 pub mod plain;
@@ -223,10 +224,12 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
     let result = match implementation {
         Implementation::Saltext => run(&mut env),
         Implementation::Jinja => jinja::run(&mut env).and_then(|(values, origins)| jinja::post_map(&mut env, values, origins)),
-        // No provenance yet through the template's own merges: values only.
+        // Provenance attributed after the template's own merges (see `attribute`).
         Implementation::MapJinja | Implementation::NoMap => {
-            let values = plain::run(&mut env);
-            return MapData { implementation, values, layers: env.layers, origins: None, notes: env.notes };
+            return match plain::run(&mut env) {
+                Ok((values, origins)) => MapData { implementation, values: Ok(values), layers: env.layers, origins, notes: env.notes },
+                Err(e) => MapData { implementation, values: Err(e), layers: env.layers, origins: None, notes: env.notes },
+            };
         }
     };
     let (values, origins) = match result {

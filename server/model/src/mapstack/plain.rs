@@ -7,50 +7,65 @@
 
 use serde_json::Value;
 
+use super::origin::Origins;
 use super::stack::Env;
 use super::{Layer, Stage, Status};
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{Val, V};
 use crate::workspace::reads::find_file;
 
-/// The map `env.tplroot`'s `map.jinja` exports for the minion.
-pub(super) fn run(env: &mut Env) -> Result<Value, SaltError> {
+/// The map `env.tplroot`'s `map.jinja` exports for the minion, and who set each of its values
+/// (see [`super::attribute`]) when there is a `map.jinja` to read that from.
+pub(super) fn run(env: &mut Env) -> Result<(Value, Option<Origins>), SaltError> {
     let tplroot = env.tplroot.clone();
     let dump = format!("{tplroot}/_mapdata/init.sls");
-    if let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &dump) {
+    let rel = format!("{tplroot}/map.jinja");
+    let values = if let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &dump) {
         let text = env.fs.read(&path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("{dump}: {e}")))?;
         let id = env.files.add(path.clone(), text.as_str().into());
         env.layers.push(layer("_mapdata", &dump, path.clone()));
         let ctx = env.jinja.context(&env.saltenv, &format!("{tplroot}._mapdata"), &dump, &path);
         let rendered = crate::render::render_with(&text, id, Some(&ctx))?;
-        return dumped_map(&rendered).ok_or_else(|| {
+        dumped_map(&rendered).ok_or_else(|| {
             SaltError::new(Code::MapData, format!("`{dump}` renders no state with `context: {{map: ...}}`, the map `_mapdata.jinja` dumps"))
                 .at(Some(crate::value::Loc { file: id, span: 0..0 }))
-        });
-    }
-    let rel = format!("{tplroot}/map.jinja");
-    let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &rel) else {
-        return Err(SaltError::new(Code::MapData, format!("no map to show: `{tplroot}` has no `map.jinja`, no `_mapdata` state and no `parameters/`")));
+        })?
+    } else {
+        let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &rel) else {
+            return Err(SaltError::new(Code::MapData, format!("no map to show: `{tplroot}` has no `map.jinja`, no `_mapdata` state and no `parameters/`")));
+        };
+        let text = env.fs.read(&path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("{rel}: {e}")))?;
+        let id = env.files.add(path.clone(), text.as_str().into());
+        let Some(name) = exported(&text, &tplroot) else {
+            env.layers.push(layer("map.jinja", &rel, path.clone()));
+            return Err(SaltError::new(Code::MapData, format!("no map to show: `{rel}` sets neither `{}` nor `mapdata`", tplroot.replace('-', "_")))
+                .at(Some(crate::value::Loc { file: id, span: 0..0 })));
+        };
+        // What an SLS of the formula sees: `{% from tplroot ~ "/map.jinja" import NAME with context %}`.
+        let probe = format!("{{%- from \"{rel}\" import {name} with context %}}{{{{ {name} | json }}}}");
+        let init = format!("{tplroot}/init.sls");
+        let ctx = env.jinja.context(&env.saltenv, &tplroot, &init, &path.with_file_name("init.sls"));
+        let out = crate::render::jinja::render(&probe, &ctx).map_err(|f| {
+            env.layers.push(layer("map.jinja", &rel, path.clone()));
+            // An error inside `map.jinja` itself is placed at its line; one elsewhere at its start.
+            let line = f.template.as_ref().filter(|(name, _)| name.ends_with(&rel)).map_or(1, |(_, line)| *line);
+            let start = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum::<usize>();
+            let at = Some(crate::value::Loc { file: id, span: start..start });
+            SaltError::new(Code::RenderError, f.message).at(at)
+        })?;
+        serde_json::from_str(&out.text).map_err(|e| {
+            env.layers.push(layer("map.jinja", &rel, path.clone()));
+            SaltError::new(Code::MapData, format!("`{name}` of `{rel}` is not JSON data: {e}"))
+        })?
     };
-    let text = env.fs.read(&path).map_err(|e| SaltError::new(Code::UnreadableFile, format!("{rel}: {e}")))?;
+    // Who set what: read from the `map.jinja` that built the map, and the files it imports.
+    let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &rel) else { return Ok((values, None)) };
+    let Ok(text) = env.fs.read(&path) else { return Ok((values, None)) };
     let id = env.files.add(path.clone(), text.as_str().into());
-    env.layers.push(layer("map.jinja", &rel, path.clone()));
-    let Some(name) = exported(&text, &tplroot) else {
-        return Err(SaltError::new(Code::MapData, format!("no map to show: `{rel}` sets neither `{}` nor `mapdata`", tplroot.replace('-', "_")))
-            .at(Some(crate::value::Loc { file: id, span: 0..0 })));
-    };
-    // What an SLS of the formula sees: `{% from tplroot ~ "/map.jinja" import NAME with context %}`.
-    let probe = format!("{{%- from \"{rel}\" import {name} with context %}}{{{{ {name} | json }}}}");
-    let init = format!("{tplroot}/init.sls");
-    let ctx = env.jinja.context(&env.saltenv, &tplroot, &init, &path.with_file_name("init.sls"));
-    let out = crate::render::jinja::render(&probe, &ctx).map_err(|f| {
-        // An error inside `map.jinja` itself is placed at its line; one elsewhere at its start.
-        let line = f.template.as_ref().filter(|(name, _)| name.ends_with(&rel)).map_or(1, |(_, line)| *line);
-        let start = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum::<usize>();
-        let at = Some(crate::value::Loc { file: id, span: start..start });
-        SaltError::new(Code::RenderError, f.message).at(at)
-    })?;
-    serde_json::from_str(&out.text).map_err(|e| SaltError::new(Code::MapData, format!("`{name}` of `{rel}` is not JSON data: {e}")))
+    let map_layer = env.layers.len();
+    env.layers.push(layer("map.jinja", &rel, path));
+    let origins = super::attribute::origins(env, &values, &text, id, map_layer);
+    Ok((values, Some(origins)))
 }
 
 fn layer(source: &str, rel: &str, file: std::path::PathBuf) -> Layer {
@@ -59,7 +74,7 @@ fn layer(source: &str, rel: &str, file: std::path::PathBuf) -> Layer {
 
 /// The name `map.jinja` exports its map under: the formula's own (`nginx`, `php_fpm` for
 /// `php-fpm`), else `mapdata` (template-formula's), as a top-level `{% set NAME = ... %}`.
-fn exported(text: &str, tplroot: &str) -> Option<String> {
+pub fn exported(text: &str, tplroot: &str) -> Option<String> {
     let sets = |name: &str| {
         text.match_indices("set").any(|(i, _)| {
             let before = text[..i].trim_end();

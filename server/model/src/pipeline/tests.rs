@@ -719,15 +719,11 @@ x: test.nop
         };
         format!("{} {layers:?} {values}", d.implementation.as_str())
     };
-    expect_test::expect![[
-        r#"map.jinja ["_mapdata ngx/_mapdata/init.sls"] {"values":{"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}}"#
-    ]]
+    expect_test::expect![[r#"map.jinja ["_mapdata ngx/_mapdata/init.sls", "map.jinja ngx/map.jinja", "import_yaml ngx/osfamilymap.yaml", "import_yaml ngx/defaults.yaml", "pillar pillar:ngx"] {"values":{"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}}"#]]
     .assert_eq(&mapdata(&fs, "ngx"));
     let mut no_state = fs.clone();
     no_state.files.remove(std::path::Path::new("/ws/srv/ngx/_mapdata/init.sls"));
-    expect_test::expect![[
-        r#"map.jinja ["map.jinja ngx/map.jinja"] {"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}"#
-    ]]
+    expect_test::expect![[r#"map.jinja ["map.jinja ngx/map.jinja", "import_yaml ngx/osfamilymap.yaml", "import_yaml ngx/defaults.yaml", "pillar pillar:ngx"] {"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}"#]]
     .assert_eq(&mapdata(&no_state, "ngx"));
     expect_test::expect![[r#"none [] error: no map to show: `other` has no `map.jinja`, no `_mapdata` state and no `parameters/`"#]]
         .assert_eq(&mapdata(&fs, "other"));
@@ -894,4 +890,46 @@ base:
     let one = compile_with(fs.clone(), &ws, &roots, &Request::new(Some("a1"), Scope::Highstate), &shared);
     let two = compile_with(fs.clone(), &ws, &roots, &Request::new(Some("a2"), Scope::Highstate), &shared);
     assert_eq!((ids(&one), ids(&two)), (vec!["a1".to_string()], vec!["a2".to_string()]));
+}
+
+/// An older-style map's value the pillar sets is placed on the pillar file and line.
+#[test]
+fn an_older_map_value_from_the_pillar_is_placed_on_its_pillar_line() {
+    let tree = "\
+#- salt-analyzer.yaml
+file_roots: {base: [srv]}
+pillar_roots: {base: [pillar]}
+minions:
+  web01: {grains: {os_family: Debian}}
+#- pillar/top.sls
+base:
+  '*': [ngx]
+#- pillar/ngx.sls
+other: 1
+ngx:
+  port: 8080
+#- srv/ngx/defaults.yaml
+ngx:
+  port: 80
+  user: www
+#- srv/ngx/map.jinja
+{% import_yaml 'ngx/defaults.yaml' as defaults %}
+{% set ngx = salt['pillar.get']('ngx', default=defaults.ngx, merge=True) %}
+";
+    let fs = MemFs::from_fixture(tree);
+    let (ws, roots) = setup(&fs);
+    let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("web01"), Scope::MapData { tpldir: "ngx".into() }));
+    let d = c.mapdata.expect("mapdata");
+    let got: Vec<String> = d
+        .origins
+        .as_ref()
+        .expect("origins")
+        .leaves()
+        .iter()
+        .map(|(p, o)| format!("{} {}", p.join("."), crate::mapstack::report::describe(&d, &c.files, o)))
+        .collect();
+    expect_test::expect![[r#"
+        port #3 pillar [base] ngx:3, over #1
+        user #1 ngx/defaults.yaml:3"#]]
+    .assert_eq(&got.join("\n"));
 }
