@@ -388,7 +388,7 @@ async function main() {
   const port = await freePort();
   await startCodeServer(port);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  let context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
   page = await context.newPage();
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WS)}`);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
@@ -561,7 +561,16 @@ async function main() {
 
   // First run: a new window on a tree with no salt-analyzer.yaml and no Salt config.
   await step('first run: one notification says what was found and offers a starter salt-analyzer.yaml', async () => {
-    page = await context.newPage();
+    // A new window. Chromium itself may have gone under load after a long session (the
+    // context reports it closed): a user would start the browser again.
+    try {
+      page = await context.newPage();
+    } catch (err) {
+      console.log(`# the browser was gone (${String(err).split('\n')[0]}); starting it again`);
+      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+      context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+      page = await context.newPage();
+    }
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(FRESH)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
     const toast = page.locator('.notification-toast', { hasText: 'found no salt-analyzer.yaml' });
