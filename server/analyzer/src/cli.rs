@@ -1,7 +1,6 @@
 //! The command-line interface (its contract is docs/cli.md): parse, call the model, print text
 //! or JSON. Exit codes: 0 clean, 1 errors found, 2 the tool could not run.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -385,23 +384,22 @@ fn fleet_run(
     let mut errors: indexmap::IndexMap<String, Vec<String>> = indexmap::IndexMap::new();
     let mut nothing = Vec::new();
     let json = common.format == Format::Json;
-    // Written as the answers come; a closed pipe (`| head`) ends the output, not the run.
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    // Written as the answers come; a closed pipe (`| head`) ends the run with exit 0.
     if json {
-        let _ = write!(out, "{{");
+        out!("{{");
     }
     model::pipeline::each_in_parallel(&who, model::pipeline::parallelism(), work, |i, a| {
         failed |= a.failed;
         if json {
             let value = serde_json::to_string_pretty(&a.json).unwrap_or_default().replace('\n', "\n  ");
-            let _ = write!(out, "{}\n  {}: {value}", if i == 0 { "" } else { "," }, json!(a.id));
+            out!("{}\n  {}: {value}", if i == 0 { "" } else { "," }, json!(a.id));
             return;
         }
         for e in a.errors {
             errors.entry(e).or_default().push(a.id.clone());
         }
         if !matrix {
-            let _ = writeln!(out, "== minion `{}` ==\n{}", a.id, a.text);
+            outln!("== minion `{}` ==\n{}", a.id, a.text);
         } else if a.sls.is_empty() && !a.failed {
             nothing.push(a.id);
         } else {
@@ -411,16 +409,15 @@ fn fleet_run(
         }
     });
     if json {
-        let _ = writeln!(out, "{}}}", if who.is_empty() { "" } else { "\n" });
+        outln!("{}}}", if who.is_empty() { "" } else { "\n" });
     } else {
         if matrix {
-            let _ = write!(out, "{}", matrix_text(&matrix_rows, &nothing, who.len()));
+            out!("{}", matrix_text(&matrix_rows, &nothing, who.len()));
         }
         for (e, minions) in &errors {
-            let _ = writeln!(out, "{}:\n{e}", few(minions));
+            outln!("{}:\n{e}", few(minions));
         }
     }
-    let _ = out.flush();
     sharing_stats(who.len(), &memo);
     if failed {
         ExitCode::from(1)
@@ -497,20 +494,18 @@ fn fleet_list(common: &Common) -> ExitCode {
         Ok(f) => f,
         Err(code) => return code,
     };
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if common.format == Format::Json {
         let all: serde_json::Map<String, serde_json::Value> =
             fleet.minions.iter().map(|m| (m.id.clone(), json!({"grains": m.grains, "pillar": m.pillar, "source": m.source.display().to_string()}))).collect();
-        let _ = writeln!(out, "{}", serde_json::to_string_pretty(&all).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
     } else {
         for m in &fleet.minions {
             let os = m.grains.get("os").and_then(|v| v.as_str()).unwrap_or("?");
             let pillar = if m.pillar.is_some() { ", cached pillar" } else { "" };
-            let _ = writeln!(out, "{}  os {os}{pillar}  ({})", m.id, rel(&m.source));
+            outln!("{}  os {os}{pillar}  ({})", m.id, rel(&m.source));
         }
-        let _ = writeln!(out, "{} minion(s), {} unreadable", fleet.minions.len(), fleet.problems.len());
+        outln!("{} minion(s), {} unreadable", fleet.minions.len(), fleet.problems.len());
     }
-    let _ = out.flush();
     if fleet.problems.is_empty() {
         ExitCode::SUCCESS
     } else {
@@ -605,11 +600,17 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
             print_error_text(e, files);
         }
     }
-    if errors.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
+    let code = if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    drop(errors);
+    leave_to_exit(compiled);
+    code
+}
+
+/// A command's whole result, kept until the process ends instead of being freed piece by
+/// piece: the kernel takes the heap back at once (on a 1,000-file highstate the drop was 5% of
+/// `lowstate`'s time). Only for values that own nothing but memory.
+fn leave_to_exit<T>(value: T) {
+    std::mem::forget(value);
 }
 
 /// What `plan --format json` prints.

@@ -14,5 +14,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let args = cli::Args::parse();
-    cli::run(args)
+    let code = cli::run(args);
+    out::flush();
+    code
 }

@@ -252,7 +252,7 @@ fn locate(file: FileId, old: &str, new: &str) -> Option<(Edit, usize, usize, usi
     if edit.start <= key_line_end || (edit.old_end >= block_end && block_end != old.len()) {
         return None;
     }
-    let mut line = new[..edit.start].rfind('\n').map_or(0, |n| n + 1);
+    let mut line = syntax::line_index::line_start(new, edit.start);
     while line <= edit.new_end && line < new.len() {
         if syntax::yaml_reuse::line_kind(&new[line..]) != syntax::yaml_reuse::LineKind::Inside {
             return None;

@@ -53,7 +53,7 @@ pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render:
 /// line of the template that names the function, else at its start.
 fn hint_at(hint: &str, text: &str, file: FileId) -> SaltError {
     let name = hint.split_once("['").and_then(|(_, r)| r.split_once("']")).map(|(n, _)| n);
-    let at = name.and_then(|n| text.find(n)).map_or(0, |o| text[..o].rfind('\n').map_or(0, |p| p + 1));
+    let at = name.and_then(|n| text.find(n)).map_or(0, |o| syntax::line_index::line_start(text, o));
     SaltError::new(Code::NotAnalysed, hint.to_string()).at(Some(Loc { file, span: at..at }))
 }
 
