@@ -261,6 +261,17 @@ impl Lsp {
         self.child.try_wait().expect("wait").is_none()
     }
 
+    /// The server's resident memory now and at its peak, in MiB (`VmRSS`, `VmHWM` of
+    /// `/proc/PID/status`).
+    pub fn memory_mib(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).expect("/proc status");
+        let kib = |key: &str| {
+            let line = status.lines().find(|l| l.starts_with(key)).unwrap_or_else(|| panic!("{key} in /proc status"));
+            line.split_whitespace().nth(1).and_then(|n| n.parse::<u64>().ok()).expect("a number of kB")
+        };
+        (kib("VmRSS:") / 1024, kib("VmHWM:") / 1024)
+    }
+
     /// Reads until the response to request `id`, which was sent with `send_raw`.
     pub fn response_to(&mut self, id: Value) -> Value {
         let resp = self.next_response();
