@@ -109,11 +109,19 @@ impl Vfs for RealFs {
 }
 
 fn walk_dir(dir: &Path, prefix: &str, seen: &mut HashSet<PathBuf>, out: &mut Vec<String>) {
-    // Canonical paths guard against symlink loops (a link to an ancestor is walked once).
+    // `seen` holds the canonical paths of the directories being walked (this one's ancestors):
+    // a link to one of them would loop, and is not followed. A directory reached by two names
+    // (apache-formula's `apache/certificates -> config/certificates/`) is listed under both, as
+    // Salt's `os.walk(followlinks=True)` lists it.
     let Ok(canon) = std::fs::canonicalize(dir) else { return };
-    if !seen.insert(canon) {
+    if !seen.insert(canon.clone()) {
         return;
     }
+    walk_entries(dir, prefix, seen, out);
+    seen.remove(&canon);
+}
+
+fn walk_entries(dir: &Path, prefix: &str, seen: &mut HashSet<PathBuf>, out: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(|e| e.file_name());
@@ -321,5 +329,22 @@ mod tests {
         assert_eq!(files.add(path, Arc::from("💣x")), id);
         assert_eq!(files.human(id, 4), (1, 2));
         assert_eq!(files.range_json(id, &(4..5))["start"], serde_json::json!({"line": 0, "character": 2}));
+    }
+
+    #[test]
+    fn a_directory_linked_under_two_names_is_listed_under_both_and_a_loop_is_not_followed() {
+        // apache-formula ships `apache/certificates -> config/certificates/`; Salt's roots
+        // backend (`os.walk(followlinks=True)`) serves both `apache.certificates` and
+        // `apache.config.certificates`.
+        let dir = std::env::temp_dir().join(format!("sa-walk-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("apache/config/certificates")).unwrap();
+        std::fs::write(dir.join("apache/config/certificates/init.sls"), "x: {test.nop: []}\n").unwrap();
+        std::os::unix::fs::symlink("config/certificates/", dir.join("apache/certificates")).unwrap();
+        std::os::unix::fs::symlink("..", dir.join("apache/config/up")).unwrap();
+        let listed = RealFs.walk(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        // `up -> ..` is an ancestor of itself: not followed.
+        assert_eq!(listed, ["apache/certificates/init.sls", "apache/config/certificates/init.sls"]);
     }
 }
