@@ -192,7 +192,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
                 return hit.for_minion(Ok(minion.clone()), pillar, roots);
             }
         }
-        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, log.as_ref());
+        let ordered = rendered_pillar(pillar.as_ref(), minion);
+        let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, log.as_ref(), ordered);
         let ctx = minion.context().recording(log.as_deref(), true);
         if let Some(log) = &log {
             shared_by = Some((log.clone(), files.len()));
@@ -408,6 +409,14 @@ fn request_opts(ws: &Workspace, req: &Request) -> Opts {
 
 /// The Jinja setup templates of `minion` render with, loading and reading through `recorder`,
 /// keeping renders where `memo` does.
+/// Whether the minion's pillar is what Salt renders from pillar SLS files (its dicts then are
+/// `OrderedDict`s, which the `yaml` filter writes in their order, not sorted): some SLS file
+/// rendered, and no profile pillar written over it.
+fn rendered_pillar(pillar: Option<&Pillar>, minion: &Minion) -> bool {
+    let literal = minion.literal_pillar.as_ref().is_some_and(|p| p.as_object().is_none_or(|m| !m.is_empty()));
+    !literal && pillar.is_some_and(|p| p.layers.iter().any(|l| l.path.is_some()))
+}
+
 fn jinja_setup(
     recorder: &Arc<Recorder<Arc<dyn Vfs>>>,
     roots: &Arc<FileRoots>,
@@ -415,6 +424,7 @@ fn jinja_setup(
     opts: &Opts,
     memo: &Memo,
     log: Option<&Arc<FactLog>>,
+    ordered_pillar: bool,
 ) -> JinjaSetup {
     let jinja = {
         let (fs, roots) = (recorder.clone(), roots.clone());
@@ -423,6 +433,7 @@ fn jinja_setup(
             fs.read(&path).ok()
         })
         .with_matcher(template_matcher(minion, log.cloned()))
+        .with_ordered_pillar(ordered_pillar)
         .recording(log)
     };
     let mut jinja = jinja.clone().with_map_data(template_map_data(recorder.clone(), roots.clone(), jinja));
@@ -508,7 +519,7 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     }
     let opts = request_opts(ws, req);
     let recorder = Arc::new(Recorder::new(fs.clone()));
-    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, None);
+    let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, None, rendered_pillar(old.pillar.as_ref(), minion));
     let mut files = old.files.clone();
     let mut edits = Vec::new();
     for c in changed {

@@ -531,6 +531,53 @@ fn the_pillar_comes_from_pillar_roots_and_its_files_are_reads() {
 }
 
 #[test]
+fn a_rendered_pillar_s_dicts_are_ordered_dicts_and_the_yaml_filter_keeps_their_order() {
+    // Salt 3008.4 (`salt-call --local state.show_low_sls t`, this pillar from pillar_roots):
+    // Salt's YAML renderer builds the pillar's dicts as OrderedDicts, which the `yaml` filter
+    // writes in their order; a plain dict (a template's own, the top of a merge into one) has its
+    // keys sorted; `str()` prints both as dicts.
+    let tree = r#"#- salt-analyzer.yaml
+file_roots: {base: [base]}
+pillar_roots: {base: [pillar]}
+minions: {web01: {grains: {os_family: Debian}}}
+#- base/top.sls
+base: {'*': [t]}
+#- base/t.sls
+{%- set m = salt['pillar.get']('x', {'mm': {'z': 1, 'a': 2}, 'aa': {'k': 1}}, merge=True) %}
+t:
+  test.nop:
+    - a: "{{ pillar.x }}"
+    - b: {{ pillar.x | yaml }}
+    - c: {{ m | yaml }}
+    - d: "{{ m }}"
+    - e: {{ salt['defaults.merge']({'y': 1, 'b': 2}, pillar.x) | yaml }}
+    - f: {{ salt['slsutil.merge']({'y': 1, 'b': 2}, pillar.x) | yaml }}
+    - g: {{ salt['config.get']('x') | yaml }}
+#- pillar/top.sls
+base: {'*': [p]}
+#- pillar/p.sls
+x:
+  zz: 1
+  aa: {q: 1, b: 2}
+"#;
+    let fs = MemFs::from_fixture(tree);
+    let (ws, roots) = setup(&fs);
+    let c = compile(Arc::new(fs.clone()), &ws, &roots, &Request::new(Some("web01"), Scope::Highstate));
+    let chunk = &c.low.as_ref().and_then(|l| l.chunks.as_ref()).expect("chunks")[0];
+    let got: Vec<String> =
+        "abcdefg".chars().map(|k| format!("{k} {}", chunk.d.get(&k.to_string()).map(|v| v.to_json().to_string()).unwrap_or_default())).collect();
+    expect_test::expect![[r#"
+        a "{'zz': 1, 'aa': {'q': 1, 'b': 2}}"
+        b {"zz":1,"aa":{"q":1,"b":2}}
+        c {"aa":{"b":2,"k":1,"q":1},"mm":{"a":2,"z":1},"zz":1}
+        d "{'mm': {'z': 1, 'a': 2}, 'aa': {'k': 1, 'q': 1, 'b': 2}, 'zz': 1}"
+        e {"aa":{"q":1,"b":2},"b":2,"y":1,"zz":1}
+        f {"aa":{"q":1,"b":2},"b":2,"y":1,"zz":1}
+        g {"zz":1,"aa":{"q":1,"b":2}}"#]]
+    .assert_eq(&got.join("\n"));
+}
+
+#[test]
 fn a_profile_that_cannot_be_read_is_an_answer_that_depends_on_its_file() {
     let mut fs = MemFs::from_fixture("#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json}}\n#- top.sls\nbase: {'*': [a]}\n");
     let (ws, roots) = setup(&fs);

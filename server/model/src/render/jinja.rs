@@ -104,6 +104,15 @@ impl JinjaSetup {
         }
     }
 
+    /// The pillar's dicts are `OrderedDict`s (a pillar Salt rendered from SLS files).
+    pub fn with_ordered_pillar(mut self, yes: bool) -> JinjaSetup {
+        if yes != self.pillar.ordered_dicts() {
+            self.pillar = self.pillar.with_ordered_dicts(yes);
+            self.fingerprint = crate::workspace::reads::hash(&(self.fingerprint, yes));
+        }
+        self
+    }
+
     /// `minion`'s grains and pillar, `opts`, and `read` for the files templates import.
     pub fn new(
         minion: &crate::workspace::minion::Minion,

@@ -245,6 +245,16 @@ pub fn watched(data: &Data) -> Value {
 }
 
 impl Watched {
+    /// One top-level value as a template gets it: a rendered pillar's dicts are `OrderedDict`s,
+    /// as Salt's YAML renderer builds them (the pillar itself is a plain dict).
+    fn convert(&self, v: &serde_json::Value) -> Value {
+        if self.data.ordered_dicts() {
+            crate::render::convert::from_json_ordered(v)
+        } else {
+            mutable(Value::from_serialize(v))
+        }
+    }
+
     /// The whole dict (made now, from the keys read so far and the rest of the data).
     fn whole(&self) -> Arc<MDict> {
         let mut state = lock(&self.state);
@@ -252,7 +262,7 @@ impl Watched {
             let mut map = IndexMap::new();
             if let serde_json::Value::Object(all) = self.data.whole() {
                 for (k, v) in all {
-                    let v = read.remove(k).unwrap_or_else(|| mutable(Value::from_serialize(v)));
+                    let v = read.remove(k).unwrap_or_else(|| self.convert(v));
                     map.insert(Value::from(k.as_str()), v);
                 }
             }
@@ -273,7 +283,7 @@ impl Watched {
                 if let Some(v) = read.get(key) {
                     return Some(v.clone());
                 }
-                let v = mutable(Value::from_serialize(self.data.get(key)?));
+                let v = self.convert(self.data.get(key)?);
                 read.insert(key.to_string(), v.clone());
                 Some(v)
             }

@@ -186,17 +186,35 @@ pub struct Data {
     value: Arc<Value>,
     which: Which,
     log: Option<Arc<FactLog>>,
+    /// Its dicts are `OrderedDict`s in Salt: a pillar rendered from SLS files by Salt's YAML
+    /// renderer (`SaltYamlSafeLoader(dictclass=OrderedDict)`), not one written in a config.
+    ordered: bool,
 }
 
 impl Data {
     /// `value`, with no log yet.
     pub fn new(which: Which, value: Value) -> Data {
-        Data { value: Arc::new(value), which, log: None }
+        Data { value: Arc::new(value), which, log: None, ordered: false }
+    }
+
+    /// The same data, its dicts `OrderedDict`s (below the top) when `yes`.
+    pub fn with_ordered_dicts(self, yes: bool) -> Data {
+        Data { ordered: yes, ..self }
+    }
+
+    /// Whether its dicts are `OrderedDict`s (see [`Data::with_ordered_dicts`]).
+    pub fn ordered_dicts(&self) -> bool {
+        self.ordered
     }
 
     /// The same data recording into `log`.
     pub fn recorded(self, log: Option<&Arc<FactLog>>) -> Data {
         Data { log: log.cloned(), ..self }
+    }
+
+    /// Whose data this is.
+    pub fn which(&self) -> Which {
+        self.which
     }
 
     /// The log reads are recorded in.

@@ -7,8 +7,8 @@ use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::fnmatch;
-use crate::render::config_lookup::{config_defaults, config_locate, config_merged, config_source, CONFIG_MISSING};
-use crate::render::convert::{from_json, to_json};
+use crate::render::config_lookup::{config_defaults, config_locate, config_merged, config_source, ConfigSource, CONFIG_MISSING};
+use crate::render::convert::{from_data, from_json, to_json};
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 use serde_json::{Map, Value};
@@ -45,15 +45,22 @@ impl Functions<'_> {
             return Err(raised("empty separator"));
         }
         let ctx = self.ctx;
+        let mut from_pillar = false;
         let found = match b.get(3).filter(|v| !v.is_none()) {
-            None => config_locate(&ctx.opts, &ctx.grains, &ctx.pillar, &key, &delim, [omit_opts, omit_grains, omit_pillar, omit_master])
-                .and_then(|(source, path)| config_source(&ctx.opts, &ctx.grains, &ctx.pillar, source, &path)),
+            None => config_locate(&ctx.opts, &ctx.grains, &ctx.pillar, &key, &delim, [omit_opts, omit_grains, omit_pillar, omit_master]).and_then(
+                |(source, path)| {
+                    from_pillar = matches!(source, ConfigSource::Pillar | ConfigSource::Master);
+                    config_source(&ctx.opts, &ctx.grains, &ctx.pillar, source, &path)
+                },
+            ),
             Some(merge) => {
                 let data = config_merged(&ctx.opts, &ctx.grains, &ctx.pillar, &py::str_of(&to_json(&merge))).map_err(merge_error)?;
                 traverse_dict_and_list(&data, &key, &delim).filter(|v| v.as_str() != Some(CONFIG_MISSING)).cloned()
             }
         };
         Ok(match found {
+            // A pillar value's dicts are `OrderedDict`s (see `from_json_ordered`).
+            Some(v) if from_pillar && !v.is_string() => from_data(&ctx.pillar, &v),
             Some(v) => self.sdb_get(v),
             None => default,
         })

@@ -4,7 +4,8 @@ use super::args::Sig;
 use super::{merge_error, py_type, raised, traverse, Functions, DELIM};
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;
-use crate::render::convert::{deepcopy, from_json, to_json};
+use crate::render::convert::{deepcopy, from_json, from_json_like, to_json};
+use crate::render::mutable::MDict;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 use serde_json::{Map, Value};
@@ -39,21 +40,22 @@ impl Functions<'_> {
     /// `salt/modules/defaults.py:merge(dest, src, merge_lists, in_place, convert_none)`:
     /// `dictupdate.update` of `dest` itself (in place, the default) or of a deep copy, returned.
     fn defaults_merge(&self, dest: JValue, src: JValue, merge_lists: bool, in_place: bool, convert_none: bool) -> Result<JValue, Error> {
-        let src = if src.is_none() && convert_none { Value::Object(Map::new()) } else { to_json(&src) };
+        let src = if src.is_none() && convert_none { JValue::from_object(MDict::default()) } else { src };
+        let src_json = to_json(&src);
         if dest.is_none() && convert_none {
             if in_place {
                 return Err(raised("Can't perform in-place merge into NoneType"));
             }
             let mut merged = Value::Object(Map::new());
-            dictupdate::update(&mut merged, &src, true, merge_lists, false).map_err(merge_error)?;
-            return Ok(from_json(&merged));
+            dictupdate::update(&mut merged, &src_json, true, merge_lists, false).map_err(merge_error)?;
+            return Ok(from_json_like(&merged, &[&JValue::from_object(MDict::default()), &src], false));
         }
         if in_place {
             return self.update_in_place("defaults.merge", &dest, &src, true, merge_lists);
         }
         let mut merged = to_json(&dest);
-        dictupdate::update(&mut merged, &src, true, merge_lists, false).map_err(merge_error)?;
-        Ok(from_json(&merged))
+        dictupdate::update(&mut merged, &src_json, true, merge_lists, false).map_err(merge_error)?;
+        Ok(from_json_like(&merged, &[&dest, &src], false))
     }
 
     /// `salt/modules/defaults.py:update(dest, defaults, merge_lists, in_place, convert_none)`:
@@ -74,7 +76,7 @@ impl Functions<'_> {
             *node_vars = merged;
         }
         let nodes = Value::Object(nodes_map);
-        Ok(if in_place { self.write_back("defaults.update", &dest, &nodes) } else { from_json(&nodes) })
+        Ok(if in_place { self.write_back("defaults.update", &dest, &nodes, &JValue::UNDEFINED) } else { from_json_like(&nodes, &[&dest], false) })
     }
 
     /// `salt/modules/defaults.py:get(key, default)`: `salt://NAMESPACE/defaults.yaml` (else

@@ -7,7 +7,7 @@ use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate;
 use crate::py::fnmatch;
-use crate::render::convert::{from_json, key_text, to_json};
+use crate::render::convert::{from_json, from_json_like, key_text, to_json};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::{Map, Value};
@@ -121,7 +121,7 @@ impl Functions<'_> {
                         }
                         let mut merged = to_json(&base_values);
                         dictupdate::update(&mut merged, &to_json(&r), true, false, false).map_err(merge_error)?;
-                        ret = Some(from_json(&merged));
+                        ret = Some(from_json_like(&merged, &[&base_values, &r], false));
                     }
                     Some(r) => ret = Some(r),
                 }
@@ -133,7 +133,7 @@ impl Functions<'_> {
             }
             ret = Some(match ret {
                 None => merge,
-                Some(r) => self.update_in_place("grains.filter_by", &r, &to_json(&merge), true, false)?,
+                Some(r) => self.update_in_place("grains.filter_by", &r, &merge, true, false)?,
             });
         }
         Ok(ret.unwrap_or(JValue::from(())))

@@ -121,7 +121,7 @@ impl Functions<'_> {
                     if value.is_none() {
                         return Ok(merge);
                     }
-                    self.update_in_place("match.filter_by", &value, &to_json(&merge), true, b.truthy(4))?;
+                    self.update_in_place("match.filter_by", &value, &merge, true, b.truthy(4))?;
                 }
                 return Ok(value);
             }

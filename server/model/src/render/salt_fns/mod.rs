@@ -8,7 +8,7 @@
 use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate::{self, MergeError};
-use crate::render::convert::{from_json, key_text, to_json};
+use crate::render::convert::{child, from_json, from_json_like, key_text, to_json};
 use crate::render::jinja::JinjaContext;
 use crate::render::mutable::{MDict, MList};
 use args::split_kwargs;
@@ -89,16 +89,18 @@ impl Functions<'_> {
     /// is changed in place (nested dicts that are merged keep their identity, so other names
     /// bound to them see the change) and returned; any other dict cannot change, so the
     /// merged copy is returned, with a hint.
-    fn update_in_place(&self, func: &str, dest: &JValue, upd: &Value, recursive: bool, merge_lists: bool) -> Result<JValue, Error> {
+    fn update_in_place(&self, func: &str, dest: &JValue, upd: &JValue, recursive: bool, merge_lists: bool) -> Result<JValue, Error> {
         let mut merged = to_json(dest);
-        dictupdate::update(&mut merged, upd, recursive, merge_lists, false).map_err(merge_error)?;
-        Ok(self.write_back(func, dest, &merged))
+        dictupdate::update(&mut merged, &to_json(upd), recursive, merge_lists, false).map_err(merge_error)?;
+        Ok(self.write_back(func, dest, &merged, upd))
     }
 
-    fn write_back(&self, func: &str, dest: &JValue, result: &Value) -> JValue {
+    /// `dest` changed to `result` in place (see `update_in_place`); `upd` is where the new
+    /// values came from (their dicts keep its dicts' types: `OrderedDict` stays one).
+    fn write_back(&self, func: &str, dest: &JValue, result: &Value, upd: &JValue) -> JValue {
         match (crate::render::mutable::dict_of(dest), result) {
             (Some(d), Value::Object(r)) => {
-                sync(&d, r);
+                sync(&d, r, upd);
                 dest.clone()
             }
             _ => {
@@ -107,7 +109,7 @@ impl Functions<'_> {
                         "`{func}` changes its first argument in place in Salt; here that dict is read-only, so only the returned value has the change"
                     ));
                 }
-                from_json(result)
+                from_json_like(result, &[dest, upd], false)
             }
         }
     }
@@ -134,23 +136,37 @@ fn py_type(v: &JValue) -> &'static str {
 /// Makes mutable dict `dest` hold `result`: keys it no longer has go, new keys are appended,
 /// and a key whose old value is a mutable dict and new value a dict is synced recursively, so
 /// the nested dict keeps its identity as Python's in-place `update` keeps it.
-fn sync(dest: &Arc<MDict>, result: &Map<String, Value>) {
-    let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
-    map.retain(|k, _| result.contains_key(&key_text(k)));
-    for (k, v) in result {
-        let key = if map.contains_key(&JValue::from(k.as_str())) {
-            JValue::from(k.as_str())
-        } else {
-            // A non-string key (`7`) that the JSON form spelled as text.
-            map.keys().find(|mk| mk.as_str().is_none() && key_text(mk) == *k).cloned().unwrap_or_else(|| JValue::from(k.as_str()))
-        };
-        let nested = map.get(&key).and_then(|old| old.downcast_object::<MDict>()).filter(|sub| !Arc::ptr_eq(sub, dest));
+fn sync(dest: &Arc<MDict>, result: &Map<String, Value>, upd: &JValue) {
+    // Read `upd` and build the new values with `dest` unlocked: either may be `dest` or hold it.
+    let froms: Vec<JValue> = result.keys().map(|k| if upd.kind() == ValueKind::Map { child(upd, k) } else { JValue::UNDEFINED }).collect();
+    let plan: Vec<(JValue, Option<JValue>)> = {
+        let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.retain(|k, _| result.contains_key(&key_text(k)));
+        result
+            .keys()
+            .map(|k| {
+                let key = if map.contains_key(&JValue::from(k.as_str())) {
+                    JValue::from(k.as_str())
+                } else {
+                    // A non-string key (`7`) that the JSON form spelled as text.
+                    map.keys().find(|mk| mk.as_str().is_none() && key_text(mk) == *k).cloned().unwrap_or_else(|| JValue::from(k.as_str()))
+                };
+                let old = map.get(&key).cloned();
+                (key, old)
+            })
+            .collect()
+    };
+    let mut new = Vec::new();
+    for (((key, old), v), from) in plan.into_iter().zip(result.values()).zip(froms) {
+        let nested = old.as_ref().and_then(|o| o.downcast_object::<MDict>()).filter(|sub| !Arc::ptr_eq(sub, dest));
         match (nested, v) {
-            (Some(sub), Value::Object(vm)) => sync(&sub, vm),
-            _ => {
-                map.insert(key, from_json(v));
-            }
+            (Some(sub), Value::Object(vm)) => sync(&sub, vm, &from),
+            _ => new.push((key, from_json_like(v, &[&old.unwrap_or(JValue::UNDEFINED), &from], false))),
         }
+    }
+    let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
+    for (key, v) in new {
+        map.insert(key, v);
     }
 }
 

@@ -5,7 +5,7 @@ use super::{key_arg, merge_error, raised, string, traverse, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;
-use crate::render::convert::{from_json, to_json};
+use crate::render::convert::{from_data, from_data_whole, from_json, from_json_like, to_json};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::{Map, Value};
@@ -38,7 +38,7 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
             if b.get(0).is_some_and(|v| v.is_true()) {
                 f.hint("`pillar.items(pillar=...)`: the pillar override is not applied; the profile's pillar is used");
             }
-            Ok(from_json(ctx.pillar.whole()))
+            Ok(from_data_whole(&ctx.pillar, ctx.pillar.whole()))
         }
         "pillar.item" => {
             let b = a(&Sig::new("item", &[], 0).star_args().kwonly(&["default", "delimiter", "pillarenv", "saltenv", "unmask"]))?;
@@ -47,8 +47,8 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
         "pillar.raw" => {
             let b = a(&Sig::new("raw", &["key", "unmask"], 0))?;
             Ok(match b.opt(0).filter(JValue::is_true) {
-                Some(key) => from_json(ctx.pillar.get(&string(&key)?).unwrap_or(&Value::Object(Map::new()))),
-                None => from_json(ctx.pillar.whole()),
+                Some(key) => from_data(&ctx.pillar, ctx.pillar.get(&string(&key)?).unwrap_or(&Value::Object(Map::new()))),
+                None => from_data_whole(&ctx.pillar, ctx.pillar.whole()),
             })
         }
         "pillar.keys" => {
@@ -90,9 +90,10 @@ impl Functions<'_> {
                 (Some(ValueKind::Map), found) => {
                     let found = found.cloned().unwrap_or(Value::Object(Map::new()));
                     if found.is_object() {
-                        let mut merged = to_json(default.as_ref().unwrap_or(&JValue::UNDEFINED));
+                        let default = default.unwrap_or(JValue::UNDEFINED);
+                        let mut merged = to_json(&default);
                         dictupdate::update(&mut merged, &found, true, merge_lists, false).map_err(merge_error)?;
-                        return Ok(from_json(&merged));
+                        return Ok(from_json_like(&merged, &[&default, &from_data(&self.ctx.pillar, &found)], self.ctx.pillar.ordered_dicts()));
                     }
                 }
                 (Some(ValueKind::Seq), found) => {
@@ -100,14 +101,14 @@ impl Functions<'_> {
                     if let (Value::Array(mut list), Value::Array(more)) = (to_json(default.as_ref().unwrap_or(&JValue::UNDEFINED)), found) {
                         let new: Vec<Value> = more.into_iter().filter(|x| !list.iter().any(|y| py::py_eq(x, y))).collect();
                         list.extend(new);
-                        return Ok(from_json(&Value::Array(list)));
+                        return Ok(from_json_like(&Value::Array(list), &[default.as_ref().unwrap_or(&JValue::UNDEFINED)], self.ctx.pillar.ordered_dicts()));
                     }
                 }
                 _ => {}
             }
         }
         match traverse(pillar, &key, &delim)? {
-            Some(v) => Ok(from_json(v)),
+            Some(v) => Ok(from_data(&self.ctx.pillar, v)),
             None => match default {
                 Some(d) => Ok(d),
                 None if self.ctx.opts.get("pillar_raise_on_missing").is_some_and(truthy) => Err(raised(format!("'Pillar key not found: {key}'"))),
@@ -129,6 +130,6 @@ impl Functions<'_> {
             let v = traverse(self.ctx.pillar.traversed(&key, &delim), &key, &delim)?.cloned().unwrap_or_else(|| default.clone());
             ret.insert(key, v);
         }
-        Ok(from_json(&Value::Object(ret)))
+        Ok(from_data_whole(&self.ctx.pillar, &Value::Object(ret)))
     }
 }

@@ -4,7 +4,7 @@ use super::args::Sig;
 use super::{merge_error, raised, string, Functions};
 use crate::py::dictupdate;
 use crate::py::{json, yaml_dump};
-use crate::render::convert::{from_json, to_json};
+use crate::render::convert::{from_json_like, to_json};
 use crate::render::mutable;
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
@@ -35,22 +35,27 @@ pub(super) fn call(f: &Functions<'_>, name: &str, args: &[JValue]) -> Result<JVa
                         }
                     }
                     _ => {
-                        f.write_back("slsutil.merge", &obj_a, &a_json);
+                        f.write_back("slsutil.merge", &obj_a, &a_json, &obj_b);
                     }
                 }
             }
-            Ok(from_json(&merged))
+            Ok(from_json_like(&merged, &[&obj_a, &b.req(1)], false))
         }
         "slsutil.merge_all" => {
             let b = a(&Sig::new("merge_all", &["lst", "strategy", "renderer", "merge_lists"], 1))?;
-            let items: Vec<Value> = b.req(0).try_iter()?.map(|v| to_json(&v)).collect();
+            let objs: Vec<JValue> = b.req(0).try_iter()?.collect();
+            let items: Vec<Value> = objs.iter().map(to_json).collect();
             let merged = dictupdate::merge_all(&items, &b.str_or(1, "smart")?, &b.str_or(2, "yaml")?, b.truthy(3)).map_err(merge_error)?;
-            Ok(from_json(&merged))
+            // `ret = {}`, then each merged into it: a plain dict, each nested dict the type of
+            // the first object that has one there.
+            let plain = JValue::from_object(mutable::MDict::default());
+            let like: Vec<&JValue> = std::iter::once(&plain).chain(objs.iter()).collect();
+            Ok(from_json_like(&merged, &like, false))
         }
         "slsutil.update" => {
             let b = a(&Sig::new("update", &["dest", "upd", "recursive_update", "merge_lists"], 2))?;
             let recursive = b.get(2).is_none_or(|v| v.is_true());
-            f.update_in_place("slsutil.update", &b.req(0), &to_json(&b.req(1)), recursive, b.truthy(3))
+            f.update_in_place("slsutil.update", &b.req(0), &b.req(1), recursive, b.truthy(3))
         }
         "slsutil.serialize" => {
             let b = a(&Sig::new("serialize", &["serializer", "obj"], 2).star_kwargs())?;
