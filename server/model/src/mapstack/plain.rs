@@ -27,8 +27,13 @@ pub(super) fn run(env: &mut Env) -> Result<(Value, Option<Origins>), SaltError> 
         let ctx = env.jinja.context(&env.saltenv, &format!("{tplroot}._mapdata"), &dump, &path);
         let rendered = crate::render::render_with(&text, id, Some(&ctx))?;
         dumped_map(&rendered).ok_or_else(|| {
-            SaltError::new(Code::MapData, format!("`{dump}` renders no state with `context: {{map: ...}}`, the map `_mapdata.jinja` dumps"))
-                .at(Some(crate::value::Loc { file: id, span: 0..0 }))
+            let message = if find_file(env.fs, env.roots, &env.saltenv, &rel).is_none() {
+                // hostsfile-formula's `_mapdata` is a `test.succeed_without_changes` saying so.
+                format!("no map to show: `{dump}` dumps no map and `{tplroot}` has no `map.jinja`")
+            } else {
+                format!("`{dump}` renders no state with `context: {{map: ...}}`, the map `_mapdata.jinja` dumps")
+            };
+            SaltError::new(Code::MapData, message).at(Some(crate::value::Loc { file: id, span: 0..0 }))
         })?
     } else {
         let Some(path) = find_file(env.fs, env.roots, &env.saltenv, &rel) else {
