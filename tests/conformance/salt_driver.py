@@ -114,6 +114,8 @@ def new_minion(config_path):
     opts = salt.config.minion_config(config_path)
     opts["file_client"] = "local"
     opts["caller"] = True
+    # salt-call's option parser merges `-c DIR` into the opts (`opts['config_dir']`).
+    opts["config_dir"] = os.path.dirname(os.path.abspath(config_path))
     return salt.minion.SMinion(opts)
 
 
