@@ -174,3 +174,19 @@ fn precedence_follows_the_merge_nesting_not_the_import_order() {
         port = 80  # #1 f/defaults.yaml:3"##]]
     .assert_eq(&run(map, &files, "{}"));
 }
+
+#[test]
+fn import_json_and_config_get_merge() {
+    // `import_json` layers, and `config.get('f:lookup', default, merge=...)`'s pillar values
+    // (config.get looks in the pillar after the options and grains).
+    let files = "#- srv/f/defaults.json\n{\"f\": {\"pkg\": \"f\", \"port\": 80, \"lookup\": {\"user\": \"f\"}}}\n";
+    let map = "{% import_json 'f/defaults.json' as defaults %}\n{% set lookup = salt['config.get']('f:lookup', default=defaults.f.lookup, merge='recurse') %}\n{% set f = salt['slsutil.merge'](defaults.f, {'lookup': lookup}) %}";
+    expect_test::expect![[r##"
+        #0 map.jinja f/map.jinja
+        #1 import_yaml f/defaults.json
+        #2 pillar pillar:f
+        lookup.user = "pinned"  # #2 pillar:f, over #1
+        pkg = "f"  # #1 f/defaults.json:1
+        port = 80  # #1 f/defaults.json:1"##]]
+    .assert_eq(&run(map, files, "{f: {lookup: {user: pinned}}}"));
+}
