@@ -25,7 +25,9 @@ against `BIN ... -c CASE/etc --format json`:
   that `state.show_low_sls F._mapdata` hands to `_mapdata.jinja` (equal JSON, key order kept);
   formulas without `_mapdata` are not in this table;
 * low_sls: `salt-analyzer lowstate --sls F` against `state.show_low_sls F`;
-* highstate: `salt-analyzer lowstate` against `state.show_lowstate`.
+* highstate: `salt-analyzer lowstate` against `state.show_lowstate`;
+  for both, when Salt shows chunks but `state.sls`/`state.highstate` would stop before running
+  a state (`compile_errors`: a `*_in` naming no state, ...), Salt's answer is those errors.
 
 A lowstate must be the same JSON list (order, keys, types); when Salt returns errors, we must
 exit 1 with errors of the same codes naming the same IDs (compare_lowstate.py's rules).
@@ -214,6 +216,10 @@ def salt_side(case):
             ret = salt_driver.salt_call(config, fun, argv, minion)
             if isinstance(ret, list) and all(isinstance(x, dict) for x in ret):
                 res[key] = {"lowstate": ret}
+                if key != "mapdata":
+                    errs = compile_errors(minion, [meta["tplroot"]] if key == "low_sls" else None)
+                    if errs:
+                        res[key] = {"errors": errs, "compiled_by_show": True}
             else:
                 res[key] = {"errors": ret if isinstance(ret, list) else [repr(ret)]}
         except Exception as exc:  # noqa: BLE001
@@ -231,6 +237,36 @@ def salt_side(case):
                 res[key]["aliases"] = {}
     shutil.rmtree(os.path.join(case, "var"), ignore_errors=True)
     return res
+
+
+def compile_errors(minion, mods):
+    """What `state.sls MODS` / `state.highstate` (mods None) reports before it runs a state:
+    `State.call_high`'s checks (reconcile_extend, verify_high, requisite_in, apply_exclude,
+    compile_high_data) on the rendered high data, none of them executing anything. This is what
+    `salt-analyzer lowstate` reports besides show_low_sls's own errors (a `*_in` requisite
+    naming no state is only found here)."""
+    import copy as _copy
+
+    import salt.state
+
+    opts = _copy.deepcopy(minion.opts)
+    st = salt.state.HighState(opts, initial_pillar=minion.opts.get("pillar"))
+    with st:
+        matches = {"base": list(mods)} if mods is not None else st.top_matches(st.get_top())
+        high, errors = st.render_highstate(matches)
+        if errors:
+            return errors
+        high, ext_errors = st.state.reconcile_extend(high)
+        errors = list(ext_errors) + list(st.state.verify_high(high))
+        if errors:
+            return errors
+        high, req_in_errors = st.state.requisite_in(high)
+        errors.extend(req_in_errors)
+        high = st.state.apply_exclude(high)
+        if errors:
+            return errors
+        _, errors = st.state.compile_high_data(high)
+        return list(errors)
 
 
 def _salt_worker(case):

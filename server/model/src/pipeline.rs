@@ -426,6 +426,13 @@ fn jinja_setup(
     log: Option<&Arc<FactLog>>,
     ordered_pillar: bool,
 ) -> JinjaSetup {
+    let lister = {
+        let (fs, roots) = (recorder.clone(), roots.clone());
+        move |env: &str| {
+            reads::names(&*fs, &roots, env, "*");
+            roots.list_states(env)
+        }
+    };
     let jinja = {
         let (fs, roots) = (recorder.clone(), roots.clone());
         JinjaSetup::new(minion, opts, move |env, rel| {
@@ -433,6 +440,7 @@ fn jinja_setup(
             fs.read(&path).ok()
         })
         .with_matcher(template_matcher(minion, log.cloned()))
+        .with_list_states(Arc::new(lister))
         .with_ordered_pillar(ordered_pillar)
         .recording(log)
     };

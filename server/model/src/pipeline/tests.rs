@@ -578,6 +578,34 @@ x:
 }
 
 #[test]
+fn cp_list_states_lists_the_environment_s_sls_names_and_a_new_file_changes_it() {
+    // Salt 3008.4, `state.show_low_sls a` of this tree: states ["a", "b", "c.d", "top"], dev [].
+    // php-formula's php.modules includes `php.<module>` when `cp.list_states()` lists it.
+    let tree = "#- salt-analyzer.yaml\nfile_roots: {base: [srv]}\nminions: {m: {grains: {}}}\n\
+                #- srv/top.sls\nbase: {'*': [a]}\n\
+                #- srv/a.sls\nx: {test.nop: [{states: {{ salt['cp.list_states']() | json }}}, {dev: {{ salt['cp.list_states']('dev') | json }}}]}\n\
+                #- srv/b/init.sls\ny: {test.nop: []}\n#- srv/c/d.sls\nz: {test.nop: []}\n";
+    let mut fs = MemFs::from_fixture(tree);
+    let (ws, roots) = setup(&fs);
+    let shown = |c: &Compiled| {
+        let ch = &c.low.as_ref().and_then(|l| l.chunks.as_ref()).expect("chunks")[0];
+        format!(
+            "{} {}",
+            ch.d.get("states").map(|v| v.to_json().to_string()).unwrap_or_default(),
+            ch.d.get("dev").map(|v| v.to_json().to_string()).unwrap_or_default()
+        )
+    };
+    let req = Request::new(Some("m"), Scope::Highstate);
+    let mut cache = MinionCache::default();
+    let arc = |fs: &MemFs| -> Arc<dyn Vfs> { Arc::new(fs.clone()) };
+    assert_eq!(shown(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())), r#"["a","b","c.d","top"] []"#);
+    // A new SLS file is in the answer: the listing is a read of the compile.
+    fs.files.insert("/ws/srv/e.sls".into(), "w: {test.nop: []}\n".into());
+    let roots = Arc::new(crate::workspace::roots::FileRoots::scan(&fs, &ws.opts.file_roots));
+    assert_eq!(shown(&cache.get(&arc(&fs), &ws, &roots, &req, &Memo::default())), r#"["a","b","c.d","e","top"] []"#);
+}
+
+#[test]
 fn a_profile_that_cannot_be_read_is_an_answer_that_depends_on_its_file() {
     let mut fs = MemFs::from_fixture("#- salt-analyzer.yaml\nminions: {web01: {grains_file: g.json}}\n#- top.sls\nbase: {'*': [a]}\n");
     let (ws, roots) = setup(&fs);

@@ -43,6 +43,8 @@ pub struct JinjaContext {
     /// The profile's pinned answers for host-dependent functions, by function and first
     /// argument (see `salt_fns::pinned`).
     pub functions: serde_json::Value,
+    /// Answers `salt['cp.list_states'](saltenv)`; without one that function is not answered.
+    pub list_states: Option<StateLister>,
     /// How long the render may take ([`crate::render::budget`]).
     pub budget: std::time::Duration,
 }
@@ -61,6 +63,8 @@ pub struct JinjaSetup {
     pub map_data: Option<MapDataFn>,
     /// The profile's pinned answers for host-dependent functions.
     pub functions: serde_json::Value,
+    /// The SLS names of an environment (`cp.list_states`), from the compile's file roots.
+    pub list_states: Option<StateLister>,
     /// Everything above that a render depends on besides the files it reads: the minion's
     /// id, grains, pillar and nodegroups, the options, and which functions are answered.
     pub fingerprint: u64,
@@ -75,6 +79,8 @@ pub struct JinjaSetup {
 
 /// Reads a `salt://` relative path of the file's environment.
 pub type Loader = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+/// The SLS names of an environment, sorted (`Client.list_states(env)`).
+pub type StateLister = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
 /// Reads `(env, salt:// relative path)`.
 pub type EnvReader = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
 /// The values a probed block took, by the index of the probed name.
@@ -100,8 +106,14 @@ impl JinjaSetup {
             map_data: self.map_data.clone(),
             extra: Vec::new(),
             functions: self.functions.clone(),
+            list_states: self.list_states.clone(),
             budget: self.budget,
         }
+    }
+
+    /// `cp.list_states` answered by `list` (the pipeline passes the file roots' listing).
+    pub fn with_list_states(self, list: StateLister) -> JinjaSetup {
+        JinjaSetup { list_states: Some(list), ..self }
     }
 
     /// The pillar's dicts are `OrderedDict`s (a pillar Salt rendered from SLS files).
@@ -132,6 +144,7 @@ impl JinjaSetup {
             matcher: None,
             map_data: None,
             functions: minion.functions.clone(),
+            list_states: None,
             fingerprint,
             memo: None,
             parses: None,
@@ -890,6 +903,7 @@ mod tests {
             map_data: None,
             extra: Vec::new(),
             functions: serde_json::Value::Null,
+            list_states: None,
             budget: budget::DEFAULT,
         }
     }

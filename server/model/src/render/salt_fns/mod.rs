@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 
 mod args;
 mod config;
+mod cp;
 mod defaults;
 mod file;
 mod grains;
@@ -63,6 +64,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
         "log" => log::call(&f, name, args),
         "test" => test::call(&f, name, args),
         "map" => map::call(&f, name, args),
+        "cp" => cp::call(&f, name, args),
         _ => Ok(f.inert(name)),
     }
 }

@@ -337,6 +337,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
         map_data: None,
         extra: Vec::new(),
         functions: serde_json::Value::Null,
+        list_states: None,
         budget: crate::render::budget::DEFAULT,
     }
 }
