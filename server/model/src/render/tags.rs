@@ -12,6 +12,10 @@
 //! - `{% do EXPR %}` (Jinja2's `do` extension, which Salt enables): Jinja2 takes any
 //!   expression (`{% do d.pop('k') if c %}`), minijinja only a call; here
 //!   `{% set __salt_do = EXPR %}`, which evaluates it the same way.
+//! - A macro whose body uses `varargs` (Jinja2 then takes extra positional arguments into that
+//!   tuple; minijinja has no such variable and refuses them): its parameters get
+//!   [`VARARGS_SLOTS`] more, defaulting to an unset marker, and its body starts with
+//!   `{% set varargs = __salt_varargs(...) %}`, the ones passed.
 
 use minijinja::value::Value;
 use minijinja::{Environment, Error, ErrorKind, State};
@@ -20,9 +24,18 @@ use syntax::jinja::{mask, JinjaKind};
 /// The functions the rewritten tags call.
 const IMPORT: &str = "__salt_import";
 const LOAD: &str = "__salt_load";
+const VARARGS: &str = "__salt_varargs";
+/// How many extra positional arguments a `varargs` macro takes (jenkins-formula passes one).
+const VARARGS_SLOTS: usize = 8;
+/// The default of an extra slot no argument filled.
+const UNSET: &str = "__salt_unset_vararg__";
 
 /// Registers the functions [`rewrite`] calls.
 pub fn register(env: &mut Environment<'_>) {
+    env.add_function(VARARGS, |args: minijinja::value::Rest<Value>| -> Value {
+        let passed: Vec<Value> = args.0.into_iter().filter(|v| v.as_str() != Some(UNSET)).collect();
+        crate::render::mutable::mutable(Value::from(passed))
+    });
     env.add_function(IMPORT, |state: &State, kind: String, name: String| -> Result<Value, Error> {
         let tmpl = state.env().get_template(&name)?;
         // Salt's `import` gives the imported template the environment's globals only.
@@ -51,10 +64,11 @@ pub fn load(kind: &str, text: &str) -> Result<Value, Error> {
 /// The template with Salt's custom tags rewritten (see the module documentation); text with
 /// none of them is returned as it is.
 pub fn rewrite(src: &str) -> String {
-    if !src.contains("import_") && !src.contains("load_") && !src.contains("profile") && !src.contains("do ") {
+    if !src.contains("import_") && !src.contains("load_") && !src.contains("profile") && !src.contains("do ") && !src.contains("varargs") {
         return src.to_string();
     }
     let masked = mask(src);
+    let varargs_macros = macros_using_varargs(src, &masked.blocks);
     let mut out = String::with_capacity(src.len() + 64);
     let mut last = 0;
     // Open `load_*` blocks: (kind, name).
@@ -83,6 +97,13 @@ pub fn rewrite(src: &str) -> String {
                 format!("{left} endset {right}{{% set {name} = {LOAD}(\"{kind}\", {name}) %}}")
             }
             "do" if !rest.is_empty() => format!("{left} set __salt_do = {rest} {right}"),
+            "macro" if varargs_macros.contains(&b.range.start) => {
+                let Some(params) = rest.strip_suffix(')') else { continue };
+                let slots: Vec<String> = (0..VARARGS_SLOTS).map(|i| format!("__va{i}")).collect();
+                let sep = if params.trim_end().ends_with('(') { "" } else { ", " };
+                let with_defaults: Vec<String> = slots.iter().map(|s| format!("{s}='{UNSET}'")).collect();
+                format!("{left} macro {params}{sep}{}) %}}{{% set varargs = {VARARGS}({}) {right}", with_defaults.join(", "), slots.join(", "))
+            }
             "profile" => format!("{left} if true {right}"),
             "endprofile" => format!("{left} endif {right}"),
             _ => continue,
@@ -92,6 +113,30 @@ pub fn rewrite(src: &str) -> String {
         last = b.range.end;
     }
     out.push_str(&src[last..]);
+    out
+}
+
+/// The start offsets of the `macro` tags whose body (up to the matching `endmacro`) says
+/// `varargs`.
+fn macros_using_varargs(src: &str, blocks: &[syntax::jinja::JinjaBlock]) -> Vec<usize> {
+    if !src.contains("varargs") {
+        return Vec::new();
+    }
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut out = Vec::new();
+    for b in blocks.iter().filter(|b| b.kind == JinjaKind::Statement) {
+        match b.keyword.as_deref() {
+            Some("macro") => open.push((b.range.start, b.range.end)),
+            Some("endmacro") => {
+                if let Some((start, body)) = open.pop() {
+                    if src.get(body..b.range.start).is_some_and(|t| t.contains("varargs")) {
+                        out.push(start);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
     out
 }
 
@@ -147,5 +192,23 @@ mod tests {
         // Salt: `0644` is the decimal 644 (its YAML loader strips leading zeros).
         // Python prints `True`, as Jinja2 does.
         assert_eq!(out, "debian-ß 80,644,2 b,a True");
+    }
+
+    #[test]
+    fn a_macro_that_uses_varargs_takes_extra_positional_arguments() {
+        // Jinja2 (Salt 3008.4's): `{% macro cli(cmd) %}{{ cmd }} {{ ' '.join(varargs) }}{% endmacro %}`
+        // called as `cli('install', 'git')` renders `install git`, `cli('list')` renders `list `.
+        let src = "{%- macro cli(cmd) -%}\n{{ cmd }} {{ varargs | join(' ') }}\n{%- endmacro -%}\n{% macro plain(a) %}{{ a }}{% endmacro %}";
+        let rewritten = rewrite(src);
+        assert_eq!(rewritten.lines().count(), src.lines().count());
+        let mut env = Environment::new();
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        register(&mut env);
+        crate::render::mutable::register(&mut env);
+        let call = |expr: &str| env.render_str(&format!("{rewritten}[{{{{ {expr} }}}}]"), ()).map_err(|e| e.to_string());
+        assert_eq!(call("cli('install', 'git')").unwrap(), "[install git]");
+        assert_eq!(call("cli('list')").unwrap(), "[list ]");
+        // A macro that does not say `varargs` still refuses extra arguments, as Jinja2 does.
+        assert!(call("plain(1, 2)").is_err());
     }
 }
