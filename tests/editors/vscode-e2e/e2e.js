@@ -57,6 +57,25 @@ const windowGone = () => !browser || !browser.isConnected() || !page || page.isC
  */
 async function openWindow(dir) {
   folder = dir;
+  let context;
+  try {
+    context = browser && browser.isConnected() ? await browser.newContext({ viewport: { width: 1400, height: 900 } }) : null;
+  } catch (err) {
+    // The connection to Chromium can drop while `isConnected()` still says yes ("Browser
+    // closed"): start it again below.
+    console.log(`# ${new Date().toISOString()} a new window failed (${err.message.split('\n')[0]}); starting Chromium again`);
+    await chromiumServer.close().catch(() => {});
+    browser = null;
+  }
+  if (!context) await launchBrowser();
+  context = context || (await browser.newContext({ viewport: { width: 1400, height: 900 } }));
+  page = await context.newPage();
+  page.on('crash', () => console.log(`# ${new Date().toISOString()} the page crashed`));
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+}
+
+async function launchBrowser() {
   if (!browser || !browser.isConnected()) {
     chromiumServer = await chromium.launchServer({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     const proc = chromiumServer.process();
@@ -76,11 +95,6 @@ async function openWindow(dir) {
     });
     browser = await chromium.connect(chromiumServer.wsEndpoint());
   }
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  page = await context.newPage();
-  page.on('crash', () => console.log(`# ${new Date().toISOString()} the page crashed`));
-  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dir)}`);
-  await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
 }
 let closing = false;
 let reopened = 0; // windows opened again after Chromium went away
