@@ -248,11 +248,7 @@ impl Watched {
     /// One top-level value as a template gets it: a rendered pillar's dicts are `OrderedDict`s,
     /// as Salt's YAML renderer builds them (the pillar itself is a plain dict).
     fn convert(&self, v: &serde_json::Value) -> Value {
-        if self.data.ordered_dicts() {
-            crate::render::convert::from_json_ordered(v)
-        } else {
-            mutable(Value::from_serialize(v))
-        }
+        crate::render::convert::from_data(&self.data, v)
     }
 
     /// The whole dict (made now, from the keys read so far and the rest of the data).
