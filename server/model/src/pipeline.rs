@@ -522,6 +522,10 @@ fn rerender(old: &Compiled, changed: &[PathBuf], fs: &Arc<dyn Vfs>, ws: &Workspa
     if redo.is_empty() || covered.len() != changed.len() {
         return None;
     }
+    // A file changed what later files saw: rendering one again alone would not see it.
+    if low.highstate.carried {
+        return None;
+    }
     if old.patch_facts.get_or_init(|| Arc::new(patch::facts(&low.highstate.high))).copies_arguments {
         return None;
     }

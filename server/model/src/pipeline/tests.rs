@@ -237,6 +237,70 @@ u-{{ i }}:
     check(&fs, false, "while one does, values are compiled");
 }
 
+#[test]
+fn a_pillar_changed_in_place_reaches_the_files_rendered_after_and_edits_recompile() {
+    // Salt 3008.4 (tests/conformance/cases/r1-pillar-changed-in-place): `__pillar__` is one
+    // dict for the run, `pillar` a copy each template gets.
+    let mut fs = MemFs::from_fixture(
+        "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+pillar_roots: {base: [pillar]}
+minions: {m1: {grains: {os_family: Debian}}}
+#- base/top.sls
+base:
+  '*': [a, b]
+#- base/a.sls
+{%- do salt['pillar.get']('vpn').update({'port': 443}) %}
+a: {test.nop: [{port: '{{ pillar.vpn.port }}'}, {got: '{{ salt['pillar.get']('vpn:port') }}'}]}
+#- base/b.sls
+b: {test.nop: [{port: '{{ salt['pillar.get']('vpn:port') }}'}, {own: '{{ pillar.vpn.port }}'}, {ß: 1}]}
+#- pillar/top.sls
+base: {'*': [p]}
+#- pillar/p.sls
+vpn: {port: 1194}
+",
+    );
+    let (ws, roots) = setup(&fs);
+    let memo = Memo::keeping_renders();
+    let mut cache = MinionCache::default();
+    let req = Request::new(Some("m1"), Scope::Highstate);
+    let mut check = |fs: &MemFs| {
+        let compiles = cache.compiles;
+        let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
+        assert_eq!(cache.compiles - compiles, 1, "a carried highstate is compiled, never patched");
+        let fresh = compile(Arc::new(fs.clone()), &ws, &roots, &req);
+        assert_eq!(answer(&c), answer(&fresh));
+        let chunks: serde_json::Value = serde_json::from_str(&c.low.as_ref().expect("a highstate").chunks_json().to_string()).expect("json");
+        let args = |ch: &serde_json::Value| {
+            let d = ch.as_object().expect("a chunk");
+            let own = d.iter().filter(|(k, _)| !k.starts_with("__") && !["state", "fun", "name", "order"].contains(&k.as_str()));
+            own.map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
+        };
+        chunks.as_array().expect("chunks").iter().map(|ch| format!("{}: {}", ch["__id__"].as_str().unwrap_or("?"), args(ch))).collect::<Vec<_>>().join("\n")
+    };
+    expect_test::expect![[r#"
+        a: port="1194" got="443"
+        b: port="443" own="1194" ß=1"#]]
+    .assert_eq(&check(&fs));
+    let edit = |fs: &mut MemFs, path: &str, from: &str, to: &str| {
+        let text = fs.files[Path::new(path)].replace(from, to);
+        fs.files.insert(path.into(), text);
+    };
+    // A value in the later file: compiled again, not patched (its render depends on a's).
+    edit(&mut fs, "/ws/base/b.sls", "ß: 1", "ß: 2");
+    expect_test::expect![[r#"
+        a: port="1194" got="443"
+        b: port="443" own="1194" ß=2"#]]
+    .assert_eq(&check(&fs));
+    // The change itself: the kept render of b is not the answer any more.
+    edit(&mut fs, "/ws/base/a.sls", "'port': 443", "'port': 8443");
+    expect_test::expect![[r#"
+        a: port="1194" got="8443"
+        b: port="8443" own="1194" ß=2"#]]
+    .assert_eq(&check(&fs));
+}
+
 /// A generated tree of templated SLS files whose states take their names and values from
 /// a Jinja dict (and a shared import), so that most edits of a value change only argument
 /// values or names: some may be patched, some not; every result must be a compile's.

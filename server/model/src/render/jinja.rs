@@ -19,7 +19,12 @@ pub struct JinjaContext {
     /// The minion's data, read through [`Data`] (which records what is read when the compile
     /// records it).
     pub grains: Data,
+    /// The pillar Salt's functions read (`__pillar__`: in a highstate, as the files rendered
+    /// before this one changed it in place, [`crate::render::carry`]).
     pub pillar: Data,
+    /// The template's `pillar` variable where it is not `pillar`: Salt gives each template a
+    /// copy of the minion's pillar as it was compiled, untouched by the files before it.
+    pub template_pillar: Option<Data>,
     pub opts: Data,
     pub saltenv: String,
     /// The SLS name (`web.tls`), empty for top files.
@@ -107,6 +112,7 @@ impl JinjaSetup {
             extra: Vec::new(),
             functions: self.functions.clone(),
             list_states: self.list_states.clone(),
+            template_pillar: None,
             budget: self.budget,
         }
     }
@@ -204,6 +210,9 @@ pub struct Rendered {
     pub text: String,
     /// Salt functions that were called but not executed.
     pub hints: Vec<String>,
+    /// The pillar as the template left it, when it changed a value in place (Salt's
+    /// `__pillar__` is one dict, so the files rendered after it see the change).
+    pub pillar: Option<serde_json::Value>,
 }
 
 /// Why a template did not render: Jinja's wording (with `; line N` when it has a line, as
@@ -301,15 +310,20 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
         Ok(text.map(|text| super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(&text)), &loader_syntax)))
     });
     crate::render::filters::register(&mut env, hints.clone());
-    let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone() });
+    // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
+    // them; each render gets its own copy of the `pillar` variable. Salt's functions read
+    // `__pillar__`, another object: `pillar.get` hands out its values, and what a template
+    // changes through them the files rendered after it see (Salt 3008: a change made through
+    // `pillar.x` is seen by neither).
+    let pillar = mutable::watched(&ctx.pillar);
+    let template_pillar = mutable::watched(ctx.template_pillar.as_ref().unwrap_or(&ctx.pillar));
+    let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone(), pillar: pillar.clone() });
     globals(&mut env, &salt);
     // Salt's SLS and template context has `salt`, `grains`, `pillar` and `opts`; the loader's
     // dunder names (`__salt__`, `__grains__`, ...) are undefined there.
     env.add_global("salt", JValue::from_dyn_object(salt));
-    // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
-    // them; each render gets its own copy.
     env.add_global("grains", mutable::watched(&ctx.grains));
-    env.add_global("pillar", mutable::watched(&ctx.pillar));
+    env.add_global("pillar", template_pillar);
     env.add_global("opts", mutable::watched(&ctx.opts));
     mutable::register(&mut env);
     super::pyops::register(&mut env);
@@ -349,7 +363,8 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
         text.push('\n');
     }
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
-    Ok(Rendered { text, hints })
+    let pillar = pillar.downcast_object_ref::<mutable::Watched>().and_then(mutable::Watched::changed);
+    Ok(Rendered { text, hints, pillar })
 }
 
 /// The Jinja environment options Salt's `render_jinja_tmpl` applies: `jinja_sls_env` for an
@@ -807,6 +822,7 @@ fn str_methods(state: &minijinja::State, value: &JValue, method: &str, args: &[J
 struct SaltFunctions {
     ctx: JinjaContext,
     hints: Arc<Mutex<Vec<String>>>,
+    pillar: JValue,
 }
 
 impl std::fmt::Debug for JinjaContext {
@@ -880,7 +896,7 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 impl SaltFunctions {
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
         budget::check()?;
-        salt_fns::call(&self.ctx, &self.hints, name, args)
+        salt_fns::call(&self.ctx, &self.hints, Some(&self.pillar), name, args)
     }
 }
 
@@ -904,6 +920,7 @@ mod tests {
             extra: Vec::new(),
             functions: serde_json::Value::Null,
             list_states: None,
+            template_pillar: None,
             budget: budget::DEFAULT,
         }
     }

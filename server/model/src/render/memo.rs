@@ -20,12 +20,16 @@ pub struct Entry {
     pub val: Val,
     pub hints: Vec<SaltError>,
     pub reads: Reads,
+    /// What the render left for the files rendered after it ([`crate::render::carry`]).
+    pub carry: crate::render::carry::Carry,
 }
 
 /// Which render: the file `path` as `env:sls`, with id `id` in the compile's file table and
-/// text `text`, rendered with the setup whose fingerprint is `setup`.
+/// text `text`, rendered with the setup whose fingerprint is `setup`, after files that left
+/// the carry whose fingerprint is `carry`.
 pub struct Key<'a> {
     pub setup: u64,
+    pub carry: u64,
     pub env: &'a str,
     pub sls: &'a str,
     pub path: &'a Path,
@@ -37,6 +41,7 @@ pub struct Key<'a> {
 /// compile's file table (the data's locations carry it) and the same text.
 struct Stored {
     id: FileId,
+    carry: u64,
     text: u64,
     entry: Arc<Entry>,
 }
@@ -71,7 +76,7 @@ impl RenderMemo {
         let (used, files) = inner.setups.get_mut(&key.setup)?;
         *used = tick;
         let stored = files.get(&(key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()))?;
-        (stored.id == key.id && stored.text == hash(key.text)).then(|| stored.entry.clone())
+        (stored.id == key.id && stored.carry == key.carry && stored.text == hash(key.text)).then(|| stored.entry.clone())
     }
 
     /// Keeps a render (replacing the file's earlier one under this setup), and returns it.
@@ -89,7 +94,7 @@ impl RenderMemo {
         inner.kept += 1;
         let (used, files) = inner.setups.entry(setup).or_default();
         *used = tick;
-        let stored = Stored { id: key.id, text: hash(key.text), entry: entry.clone() };
+        let stored = Stored { id: key.id, carry: key.carry, text: hash(key.text), entry: entry.clone() };
         files.insert((key.env.to_string(), key.sls.to_string(), key.path.to_path_buf()), stored);
         entry
     }

@@ -3,6 +3,7 @@
 //! never a guess).
 
 pub mod budget;
+pub mod carry;
 pub mod config_lookup;
 pub mod convert;
 pub mod filters;
@@ -36,15 +37,27 @@ pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja
 /// [`render_with`], and a `not-analysed` hint for every Salt function the template called that
 /// was not executed, at the first line of `text` that names it.
 pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
-    let templated = render_template(text, file, jinja)?;
-    match templated {
-        Templated::Plain => render_data(text, None, file).map(|v| (v, Vec::new())),
+    render_in_highstate(text, file, jinja, &carry::Carry::default()).map(|o| (o.val, o.hints))
+}
+
+/// One SLS file's render inside a highstate: its data, its hints, and what it leaves for the
+/// files rendered after it.
+pub struct Output {
+    pub val: Val,
+    pub hints: Vec<SaltError>,
+    pub carry: carry::Carry,
+}
+
+/// [`render_with_hints`] for a file of a highstate, after the files whose renders left
+/// `carry` (the context's pillar is already the carried one, [`carry::Carry::pillar_for`]).
+pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>, carry: &carry::Carry) -> Result<Output, SaltError> {
+    match render_template(text, file, jinja)? {
+        Templated::Plain => render_data(text, None, file).map(|val| Output { val, hints: Vec::new(), carry: carry.clone() }),
         Templated::Rendered(r) => {
-            // Spans now point into the rendered text; keep the file, drop positions.
-            let mut v = render_data(text, Some(&r.text), file)?;
-            clear_spans(&mut v, file);
+            let mut val = render_data(text, Some(&r.text), file)?;
+            clear_spans(&mut val, file);
             let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
-            Ok((v, hints))
+            Ok(Output { val, hints, carry: carry.clone().with_pillar(r.pillar) })
         }
     }
 }

@@ -270,6 +270,30 @@ impl Watched {
         }
     }
 
+    /// The whole data as the template left it, when a value it read was changed in place
+    /// (`None`: unchanged). Compared without recording: the reads were recorded when made.
+    pub fn changed(&self) -> Option<serde_json::Value> {
+        let before = self.data.unrecorded();
+        let state = lock(&self.state);
+        match &*state {
+            WatchState::Keys(read) => {
+                let mut after: Option<serde_json::Value> = None;
+                for (k, v) in read {
+                    let now = crate::render::convert::to_json(v);
+                    if before.get(k) != Some(&now) {
+                        let whole = after.get_or_insert_with(|| before.clone());
+                        whole.as_object_mut()?.insert(k.clone(), now);
+                    }
+                }
+                after
+            }
+            WatchState::Whole(d) => {
+                let now = crate::render::convert::to_json(&Value::from_dyn_object(d.clone()));
+                (now != *before).then_some(now)
+            }
+        }
+    }
+
     /// The value of one key, read (and recorded) through the data.
     fn key(&self, key: &str) -> Option<Value> {
         let mut state = lock(&self.state);

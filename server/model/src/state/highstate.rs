@@ -58,6 +58,9 @@ pub struct HighState {
     pub hints: Vec<SaltError>,
     /// `env:sls` rendered, in the order their rendering started.
     pub rendered: Vec<Rendered>,
+    /// Whether a file changed what the files rendered after it see (the pillar, in place):
+    /// a file of this highstate cannot be rendered again alone.
+    pub carried: bool,
 }
 
 /// Resolve an include name written in SLS `sls` (whose file is an `init.sls` when `is_init`):
@@ -97,6 +100,10 @@ pub struct Builder<'a> {
     pub static_mode: bool,
     /// The minion data templates are rendered with (none: templates are a render error).
     pub jinja: Option<crate::render::jinja::JinjaSetup>,
+    /// What the files rendered so far left for the next ([`render::carry`]).
+    carry: render::carry::Carry,
+    /// Whether any file was rendered after one that left something.
+    carried: bool,
     /// Plain files read and parsed ahead, on every core ([`Builder::prefetch`]): their text
     /// and data (located in file [`PREFETCHED`] until the walk gives them their id).
     prefetched: std::collections::HashMap<std::path::PathBuf, (Arc<str>, Result<Val, SaltError>)>,
@@ -125,6 +132,8 @@ impl<'a> Builder<'a> {
             hints: Vec::new(),
             static_mode: false,
             jinja: None,
+            carry: Default::default(),
+            carried: false,
             prefetched: Default::default(),
         }
     }
@@ -171,7 +180,7 @@ impl<'a> Builder<'a> {
             }
         }
         clean_duplicate_extends(&mut high);
-        HighState { high, errors: all_errors, hints: self.hints, rendered: self.rendered }
+        HighState { high, errors: all_errors, hints: self.hints, rendered: self.rendered, carried: self.carried }
     }
 
     /// `render_state(sls, saltenv, mods, matches)`; `origin` is the include item that asked.
@@ -455,12 +464,15 @@ impl<'a> Builder<'a> {
             // where reads are recorded: without a log nothing could say it is stale).
             let log = self.fs.log();
             let memo = self.jinja.as_ref().and_then(|j| Some((j.memo.clone()?, j.fingerprint))).filter(|_| log.is_some());
-            let key = |setup| render::memo::Key { setup, env: &env, sls: &sls, path: &path, id, text };
+            let carry = self.carry.fingerprint();
+            self.carried |= !self.carry.is_empty();
+            let key = |setup| render::memo::Key { setup, carry, env: &env, sls: &sls, path: &path, id, text };
             if let (Some((memo, setup)), Some(log)) = (&memo, log) {
                 if let Some(hit) = memo.get(&key(*setup)) {
                     if hit.reads.unchanged(self.fs, self.roots) {
                         log.replay(&hit.reads);
                         self.hints.extend(hit.hints.iter().cloned());
+                        self.carry = hit.carry.clone();
                         let val = hit.val.clone();
                         self.rendered[index].part = Some(Part::Kept(hit));
                         return Ok(val);
@@ -486,22 +498,30 @@ impl<'a> Builder<'a> {
             }
             // The context (the minion's grains, pillar and options, copied) only for a file
             // the Jinja renderer will see: a tenth of `lowstate` on plain trees otherwise.
-            let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| j.context(&env, &sls, &rel, &path));
-            let rendered = render::render_with_hints(text, id, ctx.as_ref());
+            let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| {
+                let mut ctx = j.context(&env, &sls, &rel, &path);
+                if !self.carry.is_empty() {
+                    let own = self.carry.pillar_for(&ctx.pillar);
+                    ctx.template_pillar = Some(std::mem::replace(&mut ctx.pillar, own));
+                }
+                ctx
+            });
+            let rendered = render::render_in_highstate(text, id, ctx.as_ref(), &self.carry);
             drop(ctx);
             if let (Some((memo, setup)), Some(log)) = (&memo, log) {
                 let reads = log.end();
-                if let Ok((v, hints)) = &rendered {
-                    let entry = memo.put(&key(*setup), render::memo::Entry { val: v.clone(), hints: hints.clone(), reads });
+                if let Ok(out) = &rendered {
+                    let entry = memo.put(&key(*setup), render::memo::Entry { val: out.val.clone(), hints: out.hints.clone(), reads, carry: out.carry.clone() });
                     self.rendered[index].part = Some(Part::Kept(entry));
                 }
             }
-            let (v, hints) = rendered.map_err(|mut e| {
+            let out = rendered.map_err(|mut e| {
                 render::place_in_template(&mut e, self.fs, self.roots, &env, self.files);
                 e
             })?;
-            self.hints.extend(hints);
-            return Ok(v);
+            self.hints.extend(out.hints);
+            self.carry = out.carry;
+            return Ok(out.val);
         }
         // What a template or a renderer we never run declares is not certain statically.
         let pipe = render::renderer_pipe(text);

@@ -207,6 +207,12 @@ impl Data {
         self.ordered
     }
 
+    /// Other data in this one's place (the same owner, log and dict type): the pillar a
+    /// template gets after an earlier one changed it in place.
+    pub fn with_value(&self, value: Arc<Value>) -> Data {
+        Data { value, ..self.clone() }
+    }
+
     /// The same data recording into `log`.
     pub fn recorded(self, log: Option<&Arc<FactLog>>) -> Data {
         Data { log: log.cloned(), ..self }

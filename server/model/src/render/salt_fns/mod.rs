@@ -48,8 +48,9 @@ const DELIM: &str = ":";
 
 /// Calls Salt function `name` (`pillar.get`) with a template's arguments (keyword arguments
 /// last, as minijinja passes them).
-pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[JValue]) -> Result<JValue, Error> {
-    let f = Functions { ctx, hints };
+/// `pillar` is the render's `__pillar__` object, whose values `pillar.get` returns.
+pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, pillar: Option<&JValue>, name: &str, args: &[JValue]) -> Result<JValue, Error> {
+    let f = Functions { ctx, hints, pillar };
     if let Some(answer) = pinned(ctx, name, args) {
         return Ok(from_json(&answer));
     }
@@ -73,6 +74,9 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, name: &str, args: &[
 struct Functions<'a> {
     ctx: &'a JinjaContext,
     hints: &'a Mutex<Vec<String>>,
+    /// The render's `__pillar__` (what `pillar.get` hands out, as Python hands out the
+    /// objects inside it; not the template's `pillar` variable).
+    pillar: Option<&'a JValue>,
 }
 
 impl Functions<'_> {

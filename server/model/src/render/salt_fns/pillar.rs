@@ -108,13 +108,33 @@ impl Functions<'_> {
             }
         }
         match traverse(pillar, &key, &delim)? {
-            Some(v) => Ok(from_data(&self.ctx.pillar, v)),
+            Some(v) => Ok(self.live_pillar(&key, &delim).unwrap_or_else(|| from_data(&self.ctx.pillar, v))),
             None => match default {
                 Some(d) => Ok(d),
                 None if self.ctx.opts.get("pillar_raise_on_missing").is_some_and(truthy) => Err(raised(format!("'Pillar key not found: {key}'"))),
                 None => Ok(JValue::from("")),
             },
         }
+    }
+
+    /// The object at `key` in the render's `__pillar__`, as `traverse_dict_and_list` returns it
+    /// (not a copy: a change made through it is the pillar's, for this template and the files
+    /// rendered after it). The steps are the ones the pillar the render started with gives;
+    /// `None` without a `__pillar__` object or when the template changed it so that they lead
+    /// nowhere.
+    fn live_pillar(&self, key: &str, delim: &str) -> Option<JValue> {
+        let steps = crate::py::data::locate(self.ctx.pillar.unrecorded(), key, delim)?;
+        let mut ptr = self.pillar?.clone();
+        for step in steps {
+            ptr = match step {
+                crate::py::data::Step::Key(k) => ptr.get_item(&JValue::from(k)).ok()?,
+                crate::py::data::Step::Index(i) => ptr.get_item(&JValue::from(i)).ok()?,
+            };
+            if ptr.is_undefined() {
+                return None;
+            }
+        }
+        Some(ptr)
     }
 
     /// `salt/modules/pillar.py:item`: `{key: value or default}` for each key.

@@ -338,6 +338,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
         extra: Vec::new(),
         functions: serde_json::Value::Null,
         list_states: None,
+        template_pillar: None,
         budget: crate::render::budget::DEFAULT,
     }
 }

@@ -1,0 +1,55 @@
+//! What rendering one SLS file leaves for the files rendered after it in the same highstate.
+//! Salt renders a highstate's files in one process, one after another: `__pillar__` is one
+//! dict for the whole run, so a template that changes a pillar value in place
+//! (`{% do salt['pillar.get']('vpn').update(...) %}`) changes it for every later file.
+
+use std::sync::Arc;
+
+use crate::workspace::facts::Data;
+
+/// The state one render hands to the next ([`Carry::default`]: nothing, the minion's own data).
+#[derive(Debug, Clone, Default)]
+pub struct Carry {
+    /// The whole pillar as the files rendered so far left it, where one changed it.
+    pub pillar: Option<Arc<serde_json::Value>>,
+    /// A fingerprint of the above (0 for an empty carry), for the render memo's key.
+    fingerprint: u64,
+}
+
+impl Carry {
+    /// Whether it carries nothing.
+    pub fn is_empty(&self) -> bool {
+        self.pillar.is_none()
+    }
+
+    /// What keys a render made with this carry: 0 when it carries nothing, so that a file's
+    /// render is kept under the same key as before any file changed anything.
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    /// The carry with the pillar a render left (`None`: it did not change it).
+    pub fn with_pillar(mut self, pillar: Option<serde_json::Value>) -> Carry {
+        if let Some(p) = pillar {
+            self.pillar = Some(Arc::new(p));
+            self.fingerprint = self.compute();
+        }
+        self
+    }
+
+    fn compute(&self) -> u64 {
+        match &self.pillar {
+            None => 0,
+            Some(p) => crate::workspace::reads::hash(&p.to_string()).max(1),
+        }
+    }
+
+    /// The pillar a template gets: `pillar` (the minion's), or the one the earlier files left,
+    /// read and recorded as `pillar` is.
+    pub fn pillar_for(&self, pillar: &Data) -> Data {
+        match &self.pillar {
+            None => pillar.clone(),
+            Some(p) => pillar.with_value(p.clone()),
+        }
+    }
+}

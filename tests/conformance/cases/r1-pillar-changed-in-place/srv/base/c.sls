@@ -1,0 +1,3 @@
+c-seen:
+  test.nop:
+    - vpn: {{ salt['pillar.get']('vpn') | json }}
