@@ -240,7 +240,7 @@ u-{{ i }}:
 #[test]
 fn a_pillar_changed_in_place_reaches_the_files_rendered_after_and_edits_recompile() {
     // Salt 3008.4 (tests/conformance/cases/r1-pillar-changed-in-place): `__pillar__` is one
-    // dict for the run, `pillar` a copy each template gets.
+    // dict for the run, and the templates' `pillar` variable another, one for the run too.
     let mut fs = MemFs::from_fixture(
         "\
 #- salt-analyzer.yaml
@@ -252,9 +252,10 @@ base:
   '*': [a, b]
 #- base/a.sls
 {%- do salt['pillar.get']('vpn').update({'port': 443}) %}
+{%- do pillar.vpn.update({'proto': 'tcp'}) %}
 a: {test.nop: [{port: '{{ pillar.vpn.port }}'}, {got: '{{ salt['pillar.get']('vpn:port') }}'}]}
 #- base/b.sls
-b: {test.nop: [{port: '{{ salt['pillar.get']('vpn:port') }}'}, {own: '{{ pillar.vpn.port }}'}, {ß: 1}]}
+b: {test.nop: [{port: '{{ salt['pillar.get']('vpn:port') }}'}, {own: '{{ pillar.vpn.port }}'}, {proto: '{{ pillar.vpn.proto }}'}, {fn_proto: '{{ salt['pillar.get']('vpn:proto', 'none') }}'}, {ß: 1}]}
 #- pillar/top.sls
 base: {'*': [p]}
 #- pillar/p.sls
@@ -281,7 +282,7 @@ vpn: {port: 1194}
     };
     expect_test::expect![[r#"
         a: port="1194" got="443"
-        b: port="443" own="1194" ß=1"#]]
+        b: port="443" own="1194" proto="tcp" fn_proto="none" ß=1"#]]
     .assert_eq(&check(&fs));
     let edit = |fs: &mut MemFs, path: &str, from: &str, to: &str| {
         let text = fs.files[Path::new(path)].replace(from, to);
@@ -291,13 +292,13 @@ vpn: {port: 1194}
     edit(&mut fs, "/ws/base/b.sls", "ß: 1", "ß: 2");
     expect_test::expect![[r#"
         a: port="1194" got="443"
-        b: port="443" own="1194" ß=2"#]]
+        b: port="443" own="1194" proto="tcp" fn_proto="none" ß=2"#]]
     .assert_eq(&check(&fs));
     // The change itself: the kept render of b is not the answer any more.
     edit(&mut fs, "/ws/base/a.sls", "'port': 443", "'port': 8443");
     expect_test::expect![[r#"
         a: port="1194" got="8443"
-        b: port="8443" own="1194" ß=2"#]]
+        b: port="8443" own="1194" proto="tcp" fn_proto="none" ß=2"#]]
     .assert_eq(&check(&fs));
 }
 

@@ -1,7 +1,9 @@
 //! What rendering one SLS file leaves for the files rendered after it in the same highstate.
 //! Salt renders a highstate's files in one process, one after another: `__pillar__` is one
 //! dict for the whole run, so a template that changes a pillar value in place
-//! (`{% do salt['pillar.get']('vpn').update(...) %}`) changes it for every later file.
+//! (`{% do salt['pillar.get']('vpn').update(...) %}`) changes it for every later file. The
+//! templates' `pillar` variable is another dict, one for the run too (Salt 3008: a change made
+//! through `pillar.vpn` reaches the later files' `pillar.vpn`, not their `pillar.get`).
 
 use std::sync::Arc;
 
@@ -12,6 +14,8 @@ use crate::workspace::facts::Data;
 pub struct Carry {
     /// The whole pillar as the files rendered so far left it, where one changed it.
     pub pillar: Option<Arc<serde_json::Value>>,
+    /// The templates' `pillar` variable as the files rendered so far left it, where one changed it.
+    pub template_pillar: Option<Arc<serde_json::Value>>,
     /// A fingerprint of the above (0 for an empty carry), for the render memo's key.
     fingerprint: u64,
 }
@@ -19,7 +23,7 @@ pub struct Carry {
 impl Carry {
     /// Whether it carries nothing.
     pub fn is_empty(&self) -> bool {
-        self.pillar.is_none()
+        self.pillar.is_none() && self.template_pillar.is_none()
     }
 
     /// What keys a render made with this carry: 0 when it carries nothing, so that a file's
@@ -28,26 +32,41 @@ impl Carry {
         self.fingerprint
     }
 
-    /// The carry with the pillar a render left (`None`: it did not change it).
-    pub fn with_pillar(mut self, pillar: Option<serde_json::Value>) -> Carry {
+    /// The carry with the two pillars a render left (`None`: it did not change that one).
+    pub fn with_pillars(mut self, pillar: Option<serde_json::Value>, template_pillar: Option<serde_json::Value>) -> Carry {
+        let changed = pillar.is_some() || template_pillar.is_some();
         if let Some(p) = pillar {
             self.pillar = Some(Arc::new(p));
+        }
+        if let Some(p) = template_pillar {
+            self.template_pillar = Some(Arc::new(p));
+        }
+        if changed {
             self.fingerprint = self.compute();
         }
         self
     }
 
     fn compute(&self) -> u64 {
-        match &self.pillar {
-            None => 0,
-            Some(p) => crate::workspace::reads::hash(&p.to_string()).max(1),
+        if self.is_empty() {
+            return 0;
         }
+        let text = |p: &Option<Arc<serde_json::Value>>| p.as_ref().map(|p| p.to_string()).unwrap_or_default();
+        crate::workspace::reads::hash(&format!("{}\0{}", text(&self.pillar), text(&self.template_pillar))).max(1)
     }
 
     /// The pillar a template gets: `pillar` (the minion's), or the one the earlier files left,
     /// read and recorded as `pillar` is.
     pub fn pillar_for(&self, pillar: &Data) -> Data {
         match &self.pillar {
+            None => pillar.clone(),
+            Some(p) => pillar.with_value(p.clone()),
+        }
+    }
+
+    /// The same for the template's `pillar` variable.
+    pub fn template_pillar_for(&self, pillar: &Data) -> Data {
+        match &self.template_pillar {
             None => pillar.clone(),
             Some(p) => pillar.with_value(p.clone()),
         }

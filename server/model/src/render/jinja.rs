@@ -22,8 +22,8 @@ pub struct JinjaContext {
     /// The pillar Salt's functions read (`__pillar__`: in a highstate, as the files rendered
     /// before this one changed it in place, [`crate::render::carry`]).
     pub pillar: Data,
-    /// The template's `pillar` variable where it is not `pillar`: Salt gives each template a
-    /// copy of the minion's pillar as it was compiled, untouched by the files before it.
+    /// The template's `pillar` variable where it is not `pillar`: in a highstate where a file
+    /// changed either in place (Salt's renderer and its functions each have their own dict).
     pub template_pillar: Option<Data>,
     pub opts: Data,
     pub saltenv: String,
@@ -210,9 +210,11 @@ pub struct Rendered {
     pub text: String,
     /// Salt functions that were called but not executed.
     pub hints: Vec<String>,
-    /// The pillar as the template left it, when it changed a value in place (Salt's
-    /// `__pillar__` is one dict, so the files rendered after it see the change).
+    /// The pillar Salt's functions read (`__pillar__`) as the template left it, when it
+    /// changed a value in place (one dict for the run: the files rendered after it see it).
     pub pillar: Option<serde_json::Value>,
+    /// The same for the template's `pillar` variable (another dict, one for the run too).
+    pub template_pillar: Option<serde_json::Value>,
 }
 
 /// Why a template did not render: Jinja's wording (with `; line N` when it has a line, as
@@ -311,10 +313,10 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
     });
     crate::render::filters::register(&mut env, hints.clone());
     // Templates may mutate what they are given (`{% do pillar.x.update(...) %}`), as Python lets
-    // them; each render gets its own copy of the `pillar` variable. Salt's functions read
-    // `__pillar__`, another object: `pillar.get` hands out its values, and what a template
-    // changes through them the files rendered after it see (Salt 3008: a change made through
-    // `pillar.x` is seen by neither).
+    // them; each render gets its own copies. Salt's functions read `__pillar__`, and
+    // `pillar.get` hands out its values; the `pillar` variable is another dict (Salt 3008: what
+    // a template changes through one the other does not see). The files rendered after it see
+    // the change through the same one ([`crate::render::carry`]).
     let pillar = mutable::watched(&ctx.pillar);
     let template_pillar = mutable::watched(ctx.template_pillar.as_ref().unwrap_or(&ctx.pillar));
     let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone(), pillar: pillar.clone() });
@@ -323,7 +325,7 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
     // dunder names (`__salt__`, `__grains__`, ...) are undefined there.
     env.add_global("salt", JValue::from_dyn_object(salt));
     env.add_global("grains", mutable::watched(&ctx.grains));
-    env.add_global("pillar", template_pillar);
+    env.add_global("pillar", template_pillar.clone());
     env.add_global("opts", mutable::watched(&ctx.opts));
     mutable::register(&mut env);
     super::pyops::register(&mut env);
@@ -363,8 +365,8 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
         text.push('\n');
     }
     let hints = hints.lock().map(|h| h.clone()).unwrap_or_default();
-    let pillar = pillar.downcast_object_ref::<mutable::Watched>().and_then(mutable::Watched::changed);
-    Ok(Rendered { text, hints, pillar })
+    let changed = |v: &JValue| v.downcast_object_ref::<mutable::Watched>().and_then(mutable::Watched::changed);
+    Ok(Rendered { text, hints, pillar: changed(&pillar), template_pillar: changed(&template_pillar) })
 }
 
 /// The Jinja environment options Salt's `render_jinja_tmpl` applies: `jinja_sls_env` for an

@@ -57,7 +57,7 @@ pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::rende
             let mut val = render_data(text, Some(&r.text), file)?;
             clear_spans(&mut val, file);
             let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
-            Ok(Output { val, hints, carry: carry.clone().with_pillar(r.pillar) })
+            Ok(Output { val, hints, carry: carry.clone().with_pillars(r.pillar, r.template_pillar) })
         }
     }
 }

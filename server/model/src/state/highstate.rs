@@ -501,8 +501,8 @@ impl<'a> Builder<'a> {
             let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| {
                 let mut ctx = j.context(&env, &sls, &rel, &path);
                 if !self.carry.is_empty() {
-                    let own = self.carry.pillar_for(&ctx.pillar);
-                    ctx.template_pillar = Some(std::mem::replace(&mut ctx.pillar, own));
+                    ctx.template_pillar = Some(self.carry.template_pillar_for(&ctx.pillar));
+                    ctx.pillar = self.carry.pillar_for(&ctx.pillar);
                 }
                 ctx
             });

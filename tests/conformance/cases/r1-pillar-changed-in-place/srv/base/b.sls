@@ -5,3 +5,4 @@ b-seen:
     - missing: {{ salt['pillar.get']('missing', 'none') }}
     - other: {{ pillar.other | json }}
     - hardened: {{ salt['config.get']('vpn:hardened', False) }}
+    - own_clients: {{ pillar.vpn.clients | json }}

@@ -1,3 +1,4 @@
 c-seen:
   test.nop:
     - vpn: {{ salt['pillar.get']('vpn') | json }}
+    - own: {{ pillar.vpn | json }}
