@@ -16,6 +16,8 @@ pub struct Carry {
     pub pillar: Option<Arc<serde_json::Value>>,
     /// The templates' `pillar` variable as the files rendered so far left it, where one changed it.
     pub template_pillar: Option<Arc<serde_json::Value>>,
+    /// The `stateconf` renderer's `stateconf.set` values so far (its module globals in Salt).
+    pub stateconf: crate::render::stateconf::Conf,
     /// A fingerprint of the above (0 for an empty carry), for the render memo's key.
     fingerprint: u64,
 }
@@ -23,7 +25,7 @@ pub struct Carry {
 impl Carry {
     /// Whether it carries nothing.
     pub fn is_empty(&self) -> bool {
-        self.pillar.is_none() && self.template_pillar.is_none()
+        self.pillar.is_none() && self.template_pillar.is_none() && self.stateconf == Default::default()
     }
 
     /// What keys a render made with this carry: 0 when it carries nothing, so that a file's
@@ -52,7 +54,16 @@ impl Carry {
             return 0;
         }
         let text = |p: &Option<Arc<serde_json::Value>>| p.as_ref().map(|p| p.to_string()).unwrap_or_default();
-        crate::workspace::reads::hash(&format!("{}\0{}", text(&self.pillar), text(&self.template_pillar))).max(1)
+        crate::workspace::reads::hash(&format!("{}\0{}\0{}", text(&self.pillar), text(&self.template_pillar), self.stateconf.canonical())).max(1)
+    }
+
+    /// The carry with the `stateconf.set` values a `stateconf` render left.
+    pub fn with_stateconf(mut self, conf: crate::render::stateconf::Conf) -> Carry {
+        if conf != self.stateconf {
+            self.stateconf = conf;
+            self.fingerprint = self.compute();
+        }
+        self
     }
 
     /// The pillar a template gets: `pillar` (the minion's), or the one the earlier files left,

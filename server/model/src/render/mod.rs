@@ -13,6 +13,7 @@ pub mod mutable;
 pub mod probe;
 pub mod pyops;
 pub mod salt_fns;
+pub mod stateconf;
 pub mod tags;
 
 use crate::diagnostic::{Code, SaltError};
@@ -51,6 +52,11 @@ pub struct Output {
 /// [`render_with_hints`] for a file of a highstate, after the files whose renders left
 /// `carry` (the context's pillar is already the carried one, [`carry::Carry::pillar_for`]).
 pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>, carry: &carry::Carry) -> Result<Output, SaltError> {
+    if let (Some(_), Some(ctx)) = (stateconf::argline(text), jinja) {
+        let (val, r, conf) = stateconf::render(text, file, ctx, &carry.stateconf)?;
+        let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
+        return Ok(Output { val, hints, carry: carry.clone().with_pillars(r.pillar, r.template_pillar).with_stateconf(conf) });
+    }
     match render_template(text, file, jinja)? {
         Templated::Plain => render_data(text, None, file).map(|val| Output { val, hints: Vec::new(), carry: carry.clone() }),
         Templated::Rendered(r) => {

@@ -498,7 +498,7 @@ impl<'a> Builder<'a> {
             }
             // The context (the minion's grains, pillar and options, copied) only for a file
             // the Jinja renderer will see: a tenth of `lowstate` on plain trees otherwise.
-            let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text)).map(|j| {
+            let ctx = self.jinja.as_ref().filter(|_| render::is_templated(text) || render::stateconf::argline(text).is_some()).map(|j| {
                 let mut ctx = j.context(&env, &sls, &rel, &path);
                 if !self.carry.is_empty() {
                     ctx.template_pillar = Some(self.carry.template_pillar_for(&ctx.pillar));
