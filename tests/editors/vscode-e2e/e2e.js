@@ -299,7 +299,20 @@ async function quickOpen(text) {
     }
   }
   await input.fill(text);
+  // A fill that lands while the widget opens may be lost or leave an earlier query: type it
+  // again until the box holds exactly this text.
+  for (let i = 0; i < 10 && (await input.inputValue().catch(() => '')) !== text; i++) {
+    await sleep(100);
+    await input.fill(text);
+  }
   return input;
+}
+
+/** Makes Quick Open search its text again (a list can stay on an earlier query's rows). */
+async function requery(input, text) {
+  await input.fill('');
+  await sleep(100);
+  await input.pressSequentially(text, { delay: 20 });
 }
 
 /** The Quick Open row of exactly `rel` (label, then its directory). */
@@ -326,11 +339,18 @@ async function openFile(rel) {
   const dir = path.dirname(rel);
   let row;
   for (let attempt = 1; row === undefined; attempt++) {
-    await quickOpen(rel);
+    const input = await quickOpen(rel);
     try {
       row = await findRow(rel, base, dir);
     } catch (err) {
-      if (attempt === 3) throw err;
+      // The rows may be an earlier query's (the file search answered late): type the path
+      // again, key by key, in the same box before opening Quick Open anew.
+      try {
+        await requery(input, rel);
+        row = await findRow(rel, base, dir);
+      } catch (err2) {
+        if (attempt === 4) throw err2;
+      }
     }
   }
   // Arrow keys to that row and Enter, as a user does (a click may land on a hover over it).
@@ -352,13 +372,21 @@ async function activeTabTitle() {
 
 /** Puts the cursor at line:col (1-based) with Quick Open's `:LINE:COL`. */
 async function gotoLine(line, col = 1) {
-  await quickOpen(`:${line}:${col}`);
-  await sleep(200);
-  await page.keyboard.press('Enter');
-  await waitFor(`the cursor at ${line}:${col}`, async () => {
-    const text = await page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first().innerText();
-    return text.trim() === `Ln ${line}, Col ${col}`;
-  }, 5000);
+  for (let attempt = 1; ; attempt++) {
+    await quickOpen(`:${line}:${col}`);
+    await sleep(200);
+    await page.keyboard.press('Enter');
+    try {
+      await waitFor(`the cursor at ${line}:${col}`, async () => {
+        const text = await page.locator('.statusbar-item', { hasText: /^Ln \d+, Col \d+/ }).first().innerText();
+        return text.trim() === `Ln ${line}, Col ${col}`;
+      }, 5000);
+      return;
+    } catch (err) {
+      // The Enter may have met the list before it turned to "go to line": once more.
+      if (attempt === 3) throw err;
+    }
+  }
 }
 
 /** Line and column (1-based) of `text` in the workspace file `rel`, on disk. */
