@@ -339,7 +339,7 @@ tools: test.nop
         check(
             r#"
 #- app.sls
-include: [gen, mako, plain]
+include: [gen, mako, plain, conf]
 app:
   test.nop:
     - require:
@@ -354,8 +354,12 @@ def run():
 #- plain.sls
 #!yaml
 p: {test.nop: [{name: '{{ literal }}'}]}
+#- conf.sls
+#!stateconf yaml . jinja
+.x: {test.nop: []}
 "#,
             expect![[r#"
+                conf.sls:1:1 hint[not-analysed] not analysed here: a `stateconf` file is rendered only in a minion's highstate (what it declares depends on its SLS name and the files rendered before it); select a minion or pass `--minion`
                 gen.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `py` renderer, so what this file declares is unknown to the checks
                 mako.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `mako` renderer, so what this file declares is unknown to the checks
             "#]],

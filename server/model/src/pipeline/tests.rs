@@ -1073,3 +1073,65 @@ ngx:
         user #1 ngx/defaults.yaml:3"#]]
     .assert_eq(&got.join("\n"));
 }
+
+#[test]
+fn a_stateconf_file_renders_as_salt_renders_it_and_an_extend_of_its_values_reaches_it() {
+    // Salt 3008.4 (tests/conformance/cases/r1-stateconf): `other` renders first and extends
+    // `svc::sls_params`; svc's first pass reads that value, its `.id`s become `svc::id`.
+    let mut fs = MemFs::from_fixture(
+        "\
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+minions: {m1: {grains: {os_family: Debian}}}
+#- base/top.sls
+base:
+  '*': [other]
+#- base/other.sls
+#!stateconf yaml . jinja
+include: [svc]
+extend:
+  svc::sls_params:
+    stateconf.set: [{parent: ß-other}]
+#- base/svc.sls
+#!stateconf -G yaml . jinja
+.sls_params:
+  stateconf.set: [{parent: default}]
+# --- end of state config ---
+.pkg:
+  pkg.installed: [{name: 'nginx-{{ sls_params.parent }}'}]
+svc-conf:
+  file.managed: [{name: /etc/nginx.conf}, {require: [{pkg: .pkg}]}]
+",
+    );
+    let (ws, roots) = setup(&fs);
+    let memo = Memo::keeping_renders();
+    let mut cache = MinionCache::default();
+    let req = Request::new(Some("m1"), Scope::Highstate);
+    let mut check = |fs: &MemFs| {
+        let c = cache.get(&(Arc::new(fs.clone()) as Arc<dyn Vfs>), &ws, &roots, &req, &memo);
+        assert_eq!(answer(&c), answer(&compile(Arc::new(fs.clone()), &ws, &roots, &req)));
+        let chunks: serde_json::Value = serde_json::from_str(&c.low.as_ref().expect("a highstate").chunks_json().to_string()).expect("json");
+        let line = |ch: &serde_json::Value| {
+            let req = ch.get("require").map(|r| format!(" require={r}")).unwrap_or_default();
+            format!(
+                "{} {}.{} {}{req}",
+                ch["__id__"].as_str().unwrap_or("?"),
+                ch["state"].as_str().unwrap_or("?"),
+                ch["fun"].as_str().unwrap_or("?"),
+                ch["name"]
+            )
+        };
+        chunks.as_array().expect("chunks").iter().map(line).collect::<Vec<_>>().join("\n")
+    };
+    expect_test::expect![[r#"
+        svc::pkg pkg.installed "nginx-ß-other"
+        svc-conf file.managed "/etc/nginx.conf" require=[{"pkg":"svc::pkg"}]
+        svc::sls_params stateconf.set "svc::sls_params"
+        other::goal stateconf.set "other::goal" require=[]"#]]
+    .assert_eq(&check(&fs));
+    // An edit of the extending file: the kept render of svc is not the answer any more.
+    let text = fs.files[Path::new("/ws/base/other.sls")].replace("ß-other", "ℝ-other");
+    fs.files.insert("/ws/base/other.sls".into(), text);
+    let after = check(&fs);
+    assert_eq!(after.lines().next(), Some(r#"svc::pkg pkg.installed "nginx-ℝ-other""#), "{after}");
+}

@@ -92,13 +92,15 @@ pub fn unsupported_renderer(text: &str) -> Option<String> {
     renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml" | "json"))
 }
 
-/// The hint for a file whose renderer is never run.
-fn not_analysed(renderer: &str, file: FileId) -> SaltError {
-    SaltError::new(
-        Code::NotAnalysed,
-        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks"),
-    )
-    .at(Some(Loc { file, span: 0..0 }))
+/// The hint for a file whose renderer is never run here: never at all, or (a `#!stateconf`
+/// file, [`stateconf`]) only in a minion's highstate.
+fn not_analysed(renderer: &str, text: &str, file: FileId) -> SaltError {
+    let message = if stateconf::argline(text).is_some() {
+        "not analysed here: a `stateconf` file is rendered only in a minion's highstate (what it declares depends on its SLS name and the files rendered before it); select a minion or pass `--minion`".to_string()
+    } else {
+        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks")
+    };
+    SaltError::new(Code::NotAnalysed, message).at(Some(Loc { file, span: 0..0 }))
 }
 
 /// What the template step of a file's renderer pipe gave.
@@ -114,7 +116,7 @@ pub enum Templated {
 pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Templated, SaltError> {
     let pipe = renderer_pipe(text);
     if let Some(other) = unsupported_renderer(text) {
-        return Err(not_analysed(&other, file));
+        return Err(not_analysed(&other, text, file));
     }
     if !(pipe.iter().any(|p| p == "jinja") && is_templated(text)) {
         return Ok(Templated::Plain);
@@ -237,7 +239,7 @@ pub fn load_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
 /// Returns the value and whether the file was templated.
 pub fn render_static(text: &str, file: FileId) -> Result<(Val, bool), SaltError> {
     if let Some(other) = unsupported_renderer(text) {
-        return Err(not_analysed(&other, file));
+        return Err(not_analysed(&other, text, file));
     }
     if renderer_pipe(text).iter().all(|p| p != "jinja") || !is_templated(text) {
         return render_yaml(text, file).map(|v| (v, false));
