@@ -359,7 +359,7 @@ p: {test.nop: [{name: '{{ literal }}'}]}
 .x: {test.nop: []}
 "#,
             expect![[r#"
-                conf.sls:1:1 hint[not-analysed] not analysed here: a `stateconf` file is rendered only in a minion's highstate (what it declares depends on its SLS name and the files rendered before it); select a minion or pass `--minion`
+                conf.sls:1:1 hint[not-analysed] not analysed on its own: a `stateconf` file is rendered only within a minion's highstate (what it declares depends on its SLS name and the files rendered before it), where its findings are the minion's
                 gen.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `py` renderer, so what this file declares is unknown to the checks
                 mako.sls:1:1 hint[not-analysed] not analysed: salt-analyzer never runs the `mako` renderer, so what this file declares is unknown to the checks
             "#]],

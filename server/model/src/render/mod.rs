@@ -96,7 +96,7 @@ pub fn unsupported_renderer(text: &str) -> Option<String> {
 /// file, [`stateconf`]) only in a minion's highstate.
 fn not_analysed(renderer: &str, text: &str, file: FileId) -> SaltError {
     let message = if stateconf::argline(text).is_some() {
-        "not analysed here: a `stateconf` file is rendered only in a minion's highstate (what it declares depends on its SLS name and the files rendered before it); select a minion or pass `--minion`".to_string()
+        "not analysed on its own: a `stateconf` file is rendered only within a minion's highstate (what it declares depends on its SLS name and the files rendered before it), where its findings are the minion's".to_string()
     } else {
         format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks")
     };
