@@ -25,7 +25,7 @@ pub struct Carry {
 impl Carry {
     /// Whether it carries nothing.
     pub fn is_empty(&self) -> bool {
-        self.pillar.is_none() && self.template_pillar.is_none() && self.stateconf == Default::default()
+        self.pillar.is_none() && self.template_pillar.is_none() && self.stateconf.is_empty()
     }
 
     /// What keys a render made with this carry: 0 when it carries nothing, so that a file's
@@ -69,17 +69,19 @@ impl Carry {
     /// The pillar a template gets: `pillar` (the minion's), or the one the earlier files left,
     /// read and recorded as `pillar` is.
     pub fn pillar_for(&self, pillar: &Data) -> Data {
-        match &self.pillar {
-            None => pillar.clone(),
-            Some(p) => pillar.with_value(p.clone()),
-        }
+        carried(&self.pillar, pillar)
     }
 
     /// The same for the template's `pillar` variable.
     pub fn template_pillar_for(&self, pillar: &Data) -> Data {
-        match &self.template_pillar {
-            None => pillar.clone(),
-            Some(p) => pillar.with_value(p.clone()),
-        }
+        carried(&self.template_pillar, pillar)
+    }
+}
+
+/// `pillar` with the value a carry holds for it, if any.
+fn carried(kept: &Option<Arc<serde_json::Value>>, pillar: &Data) -> Data {
+    match kept {
+        None => pillar.clone(),
+        Some(p) => pillar.with_value(p.clone()),
     }
 }

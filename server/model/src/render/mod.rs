@@ -95,12 +95,23 @@ pub fn unsupported_renderer(text: &str) -> Option<String> {
 /// The hint for a file whose renderer is never run here: never at all, or (a `#!stateconf`
 /// file, [`stateconf`]) only in a minion's highstate.
 fn not_analysed(renderer: &str, text: &str, file: FileId) -> SaltError {
-    let message = if stateconf::argline(text).is_some() {
-        "not analysed on its own: a `stateconf` file is rendered only within a minion's highstate (what it declares depends on its SLS name and the files rendered before it), where its findings are the minion's".to_string()
-    } else {
-        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks")
-    };
-    SaltError::new(Code::NotAnalysed, message).at(Some(Loc { file, span: 0..0 }))
+    if stateconf::argline(text).is_none() {
+        return never_run(renderer, file);
+    }
+    SaltError::new(
+        Code::NotAnalysed,
+        "not analysed on its own: a `stateconf` file is rendered only within a minion's highstate (what it declares depends on its SLS name and the files rendered before it), where its findings are the minion's",
+    )
+    .at(Some(Loc { file, span: 0..0 }))
+}
+
+/// The hint for a file whose renderer salt-analyzer never runs.
+pub(crate) fn never_run(renderer: &str, file: FileId) -> SaltError {
+    SaltError::new(
+        Code::NotAnalysed,
+        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks"),
+    )
+    .at(Some(Loc { file, span: 0..0 }))
 }
 
 /// What the template step of a file's renderer pipe gave.
@@ -124,24 +135,28 @@ pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::j
     let Some(ctx) = jinja else {
         return Err(SaltError::new(Code::RenderError, "this SLS file uses Jinja, which salt-analyzer does not render yet").at(Some(Loc { file, span: 0..0 })));
     };
-    crate::render::jinja::render(text, ctx).map(Templated::Rendered).map_err(|e| {
-        // Inside an imported template, the line is that template's: the file's start until
-        // [`place_in_template`] moves it there.
-        let line = if e.template.is_some() { None } else { e.line };
-        let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-        let mut err = match e.inert_calls.first() {
-            // "`salt['cmd.shell']` is not executed ..." names the function.
-            Some(call) => {
-                let name = call.split('`').nth(1).unwrap_or("a function");
-                let note = format!(" (before this, the template called {name}, which salt-analyzer does not run: with its real answer it may render)");
-                SaltError::new(Code::RenderUnsure, format!("{}{note}", e.message))
-            }
-            None => SaltError::new(Code::RenderError, e.message),
+    crate::render::jinja::render(text, ctx).map(Templated::Rendered).map_err(|e| jinja_error(e, text, file))
+}
+
+/// A Jinja failure of the file `text` as a render error at its line (unsure when the template
+/// called a function salt-analyzer does not run before it failed).
+pub(crate) fn jinja_error(e: crate::render::jinja::RenderFailure, text: &str, file: FileId) -> SaltError {
+    // Inside an imported template, the line is that template's: the file's start until
+    // [`place_in_template`] moves it there.
+    let line = if e.template.is_some() { None } else { e.line };
+    let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
+    let mut err = match e.inert_calls.first() {
+        // "`salt['cmd.shell']` is not executed ..." names the function.
+        Some(call) => {
+            let name = call.split('`').nth(1).unwrap_or("a function");
+            let note = format!(" (before this, the template called {name}, which salt-analyzer does not run: with its real answer it may render)");
+            SaltError::new(Code::RenderUnsure, format!("{}{note}", e.message))
         }
-        .at(Some(Loc { file, span: start..start }));
-        err.in_template = e.template;
-        err
-    })
+        None => SaltError::new(Code::RenderError, e.message),
+    }
+    .at(Some(Loc { file, span: start..start }));
+    err.in_template = e.template;
+    err
 }
 
 /// Moves a render error raised inside an imported template to that template's line: the file
@@ -166,7 +181,7 @@ pub fn place_in_template(
     e.loc = Some(Loc { file: id, span: start..start });
 }
 
-fn clear_spans(v: &mut Val, file: FileId) {
+pub(crate) fn clear_spans(v: &mut Val, file: FileId) {
     v.locs_mut(&mut |at| *at = Some(Loc { file, span: 0..0 }));
 }
 
@@ -174,7 +189,11 @@ fn clear_spans(v: &mut Val, file: FileId) {
 /// output) or, for a plain file, on `text` itself. An error in rendered text is placed at the
 /// same line number of the file, as Salt reports it, and quotes the rendered line.
 pub fn render_data(text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
-    let json = renderer_pipe(text).last().is_some_and(|r| r == "json");
+    render_data_as(renderer_pipe(text).last().is_some_and(|r| r == "json"), text, rendered, file)
+}
+
+/// [`render_data`] with the data renderer chosen by the caller (`json`, else `yaml`).
+pub(crate) fn render_data_as(json: bool, text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
     let input = rendered.unwrap_or(text);
     let result = if json { render_json(input, file) } else { render_yaml(input, file) };
     let Some(rendered) = rendered else { return result };

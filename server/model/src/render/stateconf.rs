@@ -23,6 +23,10 @@ impl PartialEq for Conf {
 }
 
 impl Conf {
+    /// Whether no `stateconf` file set a value yet.
+    pub fn is_empty(&self) -> bool {
+        self.conf.is_empty() && self.ext.is_empty()
+    }
     /// A stable text of it, for the carry's fingerprint.
     pub fn canonical(&self) -> String {
         let side = |s: &[(String, Dict)]| s.iter().map(|(k, d)| format!("{k:?}={}", Val::dict(d.clone()).canonical())).collect::<Vec<_>>().join(",");
@@ -79,17 +83,14 @@ const USAGE: &str = "Invalid use of stateconf.py renderer!";
 pub fn render(text: &str, file: FileId, ctx: &JinjaContext, conf: &Conf) -> Result<(Val, crate::render::jinja::Rendered, Conf), SaltError> {
     let at = |message: String, code: Code| SaltError::new(code, message).at(Some(Loc { file, span: 0..0 }));
     let argline = argline(text).unwrap_or("");
-    let (options, args) = getopt(argline).map_err(|m| at(m, Code::RenderError))?;
+    let (options, args) = getopt(argline).map_err(|(code, m)| at(m, code))?;
     let argline = if args.is_empty() { "yaml . jinja".to_string() } else { args.join(" ") };
     let (data_part, template_part) = split_renderers(&argline).ok_or_else(|| at(USAGE.into(), Code::RenderError))?;
     let (data_name, _) = data_part.split_once(' ').unwrap_or((data_part.as_str(), ""));
     let (template_name, template_args) = template_part.split_once(' ').unwrap_or((template_part.as_str(), ""));
     if !matches!(data_name, "yaml" | "json") || template_name != "jinja" {
         let other = if matches!(data_name, "yaml" | "json") { template_name } else { data_name };
-        return Err(at(
-            format!("not analysed: salt-analyzer never runs the `{other}` renderer, so what this file declares is unknown to the checks"),
-            Code::NotAnalysed,
-        ));
+        return Err(crate::render::never_run(other, file));
     }
     if options.implicit_require && data_name != "yaml" {
         return Err(at("Implicit ordering is only supported if the yaml renderer is used!".into(), Code::RenderError));
@@ -104,15 +105,9 @@ pub fn render(text: &str, file: FileId, ctx: &JinjaContext, conf: &Conf) -> Resu
     let pass = |source: &str, context: Vec<(String, serde_json::Value)>| -> Result<(Val, crate::render::jinja::Rendered), SaltError> {
         let mut c = ctx.clone();
         c.extra.extend(context);
-        let r = crate::render::jinja::render(source, &c).map_err(|e| {
-            let line = if e.template.is_some() { None } else { e.line };
-            let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-            let mut err = SaltError::new(Code::RenderError, e.message).at(Some(Loc { file, span: start..start }));
-            err.in_template = e.template;
-            err
-        })?;
-        let mut val = if data_name == "json" { crate::render::render_json(&r.text, file)? } else { crate::render::render_yaml(&r.text, file)? };
-        val.locs_mut(&mut |l| *l = Some(Loc { file, span: 0..0 }));
+        let r = crate::render::jinja::render(source, &c).map_err(|e| crate::render::jinja_error(e, text, file))?;
+        let mut val = crate::render::render_data_as(data_name == "json", text, Some(&r.text), file)?;
+        crate::render::clear_spans(&mut val, file);
         Ok((val, r))
     };
     let base = vec![("sls_dir".to_string(), serde_json::Value::String(sls_dir))];
@@ -138,7 +133,7 @@ fn parent_dir(path: &str) -> String {
 }
 
 /// Python's `getopt.getopt(argline.split(), "Gosp")`: options up to the first other word.
-fn getopt(argline: &str) -> Result<(Options, Vec<String>), String> {
+fn getopt(argline: &str) -> Result<(Options, Vec<String>), (Code, String)> {
     let mut o = Options { no_goal: false, implicit_require: false, start: false };
     let words: Vec<&str> = argline.split_whitespace().collect();
     let mut i = 0;
@@ -152,7 +147,7 @@ fn getopt(argline: &str) -> Result<(Options, Vec<String>), String> {
             break;
         }
         if w.starts_with("--") {
-            return Err(format!("option {w} not recognized"));
+            return Err((Code::RenderError, format!("option {w} not recognized")));
         }
         for c in w[1..].chars() {
             match c {
@@ -160,9 +155,9 @@ fn getopt(argline: &str) -> Result<(Options, Vec<String>), String> {
                 'o' => o.implicit_require = true,
                 's' => o.start = true,
                 'p' => {
-                    return Err("not analysed: salt-analyzer never runs `stateconf -p` (high data piped from another renderer)".into());
+                    return Err((Code::NotAnalysed, "not analysed: salt-analyzer never runs `stateconf -p` (high data piped from another renderer)".into()));
                 }
-                other => return Err(format!("option -{other} not recognized")),
+                other => return Err((Code::RenderError, format!("option -{other} not recognized"))),
             }
         }
         i += 1;
@@ -596,7 +591,7 @@ mod tests {
     fn the_argline_splits_as_salt_splits_it() {
         let parts = ["-G yaml . jinja", "", "-Go yaml -o . jinja", "yaml", "-x"].map(|a| match getopt(a) {
             Ok((o, args)) => format!("G={} o={} s={} {:?}", o.no_goal, o.implicit_require, o.start, split_renderers(&args.join(" "))),
-            Err(e) => e,
+            Err((_, e)) => e,
         });
         expect_test::expect![[r#"
             G=true o=false s=false Some(("yaml", "jinja"))
