@@ -12,6 +12,7 @@ pub mod dictupdate;
 pub mod dump;
 pub mod fnmatch;
 pub mod json;
+pub mod path;
 pub mod percent;
 pub mod re;
 pub mod textwrap;

@@ -476,26 +476,46 @@ fn resolve_import(name: &str, tpldir: &Mutex<String>) -> Option<String> {
     Some(name.to_string())
 }
 
-/// `salt.utils.templates.generate_sls_context`.
+/// `salt.utils.templates.generate_sls_context(tplpath, sls)`: the file's name relative to its
+/// root is the tail of its path that the SLS name spells (`/formulas/x` keeps its slash:
+/// `tplfile` `/formulas/x.sls`, `tpldir` `/formulas`; `pkg.`, what `include: [.]` names, is
+/// `pkg`). A top file (no SLS name) is its base name; a file the name does not spell is not an
+/// SLS being processed, where Salt sets only `tplfile` and `tpldir` (the name's parent) and we
+/// keep the file's own directory for the rest.
 fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, String)> {
-    let tpldir = tplfile.rsplit_once('/').map(|(d, _)| d).unwrap_or("").to_string();
-    let slspath = if tplfile == "init.sls" {
-        String::new()
-    } else if tplfile.ends_with("/init.sls") {
-        sls.replace('.', "/")
+    let slspath = sls.replace('.', "/");
+    let slspath = slspath.trim_end_matches('/');
+    let tail = |n: usize| -> String {
+        let chars: Vec<char> = tplpath.chars().collect();
+        chars[chars.len().saturating_sub(n)..].iter().collect()
+    };
+    let template = if sls.is_empty() {
+        Some(tplpath.rsplit('/').next().unwrap_or(tplpath).to_string())
+    } else if tplpath.ends_with(&format!("{slspath}.sls")) {
+        Some(tail(4 + slspath.chars().count()))
+    } else if tplpath.ends_with(&format!("{slspath}/init.sls")) {
+        Some(tail(9 + slspath.chars().count()))
     } else {
-        sls.rsplit_once('.').map(|(d, _)| d.replace('.', "/")).unwrap_or_default()
+        None
+    };
+    let (tplfile, dir) = match template {
+        Some(t) => {
+            let dir = t.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
+            (t, dir)
+        }
+        // Not an SLS this name loads (a managed file's template): the file's own directory.
+        None => (tplfile.to_string(), tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default()),
     };
     vec![
         ("sls", sls.to_string()),
-        ("tplfile", tplfile.to_string()),
+        ("tplfile", tplfile),
         ("tplpath", tplpath.to_string()),
-        ("tpldir", if tpldir.is_empty() { ".".into() } else { tpldir.clone() }),
-        ("tpldot", tpldir.replace('/', ".")),
-        ("slspath", slspath.clone()),
-        ("slsdotpath", slspath.replace('/', ".")),
-        ("slscolonpath", slspath.replace('/', ":")),
-        ("sls_path", slspath.replace('/', "_")),
+        ("tpldir", if dir.is_empty() { ".".into() } else { dir.clone() }),
+        ("tpldot", dir.replace('/', ".")),
+        ("slspath", dir.clone()),
+        ("slsdotpath", dir.replace('/', ".")),
+        ("slscolonpath", dir.replace('/', ":")),
+        ("sls_path", dir.replace('/', "_")),
     ]
 }
 
@@ -1044,6 +1064,23 @@ mod tests {
         let r = render(src, &ctx()).unwrap();
         assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
         assert_eq!(sls_context("init", "init.sls", "/srv/salt/init.sls")[5].1, "");
+        // Checked in Salt 3008: the context of `/formulas/common/base` and of `pkg.`.
+        let of = |sls, rel, path| sls_context(sls, rel, path).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        expect_test::expect![[r#"
+            [
+                "/formulas/common/base",
+                "/formulas/common/base.sls",
+                "/srv/formulas/common/base.sls",
+                "/formulas/common",
+                ".formulas.common",
+                "/formulas/common",
+                ".formulas.common",
+                ":formulas:common",
+                "_formulas_common",
+            ]
+        "#]]
+        .assert_debug_eq(&of("/formulas/common/base", "formulas/common/base.sls", "/srv/formulas/common/base.sls"));
+        assert_eq!(of("pkg.", "pkg/init.sls", "/srv/pkg/init.sls")[1..6], ["pkg/init.sls", "/srv/pkg/init.sls", "pkg", "pkg", "pkg"]);
         assert_eq!(r.hints.len(), 1);
         let e = render("ok\n{{ nope }}", &ctx()).err().unwrap();
         assert!(e.message.contains("undefined"), "{e:?}");

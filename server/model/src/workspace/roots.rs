@@ -91,12 +91,16 @@ impl FileRoots {
         e.files.iter().zip(&e.roots).find(|(files, _)| files.contains(rel)).map(|(_, root)| root.join(rel))
     }
 
-    /// `Client.get_state(name, env)`.
+    /// `Client.get_state(name, env)`: `salt://PATH.sls`, then `salt://PATH/init.sls`, each URL
+    /// served as [`served_path`] reads it, so `/formulas/x` loads `formulas/x.sls` and `pkg.`
+    /// (what `include: [.]` names from `pkg/x.sls`) loads `pkg/init.sls`. The URL is kept as
+    /// Salt keeps it (`salt:///formulas/x.sls`): it decides what a relative include climbs from.
     pub fn get_state(&self, env: &str, sls: &str) -> Option<StateFile> {
         let path = sls.replace('.', "/");
-        for rel in [format!("{path}.sls"), format!("{path}/init.sls")] {
+        for url_path in [format!("{path}.sls"), format!("{path}/init.sls")] {
+            let Some(rel) = served_path(&url_path) else { continue };
             if let Some(p) = self.find_file(env, &rel) {
-                return Some(StateFile { source: format!("salt://{rel}"), path: p, env: env.to_string() });
+                return Some(StateFile { source: format!("salt://{url_path}"), path: p, env: env.to_string() });
             }
         }
         None
@@ -160,6 +164,20 @@ pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
     envs
 }
 
+/// The file a `salt://PATH` URL serves, relative to the roots (Salt 3008): `salt.utils.url.parse`
+/// strips every leading `/` (an empty authority, `salt:///x`, is `salt://x`), the file server
+/// drops a `?query`, refuses a path with `../` and normalises the rest (`os.path.normpath`), so
+/// `pkg//init.sls` is `pkg/init.sls`.
+pub fn served_path(url_path: &str) -> Option<String> {
+    let path = url_path.trim_start_matches('/');
+    let path = path.split_once('?').map_or(path, |(p, _)| p);
+    if path.contains("../") {
+        return None;
+    }
+    let rel = crate::py::path::normpath(path);
+    (rel != "." && !rel.starts_with("..") && !rel.starts_with('/')).then_some(rel)
+}
+
 /// The SLS name a relative `.sls` path lists as (`a/init.sls` is `a`, `a.b/c.sls` is `a.b.c`).
 pub fn sls_name_of(rel: &str) -> Option<String> {
     let stem = rel.strip_suffix(".sls")?;
@@ -186,5 +204,28 @@ mod tests {
         assert_eq!(dotted_component("webserver_1.0.sls"), Some("webserver_1.0"));
         assert_eq!(dotted_component("repo.d/x.sls"), Some("repo.d"));
         assert_eq!(dotted_component("a/b.sls"), None);
+    }
+
+    #[test]
+    fn served_paths_as_salt_3008() {
+        assert_eq!(served_path("/formulas/x.sls").as_deref(), Some("formulas/x.sls"));
+        assert_eq!(served_path("///formulas/x/init.sls").as_deref(), Some("formulas/x/init.sls"));
+        assert_eq!(served_path("pkg//init.sls").as_deref(), Some("pkg/init.sls"));
+        assert_eq!(served_path("pkg/.sls").as_deref(), Some("pkg/.sls"));
+        assert_eq!(served_path("./ß/ℝ/💣.sls").as_deref(), Some("ß/ℝ/💣.sls"));
+        assert_eq!(served_path("a/../b.sls"), None);
+        assert_eq!(served_path("x.sls?saltenv=dev").as_deref(), Some("x.sls"));
+    }
+
+    #[test]
+    fn get_state_leading_slash_and_trailing_dot() {
+        let mut roots = FileRoots::default();
+        let files = ["formulas/x.sls", "pkg/init.sls", "pkg/sub.sls"].map(String::from).into_iter().collect();
+        roots.envs.insert("base".into(), EnvRoots { roots: vec![PathBuf::from("/srv")], files: vec![files] });
+        let x = roots.get_state("base", "/formulas/x").unwrap();
+        assert_eq!((x.source.as_str(), x.path.to_str()), ("salt:///formulas/x.sls", Some("/srv/formulas/x.sls")));
+        let pkg = roots.get_state("base", "pkg.").unwrap();
+        assert_eq!((pkg.source.as_str(), pkg.is_init()), ("salt://pkg//init.sls", true));
+        assert!(roots.get_state("base", "/nope").is_none());
     }
 }

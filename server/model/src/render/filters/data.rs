@@ -3,6 +3,7 @@
 
 use super::{bind, data, invalid, py_type, text_of};
 use crate::py::builtins::{is_py_space, parse_int, py_cmp, py_eq, str_of, type_name};
+use crate::py::path::normpath;
 use crate::render::convert::from_json;
 use minijinja::value::{Kwargs, Rest, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
@@ -258,38 +259,6 @@ fn path_join(first: Value, args: Rest<Value>) -> Result<Value, Error> {
         }
     }
     Ok(Value::from(normpath(&path)))
-}
-
-/// `posixpath.normpath`.
-fn normpath(path: &str) -> String {
-    if path.is_empty() {
-        return ".".into();
-    }
-    // POSIX keeps exactly two leading slashes; three or more are one.
-    let initial = if path.starts_with("//") && !path.starts_with("///") {
-        "//"
-    } else if path.starts_with('/') {
-        "/"
-    } else {
-        ""
-    };
-    let mut comps: Vec<&str> = Vec::new();
-    for comp in path.split('/') {
-        if comp.is_empty() || comp == "." {
-            continue;
-        }
-        if comp != ".." || (initial.is_empty() && comps.is_empty()) || comps.last() == Some(&"..") {
-            comps.push(comp);
-        } else if !comps.is_empty() {
-            comps.pop();
-        }
-    }
-    let out = format!("{initial}{}", comps.join("/"));
-    if out.is_empty() {
-        ".".into()
-    } else {
-        out
-    }
 }
 
 /// `json_query(data, expr)` (`salt/utils/data.py`): `jmespath.search(expr, data)`. A

@@ -1,0 +1,4 @@
+include:
+  - ..
+deep_id:
+  test.nop: []

@@ -1,0 +1,3 @@
+pkg_init:
+  test.nop:
+    - ctx: "{{ [sls, tplfile, tpldir, slspath, tpldot, sls_path] | join('|') }}"

@@ -1,0 +1,6 @@
+include:
+  - .
+sub_id:
+  test.nop:
+    - require:
+      - sls: pkg.

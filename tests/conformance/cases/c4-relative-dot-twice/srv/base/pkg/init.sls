@@ -1,0 +1,2 @@
+pkg_init:
+  test.nop: []

@@ -1,0 +1,4 @@
+include:
+  - .
+sub_id:
+  test.nop: []

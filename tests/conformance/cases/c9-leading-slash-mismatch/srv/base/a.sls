@@ -1,0 +1,6 @@
+include:
+  - lib
+a_id:
+  test.nop:
+    - require:
+      - sls: /lib

@@ -1,0 +1,2 @@
+lib_id:
+  test.nop: []

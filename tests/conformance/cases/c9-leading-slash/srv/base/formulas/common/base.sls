@@ -1,0 +1,3 @@
+base_id:
+  test.nop:
+    - ctx: "{{ [sls, tplfile, tpldir, slspath, tpldot, sls_path] | join('|') }}"

@@ -1,0 +1,2 @@
+other_id:
+  test.nop: []

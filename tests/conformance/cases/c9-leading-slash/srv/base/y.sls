@@ -1,0 +1,2 @@
+y_id:
+  test.nop: []
