@@ -142,7 +142,9 @@ def cycle_ids(text):
 
 
 def expected(salt):
-    """('lowstate', chunks) | ('errors', [salt strings]) | ('exception', text)."""
+    """('lowstate', chunks) | ('errors', [salt strings]) | ('exception', text): state.show_low_sls's
+    answer, or, where it shows chunks but state.sls stops (for a whole highstate, where
+    show_lowstate applies extend/_in/exclude as state.apply does), state.sls's errors."""
     if "exception" in salt:
         return "exception", salt["exception"]
     if "errors" in salt:
@@ -150,6 +152,17 @@ def expected(salt):
     if salt.get("run_errors"):
         return "errors", salt["run_errors"]
     return "lowstate", salt["lowstate"]
+
+
+def apply_errors(stderr):
+    """The `{"apply_errors": [...]}` object `lowstate --sls --format json` writes to stderr."""
+    at = stderr.find('{\n  "apply_errors"')
+    if at < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(stderr[at:])[0].get("apply_errors")
+    except ValueError:
+        return None
 
 
 def same(a, b):
@@ -266,6 +279,17 @@ def run_one(binary, case, keep, timeout):
         got = json.loads(stdout)
     except ValueError:
         return case, f"stdout is not JSON (exit {rc}): {stdout[:100]!r} stderr: {stderr.strip()[-200:]!r}"
+    if "lowstate" in salt and "errors" not in salt and "exception" not in salt and salt.get("run_errors"):
+        # show_low_sls shows the chunks (it applies no extend, _in or exclude) while state.sls
+        # stops: the same chunks on stdout, state.sls's errors on stderr, exit 1.
+        if rc != 1:
+            return case, f"exit {rc}, expected 1: state.sls stops ({short([m.split(chr(10))[0] for m in salt['run_errors']], 300)})"
+        if not same(salt["lowstate"], got):
+            return case, "show_low_sls chunks: " + str(diff_chunks(salt["lowstate"], got))
+        stops = apply_errors(stderr)
+        if stops is None:
+            return case, f"no apply_errors on stderr: {stderr.strip()[-200:]!r}"
+        return case, compare_errors(salt["run_errors"], salt.get("aliases"), {"errors": stops})
     kind, want = expected(salt)
     if kind == "lowstate":
         if rc != 0:

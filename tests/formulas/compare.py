@@ -218,7 +218,11 @@ def salt_side(case):
                 res[key] = {"lowstate": ret}
                 if key != "mapdata":
                     errs = compile_errors(minion, [meta["tplroot"]] if key == "low_sls" else None)
-                    if errs:
+                    if errs and key == "low_sls":
+                        # show_low_sls applies no extend/_in/exclude: its chunks stand, and
+                        # state.sls's errors are what `lowstate --sls` says on stderr.
+                        res[key]["run_errors"] = errs
+                    elif errs:
                         res[key] = {"errors": errs, "compiled_by_show": True}
             else:
                 res[key] = {"errors": ret if isinstance(ret, list) else [repr(ret)]}
@@ -229,7 +233,7 @@ def salt_side(case):
         res["mapdata"] = {"values": ctx[0]["map"]["values"]} if ctx and isinstance(ctx[0], dict) and "map" in ctx[0] \
             else {"no_map": True, "errors": ["no _mapdata file.managed with context.map"]}
     for key in list(res):
-        texts = res[key].get("errors", [])
+        texts = res[key].get("errors", []) + res[key].get("run_errors", [])
         if key != "mapdata" and any("in state [" in str(t) for t in texts):
             try:
                 res[key]["aliases"] = salt_driver.chunk_aliases(config, meta["states"] if key == "highstate" else [meta["tplroot"]], "base")
@@ -289,6 +293,15 @@ def judge_low(salt, rc, got, err):
     """None when we agree with Salt, else one line."""
     if got is None:
         return f"stdout is not JSON (exit {rc}): {err.strip()[-200:]}"
+    if "lowstate" in salt and salt.get("run_errors"):
+        if rc != 1:
+            return f"exit {rc}, expected 1: state.sls stops ({compare_lowstate.short(salt['run_errors'], 300)})"
+        if not compare_lowstate.same(salt["lowstate"], got):
+            return compare_lowstate.diff_chunks(salt["lowstate"], got)
+        stops = compare_lowstate.apply_errors(err)
+        if stops is None:
+            return f"no apply_errors on stderr: {err.strip()[-200:]}"
+        return compare_lowstate.compare_errors(salt["run_errors"], salt.get("aliases"), {"errors": stops})
     if "lowstate" in salt:
         if rc != 0:
             return f"exit {rc}, Salt compiles this: ours {compare_lowstate.short(got, 300)}"

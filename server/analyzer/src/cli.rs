@@ -539,12 +539,28 @@ fn low_scope(ws: &Workspace, sls: &[String], saltenv: Option<&str>) -> Scope {
 
 /// What `lowstate` reports as errors: Salt refuses to compile states over a pillar with
 /// `_errors`, else the low state's.
-fn low_errors<'a>(compiled: &'a Compiled, low: &'a model::state::lowstate::LowState) -> Vec<&'a SaltError> {
+/// The errors `lowstate` answers with: the pillar's, else `state.show_lowstate`'s (which
+/// applies extend, `_in` and exclude) for the highstate, or `state.show_low_sls`'s (which
+/// applies none of them) for named SLS.
+fn low_errors<'a>(compiled: &'a Compiled, low: &'a model::state::lowstate::LowState, sls: bool) -> Vec<&'a SaltError> {
     let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
-    if pillar_errors.is_empty() {
-        low.errors()
-    } else {
+    if !pillar_errors.is_empty() {
         pillar_errors
+    } else if sls {
+        low.show_low_sls_errors()
+    } else {
+        low.errors()
+    }
+}
+
+/// What `state.sls` of named SLS would stop on while `state.show_low_sls` shows its chunks:
+/// said on stderr, and the exit code is 1, so stdout stays Salt's own answer.
+fn apply_stops<'a>(compiled: &'a Compiled, low: &'a model::state::lowstate::LowState, sls: bool) -> Vec<&'a SaltError> {
+    let pillar_ok = compiled.pillar.as_ref().is_none_or(|p| p.salt_errors().is_empty());
+    if sls && pillar_ok {
+        low.apply_only_errors()
+    } else {
+        Vec::new()
     }
 }
 
@@ -567,11 +583,14 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
             true,
             |compiled| {
                 let (Some(low), files) = (&compiled.low, &compiled.files) else { return Answer { failed: true, ..Answer::default() } };
-                let errors = low_errors(compiled, low);
+                let mut errors = low_errors(compiled, low, !sls.is_empty());
+                let stops = apply_stops(compiled, low, !sls.is_empty());
+                let json = low_json(low, &errors, files);
+                errors.extend(stops);
                 let mut seen = std::collections::HashSet::new();
                 let sls = low.chunks.iter().flatten().map(|c| (c.get_str("__env__"), c.get_str("__sls__"))).filter(|k| seen.insert(k.clone())).collect();
                 let texts = errors.iter().map(|e| error_text(e, files)).collect();
-                Answer { json: low_json(low, &errors, files), sls, errors: texts, failed: !errors.is_empty(), ..Answer::default() }
+                Answer { json, sls, errors: texts, failed: !errors.is_empty(), ..Answer::default() }
             },
         );
     }
@@ -580,9 +599,14 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
         Err(code) => return code,
     };
     let (Some(low), files) = (&compiled.low, &compiled.files) else { return ExitCode::from(2) };
-    let errors = low_errors(&compiled, low);
+    let errors = low_errors(&compiled, low, !sls.is_empty());
+    let stops = apply_stops(&compiled, low, !sls.is_empty());
     if common.format == Format::Json {
         outln!("{}", serde_json::to_string_pretty(&low_json(low, &errors, files)).unwrap_or_default());
+        if !stops.is_empty() {
+            let apply: Vec<_> = stops.iter().flat_map(|e| error_json(e, files)).collect();
+            errln!("{}", serde_json::to_string_pretty(&json!({ "apply_errors": apply })).unwrap_or_default());
+        }
     } else if errors.is_empty() {
         for c in low.chunks.iter().flatten() {
             outln!(
@@ -600,8 +624,14 @@ fn lowstate(sls: &[String], saltenv: Option<&str>, common: &Common) -> ExitCode 
             print_error_text(e, files);
         }
     }
-    let code = if errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
-    drop(errors);
+    if !stops.is_empty() && common.format != Format::Json {
+        errln!("state.sls would stop before running a state (state.show_low_sls applies no extend, _in or exclude):");
+        for e in &stops {
+            errln!("{}", error_text(e, files));
+        }
+    }
+    let code = if errors.is_empty() && stops.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) };
+    drop((errors, stops));
     leave_to_exit(compiled);
     code
 }

@@ -38,6 +38,20 @@ impl LowState {
     pub fn errors(&self) -> Vec<&SaltError> {
         pick_errors(&self.show_errors, &self.apply_errors)
     }
+    /// `state.show_low_sls`'s own errors: it renders, verifies and compiles, and applies no
+    /// `extend`, `_in` or `exclude`, so their problems are not among them.
+    pub fn show_low_sls_errors(&self) -> Vec<&SaltError> {
+        pick_errors(&self.show_errors, &[])
+    }
+    /// What `state.sls` would stop on that `state.show_low_sls` does not say (`Cannot extend
+    /// ID`, an `_in` naming no state, a requisite an `exclude` took away).
+    pub fn apply_only_errors(&self) -> Vec<&SaltError> {
+        if self.show_errors.is_empty() {
+            pick_errors(&[], &self.apply_errors)
+        } else {
+            Vec::new()
+        }
+    }
     pub fn chunks_json(&self) -> serde_json::Value {
         serde_json::Value::Array(self.chunks.iter().flatten().map(|c| c.d.to_json()).collect())
     }
@@ -67,7 +81,9 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
-        // Both `show_low_sls` and `state.sls` stop at render errors.
+        // `show_low_sls` verifies what did render before it returns the render errors;
+        // `state.sls` stops at them.
+        show_errors.extend(verify_high(&highstate.high));
         return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate };
     }
     show_errors.extend(verify_high(&highstate.high));
