@@ -310,6 +310,19 @@ fn place(e: &SaltError, fs: &dyn Vfs, tops: &[(String, PathBuf)], table: &mut Fi
     let named = ["in env '", "for environment '", "saltenv '"]
         .iter()
         .find_map(|p| e.message.split_once(p).and_then(|(_, r)| r.split_once('\'')).map(|(env, _)| env.to_string()));
+    // An environment with no file roots that a section of some top file targets this minion
+    // from: that section's key.
+    let unserved = named.clone().or_else(|| {
+        let rest = e.message.split_once(" in saltenv ")?.1;
+        rest.split_once(" is not available").map(|(env, _)| env.to_string())
+    });
+    if let Some(env) = unserved.filter(|env| !tops.iter().any(|(e, _)| e == env)) {
+        for (_, path) in tops {
+            if let Some(found) = section_loc(fs, table, path, &env) {
+                return (e.clone(), Some(found));
+            }
+        }
+    }
     let path = named.and_then(|env| tops.iter().find(|(e, _)| *e == env)).or(tops.first()).map(|(_, p)| p.clone());
     let Some(path) = path else { return (e.clone(), None) };
     let id = match table.id(&path) {
@@ -320,6 +333,19 @@ fn place(e: &SaltError, fs: &dyn Vfs, tops: &[(String, PathBuf)], table: &mut Fi
         },
     };
     (e.clone(), Some(Loc { file: id, span: 0..0 }))
+}
+
+/// Where a top file's section for `env` starts, from its static structure.
+fn section_loc(fs: &dyn Vfs, table: &mut FileTable, path: &Path, env: &str) -> Option<Loc> {
+    let text = fs.read(path).ok()?;
+    let id = match table.id(path) {
+        Some(id) => id,
+        None => table.add(path.to_path_buf(), text.clone().into()),
+    };
+    let (data, _) = crate::render::render_static(&text, id).ok()?;
+    let V::Dict(sections) = &data.v else { return None };
+    let (key, _) = sections.0.iter().find(|(k, _)| k.py_str() == env)?;
+    key.at.clone()
 }
 
 /// The item `sls` of a target the minion matched in section `env` of the merged top, and the

@@ -79,13 +79,18 @@ fn check_doc(opts: &Opts, roots: &FileRoots, envs: &[String], files: &FileTable,
             continue;
         }
         if !known_env(&env) {
+            // Only a minion this section targets fails for it (`No matching salt environment`,
+            // an error of that minion's highstate): here it is a warning.
             out.push(diag(
                 files,
                 &section.at,
                 &path,
-                Severity::Error,
+                Severity::Warning,
                 Code::UnknownEnvironment,
-                format!("environment `{env}` is not defined in file_roots (defined: {}); Salt finds no states for this section", envs.join(", ")),
+                format!(
+                    "environment `{env}` has no file roots (defined: {}): a minion this section targets fails its highstate with \"No matching salt environment for environment '{env}' found\"",
+                    envs.join(", ")
+                ),
             ));
         }
         let Some(targets) = targets.as_dict() else { continue };
@@ -245,7 +250,7 @@ d: test.nop
             base/top.sls:14:3 error[invalid-target] target `N@nogroup`: the expression `(nothing)` is not valid Python (invalid syntax), so Salt treats it as False
             base/top.sls:15:3 error[invalid-target] target `x`: unknown matcher `nosuch` (Salt raises KeyError: 'nosuch_match.match'); known matchers: glob, pcre, list, grain, grain_pcre, pillar, pillar_pcre, pillar_exact, ipcidr, compound, nodegroup, data, range, resource, managing_minion
             base/top.sls:16:3 error[malformed-top] Malformed topfile: state declarations for matcher 'short' in saltenv 'base' are not formed as a list (got str)
-            base/top.sls:17:1 error[unknown-environment] environment `prod` is not defined in file_roots (defined: base, dev); Salt finds no states for this section
+            base/top.sls:17:1 warning[unknown-environment] environment `prod` has no file roots (defined: base, dev): a minion this section targets fails its highstate with "No matching salt environment for environment 'prod' found"
         "#]]
         .assert_eq(&got);
         // merge: a section the base top already defines is ignored in the env's own top.
