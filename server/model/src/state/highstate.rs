@@ -107,7 +107,16 @@ pub struct Builder<'a> {
     /// Plain files read and parsed ahead, on every core ([`Builder::prefetch`]): their text
     /// and data (located in file [`PREFETCHED`] until the walk gives them their id).
     prefetched: std::collections::HashMap<std::path::PathBuf, (Arc<str>, Result<Val, SaltError>)>,
+    /// How many includes deep the walk is now ([`MAX_INCLUDE_DEPTH`]).
+    depth: usize,
 }
+
+/// How deep includes may nest. Names that grow as they nest never meet `mods` again (`- ..`
+/// from a file of a package whose `init.sls` includes it back names `pkg.`, then `pkg..`, ...):
+/// Salt recurses until Python's recursion limit ends the render (about 470 levels, where the
+/// render of the innermost file fails); we stop there with the same kind of error, before our
+/// own stack could.
+pub const MAX_INCLUDE_DEPTH: usize = 400;
 
 /// The file id data parsed ahead is located in until the walk numbers its file.
 const PREFETCHED: crate::value::FileId = crate::value::FileId::MAX;
@@ -135,6 +144,7 @@ impl<'a> Builder<'a> {
             carry: Default::default(),
             carried: false,
             prefetched: Default::default(),
+            depth: 0,
         }
     }
 
@@ -281,7 +291,14 @@ impl<'a> Builder<'a> {
                     if mods.contains(&format!("{r_env}:{target}")) {
                         continue;
                     }
+                    if self.depth >= MAX_INCLUDE_DEPTH {
+                        let message = format!("Rendering SLS '{r_env}:{target}' failed: maximum recursion depth exceeded ({MAX_INCLUDE_DEPTH} includes deep)");
+                        errors.push(SaltError::new(Code::RenderError, message).at(item_loc.clone()));
+                        continue;
+                    }
+                    self.depth += 1;
                     let (nstate, err) = self.render_state(&target, &r_env, mods, matches, item_loc.clone());
+                    self.depth -= 1;
                     if let Some(mut nstate) = nstate.filter(|n| !n.is_empty()) {
                         for (k, body) in nstate.0.iter_mut() {
                             if k.as_str().is_some_and(|s| s.starts_with("__")) {
@@ -425,7 +442,12 @@ impl<'a> Builder<'a> {
             });
             wave = Vec::new();
             for (path, text, parsed, includes) in found.into_iter().flatten() {
-                self.prefetched.insert(path, (text, parsed));
+                // A file read ahead under another name: its includes were followed then. Names
+                // can grow without end (`- ..` back into a package whose `init.sls` includes
+                // the file: `pkg.`, `pkg..`, ...) while the files they load do not.
+                if self.prefetched.insert(path, (text, parsed)).is_some() {
+                    continue;
+                }
                 for (env, name) in includes {
                     match self.avail.get(&env) {
                         Some(avail) if fnmatch::has_magic(&name) => {
