@@ -410,6 +410,11 @@ def gen_body(rng, c, section_env):
         elif r < 0.10:
             items.append("ghost.sls")
             c.tag("missing-sls")
+        elif r < 0.16:
+            # A leading slash: Salt strips it to find the file, and keeps it in `__sls__`.
+            n = rng.choice(names)
+            items.append("/" + (n.replace(".", "/") if chance(rng, 0.5) else n))
+            c.tag("leading-slash-sls")
         else:
             items.append(rng.choice(names))
     if chance(rng, 0.15):

@@ -227,6 +227,10 @@ def rel_candidates(cur_name, cur_is_init, target):
         prefix = p[: len(p) - n]
         if t[: len(prefix)] == prefix and len(t) > len(prefix):
             out.append("." * n + ".".join(t[len(prefix):]))
+        elif t == prefix:
+            # `- .` names the package itself with a trailing dot (`pkg.`), which loads
+            # pkg/init.sls under that name.
+            out.append("." * n)
     return out
 
 
@@ -512,7 +516,12 @@ def gen_includes(c, f):
             c.tags.add("glob-include")
             for n in fnmatch.filter(c.avail(env), pat):
                 f.inc_targets.append((env, n))
-        elif r < 0.53:
+        elif r < 0.5:
+            # A leading slash: Salt strips it to find the file, and keeps it in `__sls__`.
+            f.includes.append("/" + tname.replace(".", "/") if rng.random() < 0.5 else "/" + tname)
+            f.inc_targets.append((tenv, tname))
+            c.tags.add("leading-slash-include")
+        elif r < 0.55:
             f.includes.append(M([(env, tname)]))
             f.inc_targets.append((tenv, tname))
             c.tags.add("env-include-same")
@@ -652,6 +661,10 @@ def target_ref(c, st, t, kind, direction, in_form):
             group = sls_closure_states(c, t.file.env, sname)
         if all(ok_target(st, g, direction) for g in group if not g.junk) and st not in group:
             c.tags.add("reqform-sls")
+            if rng.random() < 0.1:
+                # Matches only a file loaded by that very name.
+                c.tags.add("leading-slash-sls-req")
+                return M([("sls", "/" + sname)])
             return M([("sls", sname)])
         return M([(mod, t.id)])
     if form == "glob":
@@ -771,9 +784,12 @@ def gen_exclude(c):
         c.tags.add("exclude-id")
     else:
         env, n = rng.choice(c.closure)
-        if r < 0.75:
+        if r < 0.68:
             f.excludes.append(M([("sls", n)]))
             c.tags.add("exclude-sls")
+        elif r < 0.75:
+            f.excludes.append(M([("sls", "/" + n)]))
+            c.tags.add("exclude-sls-leading-slash")
         else:
             f.excludes.append(n)
             c.tags.add("exclude-bare")
