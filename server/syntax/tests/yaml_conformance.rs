@@ -77,6 +77,18 @@ fn known_gap(text: &str, salt: &Json) -> Option<&'static str> {
     None
 }
 
+/// The texts of `open.jsonl`: disagreements a campaign found that are not fixed yet (the
+/// worklist; `tests/conformance/yaml/README.md`). A generated case with one of these texts is
+/// counted and listed as open, not failed; any other disagreement fails.
+fn open_texts() -> std::collections::HashSet<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/yaml/open.jsonl");
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str::<Json>(l).expect("open.jsonl is JSONL")["text"].as_str().expect("a text").to_string())
+        .collect()
+}
+
 struct Tally {
     total: usize,
     rejects_both: usize,
@@ -87,7 +99,7 @@ struct Tally {
     lines: Vec<String>,
 }
 
-fn replay(path: &str) -> Tally {
+fn replay(path: &str, open: &std::collections::HashSet<String>) -> Tally {
     let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
     let mut t = Tally { total: 0, rejects_both: 0, same_line: 0, gaps: Vec::new(), mismatches: Vec::new(), lines: Vec::new() };
     for (lineno, line) in text.lines().enumerate() {
@@ -125,7 +137,8 @@ fn replay(path: &str) -> Tally {
             case["seed"],
             Json::String(yaml_text.to_string()),
         );
-        match known_gap(yaml_text, salt) {
+        let why = known_gap(yaml_text, salt).or_else(|| open.contains(yaml_text).then_some("open (open.jsonl)"));
+        match why {
             Some(why) => t.gaps.push(format!("{why}: {report}")),
             None => {
                 t.mismatches.push(report);
@@ -136,7 +149,7 @@ fn replay(path: &str) -> Tally {
         }
     }
     eprintln!(
-        "{path}: {} of {} cases agree with Salt, {} known gaps; {} rejected by both, {} of them at Salt's line",
+        "{path}: {} of {} cases agree with Salt, {} known or open gaps; {} rejected by both, {} of them at Salt's line",
         t.total - t.gaps.len() - t.mismatches.len(),
         t.total,
         t.gaps.len(),
@@ -157,7 +170,7 @@ fn replay(path: &str) -> Tally {
 #[test]
 fn committed_regressions_agree_with_salt() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/yaml/regressions.jsonl");
-    let t = replay(path);
+    let t = replay(path, &Default::default());
     assert!(t.total >= 20, "{path} has only {} cases", t.total);
     assert!(t.mismatches.is_empty(), "{} of {} cases differ from Salt:\n{}", t.mismatches.len(), t.total, t.mismatches.join("\n"));
 }
@@ -166,7 +179,7 @@ fn committed_regressions_agree_with_salt() {
 #[ignore = "needs SALT_YAML_CASES from tests/conformance/yaml/gen_cases.py (real Salt); tests/run.sh runs it"]
 fn generated_cases_agree_with_salt() {
     let path = std::env::var("SALT_YAML_CASES").expect("SALT_YAML_CASES names the case file tests/conformance/yaml/gen_cases.py writes (tests/run.sh sets it)");
-    let t = replay(&path);
+    let t = replay(&path, &open_texts());
     assert!(t.total >= 1000, "{path} has only {} cases", t.total);
     assert!(t.mismatches.is_empty(), "{} of {} cases differ from Salt:\n{}", t.mismatches.len(), t.total, t.mismatches.join("\n"));
 }
