@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test of salt-analyzer, on a fresh machine:
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
-#   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher conformance cases
-#      computed by real Salt),
+#   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher and YAML loader
+#      conformance cases computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
@@ -67,6 +67,11 @@ say "matcher cases from real Salt"
   || { tail -20 "$LOGS/matcher_cases.log"; die "matchers_cases.py failed"; }
 export SALT_MATCHER_CASES=$WORK/matcher_cases.jsonl
 
+say "YAML loader cases from real Salt"
+"$PY" -W ignore tests/conformance/yaml/gen_cases.py "$WORK/yaml_cases.jsonl" 4000 0 >"$LOGS/yaml_cases.log" 2>&1 \
+  || { tail -20 "$LOGS/yaml_cases.log"; die "yaml/gen_cases.py failed"; }
+export SALT_YAML_CASES=$WORK/yaml_cases.jsonl
+
 say "SQL ext_pillar cases from real Salt"
 "$PY" -W ignore tests/conformance/sql_base_cases.py "$WORK/sql_base_cases.jsonl" 600 7 >"$LOGS/sql_base_cases.log" 2>&1 \
   || { tail -20 "$LOGS/sql_base_cases.log"; die "sql_base_cases.py failed"; }
@@ -77,7 +82,7 @@ export SALT_ANALYZER_BIN=$BIN
 # name|command, run two at a time; each writes its log and its exit status.
 suites=(
   "lint|tests/lint.sh"
-  "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored && cargo test --locked -p salt-model --test sql_base_conformance -- --ignored"
+  "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored && cargo test --locked -p salt-model --test sql_base_conformance -- --ignored && cargo test --locked -p salt-syntax --test yaml_conformance -- --ignored"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"

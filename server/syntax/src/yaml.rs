@@ -49,11 +49,9 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let first = load_exact(text, allow_duplicates);
     if first.is_err() {
-        // PyYAML does not check indentation inside a flow collection; saphyr does. Salt's
-        // `yaml` filter wraps long flow output at 80 columns with a shallow indent, so
-        // `key: {{ x|yaml }}` deep in a block often continues left of its key. Retry with those
-        // continuation lines moved right (which changes no value), and map spans back.
-        if let Some(padded) = FlowPadding::new(text) {
+        // Retry with what saphyr refuses and libyaml accepts rewritten (see [`Repair`]; no
+        // value changes), and map spans back.
+        if let Some(padded) = Repair::new(text) {
             if let Ok((mut node, mut duplicates)) = load_exact(&padded.text, allow_duplicates) {
                 padded.unpad_node(&mut node);
                 for d in &mut duplicates {
@@ -67,6 +65,9 @@ pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<
 }
 
 fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
+    if let Some(e) = stream_error(text) {
+        return Err(e);
+    }
     let offsets = CharOffsets::new(text);
     let mut builder = Builder {
         allow_duplicates,
@@ -77,6 +78,7 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
         expanded: 0,
         docs: Vec::new(),
         error: None,
+        key_text: HashMap::new(),
     };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
@@ -87,7 +89,9 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
     }
     let mut docs = builder.docs;
     let duplicates = builder.duplicates;
-    if let Some(offset) = docs.first().and_then(|d| leading_tab(text, d)) {
+    // A document that is one plain scalar may continue over lines that start with a tab.
+    let tab = docs.first().and_then(|d| misplaced_tab(text, d).filter(|&at| matches!(d.value, Value::Seq(_) | Value::Map(_)) || at < d.span.start));
+    if let Some(offset) = tab {
         // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
         // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
         return Err(YamlError { offset, message: "found character '\\t' that cannot start any token".to_string() });
@@ -187,8 +191,11 @@ enum Frame {
         items: Vec<Node>,
         start: usize,
         anchor: usize,
+        /// Inside a flow collection (`[...]`, `{...}`).
+        flow: bool,
     },
     Map {
+        flow: bool,
         pairs: Vec<(Node, Node)>,
         key: Option<Node>,
         start: usize,
@@ -210,6 +217,21 @@ struct Builder<'o, 'a> {
     expanded: usize,
     docs: Vec<Node>,
     error: Option<YamlError>,
+    /// The scalar text of each scalar mapping key by its span start: Salt's merge drops a
+    /// merged key whose text equals one of the mapping's own (`x[0].value`), before types.
+    key_text: HashMap<usize, String>,
+}
+
+/// What a scalar event was, beyond its value, for the rules of the place it lands in.
+#[derive(Default)]
+struct ScalarInfo {
+    text: String,
+    /// A plain `<<`: the merge key.
+    merge: bool,
+    /// A plain `=`: PyYAML resolves it to the `value` tag, which only a mapping key may have.
+    value_tag: bool,
+    /// An empty plain scalar with no anchor or tag (what saphyr reports for a missing key).
+    empty: bool,
 }
 
 impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
@@ -238,9 +260,20 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                     }
                     other => other,
                 };
+                if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.tab_before_block_indent(start) {
+                    self.error = Some(YamlError { offset: start, message: "found a tab character where an indentation space is expected".to_string() });
+                    return;
+                }
+                if style == ScalarStyle::Plain && self.in_flow() {
+                    if let Some(message) = self.flow_plain_error(&text, end) {
+                        self.error = Some(YamlError { offset: start, message });
+                        return;
+                    }
+                }
                 let node = Node { value, span: start..end };
-                let is_merge = style == ScalarStyle::Plain && text == "<<" && tag.is_none();
-                self.push(node, anchor, is_merge);
+                let plain = style == ScalarStyle::Plain && tag.is_none();
+                let info = ScalarInfo { merge: plain && text == "<<", value_tag: plain && text == "=", empty: plain && text.is_empty() && anchor == 0, text: text.to_string() };
+                self.push(node, anchor, Some(info));
             }
             Event::Alias(id) => match self.anchors.get(&id) {
                 Some((_, size)) if self.expanded + size > MAX_ALIAS_NODES => {
@@ -254,25 +287,37 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 Some((node, size)) => {
                     self.expanded += size;
                     let node = node.clone();
-                    self.push(Node { span: start..end, ..node }, 0, false)
+                    self.push(Node { span: start..end, ..node }, 0, None)
                 }
                 None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
-            Event::SequenceStart(anchor, _) => self.stack.push(Frame::Seq { items: Vec::new(), start, anchor }),
-            Event::MappingStart(anchor, _) => {
-                self.stack.push(Frame::Map { pairs: Vec::new(), key: None, start, anchor, merges: Vec::new(), seen: std::collections::HashSet::new() })
+            Event::SequenceStart(anchor, tag) => {
+                if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "sequence")) {
+                    self.error = Some(YamlError { offset: start, message });
+                    return;
+                }
+                let flow = self.opens_flow(start, end);
+                self.stack.push(Frame::Seq { items: Vec::new(), start, anchor, flow })
+            }
+            Event::MappingStart(anchor, tag) => {
+                if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "mapping")) {
+                    self.error = Some(YamlError { offset: start, message });
+                    return;
+                }
+                let flow = self.opens_flow(start, end);
+                self.stack.push(Frame::Map { flow, pairs: Vec::new(), key: None, start, anchor, merges: Vec::new(), seen: std::collections::HashSet::new() })
             }
             Event::SequenceEnd => {
-                if let Some(Frame::Seq { items, start, anchor }) = self.stack.pop() {
+                if let Some(Frame::Seq { items, start, anchor, .. }) = self.stack.pop() {
                     let end = end.max(items.last().map_or(start, |n| n.span.end));
-                    self.push(Node { value: Value::Seq(items), span: start..end }, anchor, false);
+                    self.push(Node { value: Value::Seq(items), span: start..end }, anchor, None);
                 }
             }
             Event::MappingEnd => {
                 if let Some(Frame::Map { pairs, start, anchor, merges, .. }) = self.stack.pop() {
                     let end = end.max(pairs.last().map_or(start, |(_, v)| v.span.end));
-                    match flatten_merges(pairs, merges) {
-                        Ok(pairs) => self.push(Node { value: Value::Map(pairs), span: start..end }, anchor, false),
+                    match self.flatten_merges(pairs, merges) {
+                        Ok(pairs) => self.push(Node { value: Value::Map(pairs), span: start..end }, anchor, None),
                         Err(e) => self.error = Some(e),
                     }
                 }
@@ -283,6 +328,124 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
 }
 
 impl Builder<'_, '_> {
+    /// Whether a collection whose start event spans `start..end` is a flow one (saphyr's
+    /// event covers the bracket; a block collection's is empty) or inside one.
+    fn opens_flow(&self, start: usize, end: usize) -> bool {
+        let inside = match self.stack.last() {
+            Some(Frame::Seq { flow, .. } | Frame::Map { flow, .. }) => *flow,
+            None => false,
+        };
+        inside || (end > start && matches!(self.offsets.text.as_bytes().get(start), Some(b'[' | b'{')))
+    }
+
+    /// Whether a block scalar whose content starts at `start` has no indentation indicator and
+    /// its first line is spaces then a tab (libyaml, finding the indentation, refuses the tab;
+    /// saphyr reads it as content).
+    fn tab_before_block_indent(&self, start: usize) -> bool {
+        let text = self.offsets.text;
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        if !text[start..].starts_with('\t') || !text[line_start..start].bytes().all(|b| b == b' ') {
+            return false;
+        }
+        let header = text[..line_start].trim_end().rsplit('\n').next().unwrap_or("");
+        let indicator = header.rfind(['|', '>']).map_or("", |i| &header[i + 1..]);
+        !indicator.split('#').next().unwrap_or("").chars().any(|c| c.is_ascii_digit())
+    }
+
+    fn in_flow(&self) -> bool {
+        matches!(self.stack.last(), Some(Frame::Seq { flow: true, .. } | Frame::Map { flow: true, .. }))
+    }
+
+    /// What libyaml refuses in a plain scalar of a flow collection and saphyr (YAML 1.2)
+    /// reads: a `:` right before `,[]{}` (`[a:, b]`), and a scalar starting with `:`, `|` or `>`
+    /// (a value indicator, or a block scalar, which a flow collection cannot hold).
+    fn flow_plain_error(&self, text: &str, end: usize) -> Option<String> {
+        if text.starts_with(':') {
+            return Some("did not find expected node content".to_string());
+        }
+        if text.starts_with(['|', '>']) {
+            return Some("found character that cannot start any token".to_string());
+        }
+        let after = self.offsets.text.as_bytes().get(end..)?;
+        (after.first() == Some(&b':') && matches!(after.get(1), Some(b',' | b'[' | b']' | b'{' | b'}')))
+            .then(|| "while scanning a plain scalar: found unexpected ':'".to_string())
+    }
+
+    /// Whether the text before `at` ends with an explicit-key indicator `?` (comments and
+    /// blank lines skipped): `? \n: x` has an empty key, `: x` has none.
+    fn explicit_key_before(&self, at: usize) -> bool {
+        let before = &self.offsets.text[..at.min(self.offsets.text.len())];
+        for line in before.rsplit('\n') {
+            let code = match line.find(" #") {
+                Some(i) => &line[..i],
+                None if line.trim_start().starts_with('#') => "",
+                None => line,
+            };
+            let code = code.trim_end();
+            if code.trim().is_empty() {
+                continue;
+            }
+            return code.ends_with('?') && code[..code.len() - 1].chars().next_back().is_none_or(|c| matches!(c, ' ' | '\t' | '-' | '[' | '{' | ','));
+        }
+        false
+    }
+
+    /// The scalar text a mapping key had (`None` for a collection key).
+    fn key_text(&self, key: &Node) -> Option<&str> {
+        self.key_text.get(&key.span.start).map(String::as_str)
+    }
+
+    /// Salt's `flatten_mapping`, then its construction's repeated-key check: the merged pairs
+    /// (a list of mappings merged last to first) go first, minus those whose key text is one of
+    /// the mapping's own keys' text; a key repeated among the rest is a conflicting ID.
+    fn flatten_merges(&mut self, pairs: Vec<(Node, Node)>, merges: Vec<Node>) -> Result<Vec<(Node, Node)>, YamlError> {
+        if merges.is_empty() {
+            return Ok(pairs);
+        }
+        let mut merged: Vec<(Node, Node)> = Vec::new();
+        for m in merges {
+            match m.value {
+                Value::Map(inner) => merged.extend(inner),
+                Value::Seq(items) => {
+                    let mut submerge = Vec::new();
+                    for item in items {
+                        match item.value {
+                            Value::Map(inner) => submerge.push(inner),
+                            _ => {
+                                return Err(YamlError {
+                                    offset: item.span.start,
+                                    message: "while constructing a mapping: expected a mapping for merging".to_string(),
+                                })
+                            }
+                        }
+                    }
+                    merged.extend(submerge.into_iter().rev().flatten());
+                }
+                _ => {
+                    return Err(YamlError {
+                        offset: m.span.start,
+                        message: "while constructing a mapping: expected a mapping or list of mappings for merging".to_string(),
+                    })
+                }
+            }
+        }
+        let own: Vec<Option<String>> = pairs.iter().map(|(k, _)| self.key_text(k).map(str::to_string)).collect();
+        merged.retain(|(k, _)| self.key_text(k).is_none_or(|t| !own.iter().any(|o| o.as_deref() == Some(t))));
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::with_capacity(merged.len() + pairs.len());
+        for (k, v) in merged.into_iter().chain(pairs) {
+            if !seen.insert(canonical_key(&k.value)) {
+                if self.allow_duplicates {
+                    self.duplicates.push(k.span.clone());
+                    continue;
+                }
+                return Err(YamlError { offset: k.span.start, message: format!("while constructing a mapping: found conflicting ID '{}'", py_str(&k.value)) });
+            }
+            out.push((k, v));
+        }
+        Ok(out)
+    }
+
     /// Whether a node ending at `end` reaches into the text's last line, which has content and
     /// no line break.
     fn ends_unbroken(&self, end: usize) -> bool {
@@ -292,40 +455,58 @@ impl Builder<'_, '_> {
     }
 }
 
-/// The offset of a line that starts with a tab and has content, outside any quoted scalar.
-/// The text with every line that continues a flow collection indented past the line that
-/// opened it, and the byte shifts needed to map offsets back to the original text.
-struct FlowPadding {
+/// The text with what saphyr refuses and PyYAML (libyaml) accepts rewritten so that no value
+/// changes, and the byte shifts that map offsets back to the original text:
+/// - a line that continues a flow collection or a quoted scalar left of where saphyr wants it
+///   is moved right of the collection's opening bracket or the opening quote (Salt's `yaml`
+///   filter wraps long flow output at 80 columns with a shallow indent, so `key: {{ x|yaml }}`
+///   deep in a block continues left of its key; a quoted scalar may continue at column 0).
+///   PyYAML checks no indentation there, and the leading blanks of such a line are not part of
+///   any value. A line that starts with a document marker (`---`, `...`) is left alone:
+///   libyaml refuses it there too;
+/// - a space goes between a closing quote and a `#` right after it (`"y"#c` is a comment to
+///   libyaml, an error to saphyr), and between a `:` and a tab right after it (`a:\t1`).
+struct Repair {
     text: String,
-    /// (byte offset in the padded text where a padded line's content starts, total bytes
-    /// added up to and including that line), in order.
+    /// (byte offset in the repaired text just after an insertion, total bytes inserted up to
+    /// and including it), in order.
     shifts: Vec<(usize, usize)>,
 }
 
-impl FlowPadding {
-    fn new(text: &str) -> Option<FlowPadding> {
+impl Repair {
+    fn new(text: &str) -> Option<Repair> {
         let mut out = String::with_capacity(text.len() + 64);
         let mut shifts = Vec::new();
         let mut added = 0;
-        let mut scan = FlowScan::default();
+        let mut scan = Scan::default();
         for line in text.split_inclusive('\n') {
             let indent = line.len() - line.trim_start_matches(' ').len();
-            if scan.depth > 0 && !line.trim().is_empty() && indent <= scan.opened_at {
-                let pad = scan.opened_at + 1 - indent;
+            let continues = scan.depth > 0 || scan.quote.is_some();
+            let mut pad = 0;
+            if continues && !line.trim().is_empty() && indent < scan.need && !starts_with_marker(line) {
+                pad = scan.need - indent;
                 out.extend(std::iter::repeat_n(' ', pad));
                 added += pad;
                 shifts.push((out.len(), added));
             }
-            out.push_str(line);
-            scan.line(line, indent);
+            let inserts = scan.line(line, indent + pad, pad);
+            let mut from = 0;
+            for at in inserts {
+                out.push_str(&line[from..at]);
+                out.push(' ');
+                added += 1;
+                shifts.push((out.len(), added));
+                from = at;
+            }
+            out.push_str(&line[from..]);
         }
-        (!shifts.is_empty()).then_some(FlowPadding { text: out, shifts })
+        (!shifts.is_empty()).then_some(Repair { text: out, shifts })
     }
 
     fn unpad(&self, offset: usize) -> usize {
         let i = self.shifts.partition_point(|&(at, _)| at <= offset);
         let back = if i == 0 { offset } else { offset - self.shifts[i - 1].1 };
-        // An offset inside a line's padding maps to that line's original start.
+        // An offset inside inserted text maps to where the insertion was made.
         match self.shifts.get(i) {
             Some(&(at, added)) => back.min(at - added),
             None => back,
@@ -345,45 +526,59 @@ impl FlowPadding {
     }
 }
 
-/// Just enough of a YAML scanner to know, line by line, whether a flow collection is open:
-/// quotes, comments, block scalars and where a `[` or `{` can start a node.
+/// `---` or `...` at the start of a line, followed by a blank or the line's end.
+fn starts_with_marker(line: &str) -> bool {
+    (line.starts_with("---") || line.starts_with("...")) && line[3..].chars().next().is_none_or(|c| c.is_whitespace())
+}
+
+/// Just enough of a YAML scanner to know, line by line, whether a flow collection or a quoted
+/// scalar is open: quotes, comments, block scalars and where a `[`, `{` or quote can start a
+/// node.
 #[derive(Default)]
-struct FlowScan {
+struct Scan {
     depth: usize,
-    /// The indentation of the line where the outermost open flow collection started.
-    opened_at: usize,
+    /// The column a continuation line of the open flow collection or quoted scalar is moved to:
+    /// one right of the outermost opening bracket, or of the opening quote.
+    need: usize,
     quote: Option<char>,
     /// Inside a block scalar whose header line had this indentation.
     block_scalar: Option<usize>,
 }
 
-impl FlowScan {
-    fn line(&mut self, line: &str, indent: usize) {
+impl Scan {
+    /// Reads one line (whose content starts at column `indent` once `pad` spaces are put in
+    /// front of it); returns the byte offsets in the line where a space is to be inserted.
+    fn line(&mut self, line: &str, indent: usize, pad: usize) -> Vec<usize> {
+        let mut inserts = Vec::new();
         let content = line.trim_end_matches(['\n', '\r']);
         if let Some(header) = self.block_scalar {
             if content.trim().is_empty() || indent > header {
-                return;
+                return inserts;
             }
             self.block_scalar = None;
         }
-        let chars: Vec<char> = content.chars().collect();
-        let mut prev = None::<char>; // the last character that was not a space
+        let chars: Vec<(usize, char)> = content.char_indices().collect();
+        let mut prev = None::<char>; // the last character that was not a blank
         let mut i = 0;
         while i < chars.len() {
-            let c = chars[i];
-            let after_space = i == 0 || chars[i - 1] == ' ' || chars[i - 1] == '\t';
+            let (byte, c) = chars[i];
+            let next = chars.get(i + 1).map(|&(_, c)| c);
+            let after_space = i == 0 || matches!(chars[i - 1].1, ' ' | '\t');
             if let Some(q) = self.quote {
                 if q == '"' && c == '\\' {
                     i += 2;
                     continue;
                 }
                 if c == q {
-                    if q == '\'' && chars.get(i + 1) == Some(&'\'') {
+                    if q == '\'' && next == Some('\'') {
                         i += 2;
                         continue;
                     }
                     self.quote = None;
                     prev = Some(c);
+                    if next == Some('#') {
+                        inserts.push(chars[i + 1].0);
+                    }
                 }
                 i += 1;
                 continue;
@@ -397,21 +592,34 @@ impl FlowScan {
                 Some(':' | '-' | '?') => after_space,
                 _ => false,
             };
+            if node_start && matches!(c, '&' | '!') {
+                // An anchor or a tag: the node starts after it.
+                while i < chars.len() && !matches!(chars[i].1, ' ' | '\t') {
+                    i += 1;
+                }
+                continue;
+            }
             match c {
-                '"' | '\'' if node_start => self.quote = Some(c),
+                '"' | '\'' if node_start => {
+                    self.quote = Some(c);
+                    if self.depth == 0 {
+                        self.need = pad + i + 1;
+                    }
+                }
                 '[' | '{' if node_start || (self.depth > 0 && matches!(prev, Some('[' | '{' | ','))) => {
                     if self.depth == 0 {
-                        self.opened_at = indent;
+                        self.need = pad + i + 1;
                     }
                     self.depth += 1;
                 }
                 ']' | '}' if self.depth > 0 => self.depth -= 1,
+                ':' if next == Some('\t') => inserts.push(byte + 1),
                 '|' | '>' if node_start && self.depth == 0 => {
-                    let rest: String = chars[i + 1..].iter().collect();
+                    let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
                     let rest = rest.split(" #").next().unwrap_or("").trim();
                     if rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
                         self.block_scalar = Some(indent);
-                        return;
+                        return inserts;
                     }
                 }
                 _ => {}
@@ -421,26 +629,116 @@ impl FlowScan {
             }
             i += 1;
         }
+        inserts
     }
 }
 
-fn leading_tab(text: &str, doc: &Node) -> Option<usize> {
+/// What libyaml refuses before parsing and saphyr lets through: a character YAML 1.1 does not
+/// allow in a stream (PyYAML's `ReaderError`), a `%YAML` directive of another version than
+/// 1.1 or 1.2, and a document end marker `...` before any document.
+fn stream_error(text: &str) -> Option<YamlError> {
+    let bad = text
+        .char_indices()
+        .find(|&(_, c)| !matches!(c, '\t' | '\n' | '\r' | ' '..='~' | '\u{85}' | '\u{A0}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..));
+    if let Some((offset, c)) = bad {
+        return Some(YamlError { offset, message: format!("unacceptable character #x{:04x}: special characters are not allowed", c as u32) });
+    }
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        if line.starts_with('\t') && !line.trim().is_empty() && !inside_string(doc, offset) {
-            return Some(offset);
-        }
+        let body = line.strip_prefix('\u{feff}').unwrap_or(line);
+        let at = offset + (line.len() - body.len());
         offset += line.len();
+        let code = body.trim_end();
+        if code.is_empty() || code.starts_with('#') {
+            continue;
+        }
+        if let Some(version) = code.strip_prefix("%YAML").filter(|v| v.starts_with([' ', '\t'])) {
+            let version = version.split('#').next().unwrap_or("").trim();
+            if !matches!(version, "1.1" | "1.2") {
+                return Some(YamlError { offset: at, message: "found incompatible YAML document".to_string() });
+            }
+            continue;
+        }
+        if code.starts_with('%') {
+            continue;
+        }
+        if starts_with_marker(body) && body.starts_with("...") {
+            return Some(YamlError { offset: at, message: "did not find expected node content".to_string() });
+        }
+        break;
     }
     None
 }
 
-fn inside_string(node: &Node, offset: usize) -> bool {
+/// The offset of a tab libyaml refuses in the block context and saphyr accepts: at the start
+/// of a line (blank, comment, content or a plain or block scalar's line: only a quoted
+/// scalar's or a flow collection's may), after spaces before a line's content, and right after
+/// a block indicator (`- `, `? `, or a `:` starting a line).
+fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        if !line.contains('\t') {
+            continue;
+        }
+        if line.starts_with('\t') {
+            if !inside_quoted_or_flow(text, doc, at) {
+                return Some(at);
+            }
+            continue;
+        }
+        // Indentation, then block indicators each followed by blanks.
+        let bytes = line.as_bytes();
+        let mut i = line.len() - line.trim_start_matches(' ').len();
+        let mut indicator = false;
+        loop {
+            if bytes.get(i) == Some(&b'\t') {
+                let content = line[i..].trim_start_matches([' ', '\t']);
+                let blank = content.trim().is_empty() || content.starts_with('#');
+                if (indicator || !blank) && !inside_quoted_or_flow(text, doc, at + i) && !inside_scalar(doc, at + i) {
+                    return Some(at + i);
+                }
+                break;
+            }
+            match bytes.get(i) {
+                Some(b'-' | b'?' | b':') if matches!(bytes.get(i + 1), Some(b' ' | b'\t' | b'\n' | b'\r') | None) => {
+                    if bytes[i] == b':' && indicator {
+                        break;
+                    }
+                    indicator = true;
+                    i += 1;
+                    while bytes.get(i) == Some(&b' ') {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+    None
+}
+
+/// Whether `offset` is inside a quoted scalar or a flow collection of `node`.
+fn inside_quoted_or_flow(text: &str, node: &Node, offset: usize) -> bool {
+    let starts = |n: &Node, set: &[u8]| text.as_bytes().get(n.span.start).is_some_and(|b| set.contains(b));
+    let inside = node.span.start < offset && offset < node.span.end;
     match &node.value {
-        Value::Str(_) => node.span.start < offset && offset < node.span.end,
-        Value::Seq(items) => items.iter().any(|n| inside_string(n, offset)),
-        Value::Map(pairs) => pairs.iter().any(|(k, v)| inside_string(k, offset) || inside_string(v, offset)),
+        Value::Str(_) => inside && starts(node, b"'\""),
+        Value::Seq(_) | Value::Map(_) if inside && starts(node, b"[{") => true,
+        Value::Seq(items) => items.iter().any(|n| inside_quoted_or_flow(text, n, offset)),
+        Value::Map(pairs) => pairs.iter().any(|(k, v)| inside_quoted_or_flow(text, k, offset) || inside_quoted_or_flow(text, v, offset)),
         _ => false,
+    }
+}
+
+/// Whether `offset` is inside any scalar of `node` (a multi-line plain scalar's continuation
+/// may start with spaces and a tab).
+fn inside_scalar(node: &Node, offset: usize) -> bool {
+    match &node.value {
+        Value::Seq(items) => items.iter().any(|n| inside_scalar(n, offset)),
+        Value::Map(pairs) => pairs.iter().any(|(k, v)| inside_scalar(k, offset) || inside_scalar(v, offset)),
+        _ => node.span.start < offset && offset < node.span.end,
     }
 }
 
@@ -469,10 +767,36 @@ fn size(node: &Node) -> usize {
 const MERGE_KEY: &str = "\u{0}<<merge>>";
 
 impl Builder<'_, '_> {
-    fn push(&mut self, mut node: Node, anchor: usize, is_merge: bool) {
+    fn push(&mut self, mut node: Node, anchor: usize, scalar: Option<ScalarInfo>) {
         if anchor != 0 {
             self.anchors.insert(anchor, (node.clone(), size(&node)));
         }
+        let info = scalar.unwrap_or_default();
+        let key_position = matches!(self.stack.last(), Some(Frame::Map { key: None, .. }));
+        if key_position && info.empty && !self.explicit_key_before(node.span.start) {
+            // libyaml has no empty implicit key: `: value` is no mapping entry.
+            let flow = matches!(self.stack.last(), Some(Frame::Map { flow: true, .. }));
+            let message = if flow { "did not find expected node content" } else { "while parsing a block mapping: did not find expected key" };
+            self.error = Some(YamlError { offset: node.span.start, message: message.to_string() });
+            return;
+        }
+        if key_position && self.offsets.text.get(node.span.clone()).is_some_and(|t| t.contains(['\n', '\r'])) && !self.explicit_key_before(node.span.start) {
+            // libyaml's implicit keys are on one line (a simple key goes stale at a line break).
+            let flow = matches!(self.stack.last(), Some(Frame::Map { flow: true, .. }));
+            let message = if flow { "did not find expected ',' or '}'" } else { "could not find expected ':'" };
+            self.error = Some(YamlError { offset: node.span.start, message: message.to_string() });
+            return;
+        }
+        if (info.value_tag || info.merge) && !key_position {
+            let tag = if info.merge { "merge" } else { "value" };
+            self.error =
+                Some(YamlError { offset: node.span.start, message: format!("could not determine a constructor for the tag 'tag:yaml.org,2002:{tag}'") });
+            return;
+        }
+        if key_position && !matches!(node.value, Value::Seq(_) | Value::Map(_)) {
+            self.key_text.insert(node.span.start, info.text);
+        }
+        let is_merge = info.merge;
         match self.stack.last_mut() {
             None => self.docs.push(node),
             Some(Frame::Seq { items, .. }) => items.push(node),
@@ -519,39 +843,27 @@ pub fn canonical_key(v: &Value) -> String {
     }
 }
 
-/// Salt's `flatten_mapping`: merged pairs go first, minus keys the mapping sets itself.
-fn flatten_merges(pairs: Vec<(Node, Node)>, merges: Vec<Node>) -> Result<Vec<(Node, Node)>, YamlError> {
-    if merges.is_empty() {
-        return Ok(pairs);
+/// Salt's error for a tag on a collection it cannot construct (`None`: the tag fits).
+/// `!!set` and `!!pairs` build a Python set and a list of tuples, which [`Value`] has not: they
+/// load as the mapping and the sequence they are written as.
+fn collection_tag_error(tag: &str, kind: &str) -> Option<String> {
+    let suffix = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
+    let want = match suffix {
+        Some("map" | "omap" | "set") => "mapping",
+        Some("seq") => "sequence",
+        Some("pairs") => return (kind != "sequence").then(|| format!("expected a sequence, but found {kind}")),
+        Some("str" | "int" | "float" | "bool" | "null" | "timestamp" | "binary" | "python/unicode" | "value" | "merge") => "scalar",
+        _ => return Some(format!("could not determine a constructor for the tag '{}'", full_tag(tag))),
+    };
+    (want != kind).then(|| format!("expected a {want} node, but found {kind}"))
+}
+
+/// A tag as PyYAML names it in messages (`!!x` is `tag:yaml.org,2002:x`).
+fn full_tag(tag: &str) -> String {
+    match tag.strip_prefix("!!") {
+        Some(suffix) => format!("tag:yaml.org,2002:{suffix}"),
+        None => tag.to_string(),
     }
-    let mut merged: Vec<(Node, Node)> = Vec::new();
-    for m in merges {
-        match m.value {
-            Value::Map(inner) => merged.extend(inner),
-            Value::Seq(items) => {
-                for item in items.into_iter().rev() {
-                    match item.value {
-                        Value::Map(inner) => merged.extend(inner),
-                        _ => {
-                            return Err(YamlError {
-                                offset: item.span.start,
-                                message: "while constructing a mapping: expected a mapping for merging".to_string(),
-                            })
-                        }
-                    }
-                }
-            }
-            _ => {
-                return Err(YamlError {
-                    offset: m.span.start,
-                    message: "while constructing a mapping: expected a mapping or list of mappings for merging".to_string(),
-                })
-            }
-        }
-    }
-    merged.retain(|(k, _)| !pairs.iter().any(|(o, _)| o.value.py_key_eq(&k.value)));
-    merged.extend(pairs);
-    Ok(merged)
 }
 
 /// Python's `str()` of a scalar, for messages.
@@ -597,14 +909,17 @@ fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Result<V
 fn resolve_tagged(text: &str, tag: &str) -> Result<Value, String> {
     let suffix = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
     match suffix {
-        Some("str") => Ok(Value::Str(text.to_string())),
+        // Salt registers `!!python/unicode` (its old dumps of `unicode` values).
+        Some("str" | "python/unicode") => Ok(Value::Str(text.to_string())),
         Some("int") => parse_int(text).map(Value::Int).ok_or_else(|| format!("invalid literal for int(): '{text}'")),
         Some("float") => parse_float(text).map(Value::Float).ok_or_else(|| format!("could not convert string to float: '{text}'")),
         Some("bool") => parse_bool(text).map(Value::Bool).ok_or_else(|| format!("invalid boolean '{text}'")),
         Some("null") => Ok(Value::Null),
         // Salt keeps timestamps as strings; binary and others are rare in SLS files.
         Some("timestamp") | Some("binary") => Ok(Value::Str(text.to_string())),
-        _ => Err(format!("could not determine a constructor for the tag '{tag}'")),
+        Some("map" | "omap" | "set") => Err("expected a mapping node, but found scalar".to_string()),
+        Some("seq") => Err("expected a sequence node, but found scalar".to_string()),
+        _ => Err(format!("could not determine a constructor for the tag '{}'", full_tag(tag))),
     }
 }
 
@@ -810,6 +1125,85 @@ mod tests {
         assert_eq!(&text[97..98], "2");
         // Still an error where PyYAML also refuses.
         assert!(load("a:\n  b: 1\n c: 2\n").is_err());
+    }
+
+    #[test]
+    fn what_libyaml_accepts_and_saphyr_did_not() {
+        // Each answer is PyYAML's (SaltYamlSafeLoader over libyaml), from tests/conformance/yaml.
+        let got = |t: &str| match load(t) {
+            Ok(n) => show(&n),
+            Err(e) => format!("error at {}: {}", e.offset, e.message),
+        };
+        // `{{ x|yaml }}` wrapped at 80 columns inside `- key: [..]`, nested, and twice.
+        expect_test::expect![[r#"{Str("k")@0..1: [[[Int(1)@10..11, Int(2)@14..15]]]}"#]].assert_eq(&got("k:\n  - - [1,\n 2]\n"));
+        expect_test::expect![[r#"[{Str("a")@2..3: [Int(1)@6..7, Int(2)@11..12], Str("b")@16..17: Int(3)@19..20}]"#]]
+            .assert_eq(&got("- a: [1,\n  2]\n  b: 3\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@7..8: {Str("x")@11..12: [Int(1)@15..16, Int(2)@18..19, Int(3)@23..24], Str("y")@27..28: {Str("z")@31..32: Int(4)@34..35, Str("w")@38..39: Int(5)@41..42}}, Str("c")@49..50: Int(1)@52..53}}"#]]
+            .assert_eq(&got("a:\n    b: {x: [1, 2,\n  3], y: {z: 4,\n w: 5}}\n    c: 1\n"));
+        expect_test::expect![[r#"{Str("k0")@0..2: {Str("key")@6..9: {Str("a")@16..19: [Int(1)@22..23]}}}"#]]
+            .assert_eq(&got("k0:\n  key: &x {\n\"a\": [1\n]}\n"));
+        // A quoted scalar continued at column 0 (saltstack-formulas/users-formula).
+        expect_test::expect![[
+            r#"{Str("users")@0..5: {Str("bob")@9..12: {Str("fullname")@18..26: Str("Bob Bobson")@28..40, Str("home")@45..49: Str("/home/bob")@51..60}}}"#
+        ]]
+        .assert_eq(&got("users:\n  bob:\n    fullname: \"Bob\nBobson\"\n    home: /home/bob\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: Str("x y")@3..9}"#]].assert_eq(&got("a: 'x\n\ty'\n"));
+        // `: value`, an empty implicit key: libyaml finds no key there.
+        expect_test::expect!["error at 5: while parsing a block mapping: did not find expected key"].assert_eq(&got("a: 1\n: value\n"));
+        expect_test::expect!["error at 1: did not find expected node content"].assert_eq(&got("{: x}"));
+        expect_test::expect![[r#"{Null@3..3: Str("x")@5..6}"#]].assert_eq(&got("? \n: x"));
+        // A comment right after a quote, a tab after `:`.
+        expect_test::expect![[r#"{Str("b")@0..1: Str("y")@3..8, Str("a")@9..10: Int(1)@12..13}"#]].assert_eq(&got("b: \"y\"#c\na:\t1"));
+    }
+
+    #[test]
+    fn what_libyaml_refuses_and_saphyr_did_not() {
+        let err = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("{}: {}", e.offset, e.message));
+        let all = [
+            "a: !!map [1]",
+            "a: !!seq {b: 1}",
+            "a: !!str [1]",
+            "a: !foo [1]",
+            "a: =",
+            "a: <<",
+            "...\na: 1",
+            "%YAML 2.0\n---\na: 1",
+            "a: \u{7}",
+            "- \ta",
+            "a: 1\n\t\n",
+            "a:\n  \tb: 1",
+            "|\n  \tx\n",
+            "[a:, b]",
+            "{:x}",
+            "{'a\n b': 1}",
+            "a: &m {x: 1}\nc: &n {x: 2}\nb:\n  <<: [*m, *n]\n",
+            "a: &m {1: x}\nb:\n  <<: *m\n  1.0: y\n",
+        ]
+        .map(err)
+        .join("\n");
+        expect_test::expect![[r#"
+            3: expected a mapping node, but found sequence
+            3: expected a sequence node, but found mapping
+            3: expected a scalar node, but found sequence
+            3: could not determine a constructor for the tag '!foo'
+            3: could not determine a constructor for the tag 'tag:yaml.org,2002:value'
+            3: could not determine a constructor for the tag 'tag:yaml.org,2002:merge'
+            0: did not find expected node content
+            0: found incompatible YAML document
+            3: unacceptable character #x0007: special characters are not allowed
+            2: found character '\t' that cannot start any token
+            5: found character '\t' that cannot start any token
+            5: found character '\t' that cannot start any token
+            4: found a tab character where an indentation space is expected
+            1: while scanning a plain scalar: found unexpected ':'
+            1: did not find expected node content
+            1: did not find expected ',' or '}'
+            7: while constructing a mapping: found conflicting ID 'x'
+            27: while constructing a mapping: found conflicting ID '1.0'"#]]
+        .assert_eq(&all);
+        // Salt's merge drops a merged key whose text is one of the mapping's own, before types.
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("1")@7..10: Str("x")@12..13}, Str("b")@15..16: {Int(1)@29..30: Str("y")@32..33}}"#]]
+            .assert_eq(&err("a: {'1': x}\nb:\n  <<: *m\n  1: y\n".replace("{'1'", "&m {'1'").as_str()));
     }
 
     #[test]
