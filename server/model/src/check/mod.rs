@@ -37,6 +37,9 @@ pub struct CheckContext {
     /// `(env, listed name)` of files that can never be loaded, to their relative path.
     pub dotted_names: BTreeMap<(String, String), String>,
     pub top_file: String,
+    /// Pillar roots inside a file root (`pillar/` of a repository whose root serves `base`):
+    /// their files are pillar, never checked as states.
+    pub pillar_dirs: Vec<PathBuf>,
     /// The minions' pillars and rendered files, shared by every compile over this listing (see
     /// [`crate::pipeline::Memo`]).
     pub memo: crate::pipeline::Memo,
@@ -52,20 +55,29 @@ pub struct RootCheck {
 impl CheckContext {
     pub fn new(fs: &dyn Vfs, ws: &Workspace) -> CheckContext {
         let roots = std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.served_roots()));
+        let served: Vec<&PathBuf> = roots.envs.values().flat_map(|e| &e.roots).collect();
+        let pillar_dirs: Vec<PathBuf> =
+            ws.opts.pillar_roots.values().flatten().filter(|p| served.iter().any(|r| p.starts_with(r) && p != r)).cloned().collect();
         let mut dotted_names = BTreeMap::new();
         for (env, rel, path) in roots.sls_files() {
             let Some(name) = sls_name_of(&rel) else { continue };
+            if pillar_dirs.iter().any(|p| path.starts_with(p)) {
+                continue;
+            }
             if dotted_component(&rel).is_some() && roots.get_state(&env, &name).map(|f| f.path) != Some(path) {
                 dotted_names.insert((env, name), rel);
             }
         }
         let top_file = ws.opts.state_top.trim_start_matches("salt://").trim_start_matches('/').to_string();
-        CheckContext { roots, dotted_names, top_file, memo: Default::default() }
+        CheckContext { roots, dotted_names, top_file, pillar_dirs, memo: Default::default() }
     }
 
-    /// Every `(env, relative path, absolute path)` the checker treats as a root.
+    /// Every `(env, relative path, absolute path)` the checker treats as a root: every SLS
+    /// file a name loads, but those of a pillar tree inside the file roots.
     pub fn root_files(&self) -> Vec<(String, String, PathBuf)> {
-        self.roots.sls_files()
+        let mut files = self.roots.sls_files();
+        files.retain(|(_, _, path)| !self.pillar_dirs.iter().any(|p| path.starts_with(p)));
+        files
     }
 
     /// Check one SLS file as the root of an include closure (what `state.sls NAME` loads).

@@ -190,7 +190,7 @@ fn load_conf(fs: &dyn Vfs, path: &Path) -> Result<Dict, ConfigError> {
 }
 
 /// `salt.utils.dictupdate.update(dest, upd, recursive_update=True, merge_lists=True)`.
-fn merge_into(dest: &mut Dict, upd: Dict) {
+pub(crate) fn merge_into(dest: &mut Dict, upd: Dict) {
     for (k, v) in upd.0 {
         let key = k.clone();
         match (dest.get_val(&k).cloned(), v) {

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 
 use crate::value::{Val, V};
 use crate::workspace::config::{opts_from_dict, read_config_dir, roots_of, ConfigError, Opts};
+use crate::workspace::discover::{discover, Discovery};
 use crate::workspace::vfs::Vfs;
 
 pub const WORKSPACE_FILE: &str = "salt-analyzer.yaml";
@@ -41,6 +42,9 @@ pub struct Workspace {
     /// `gitfs_clones`: a gitfs or git_pillar remote's URL to a local clone of it (nothing is
     /// fetched; `file://` remotes and the master's gitfs cache need no entry).
     pub gitfs_clones: IndexMap<String, PathBuf>,
+    /// What zero configuration found, when neither `-c`, `salt_config` nor `file_roots` said
+    /// where the states are ([`crate::workspace::discover`]).
+    pub discovery: Option<Discovery>,
 }
 
 impl Workspace {
@@ -55,6 +59,7 @@ impl Workspace {
             fleet: Vec::new(),
             sql: None,
             gitfs_clones: IndexMap::new(),
+            discovery: None,
         }
     }
 
@@ -88,12 +93,18 @@ impl Workspace {
             ws.opts = read_config_dir(fs, dir)?;
         } else if let Some(dir) = d.get("salt_config").and_then(Val::as_str) {
             ws.opts = read_config_dir(fs, &rel(dir))?;
-        } else {
+        } else if d.get("file_roots").is_some() {
             ws.opts = opts_from_dict(&d);
-            ws.opts.file_roots = IndexMap::from([("base".to_string(), vec![root.to_path_buf()])]);
             // Without a Salt configuration there is no pillar unless the workspace file names
             // its roots (Salt's `/srv/pillar` default belongs to a real minion's machine).
             ws.opts.pillar_roots = IndexMap::new();
+        } else {
+            // Nothing says where the states are: find them as the repository lays them out.
+            let found = discover(fs, root);
+            // The workspace file's own options (merging strategy, nodegroups, ...) go over a
+            // configuration found in the repository.
+            ws.opts = found.opts(root, &d);
+            ws.discovery = Some(found);
         }
         if config_dir.is_none() {
             if let Some(roots) = d.get("file_roots").and_then(|v| roots_of(v, |p| rel(p))) {

@@ -75,6 +75,51 @@ pub fn merge_json(base: &mut serde_json::Value, over: &serde_json::Value) {
     }
 }
 
+/// Grains or pillar given on the command line: a file (JSON or YAML, `salt-call ... --out=json`
+/// output as it is), else the text itself as JSON or YAML (`'{"os": "Debian"}'`).
+pub fn data_argument(fs: &dyn Vfs, arg: &str) -> Result<serde_json::Value, ConfigError> {
+    let path = std::path::Path::new(arg);
+    if fs.is_file(path) {
+        return read_data(fs, path);
+    }
+    let node = syntax::yaml::load(arg).map_err(|e| ConfigError {
+        path: path.to_path_buf(),
+        line: 0,
+        message: format!("is neither a file nor JSON or YAML: {}", e.message),
+    })?;
+    match unwrap_local(crate::value::Val::from_node(&node, 0).to_json()) {
+        v @ serde_json::Value::Object(_) => Ok(v),
+        _ => Err(ConfigError { path: path.to_path_buf(), line: 0, message: "is neither a file nor a JSON or YAML mapping".into() }),
+    }
+}
+
+/// Put the minion the command line describes (`--id`, `--grains`, `--pillar`) among the
+/// workspace's profiles, over a profile of the same id, and say its id. Its id is `id`, else
+/// the grains' `id`.
+pub fn add_command_line_minion(fs: &dyn Vfs, ws: &mut Workspace, id: Option<&str>, grains: Option<&str>, pillar: Option<&str>) -> Result<String, ConfigError> {
+    let grains = grains.map(|g| data_argument(fs, g)).transpose()?.unwrap_or_else(|| serde_json::json!({}));
+    let pillar = pillar.map(|p| data_argument(fs, p)).transpose()?.unwrap_or_else(|| serde_json::json!({}));
+    let id = match id.map(str::to_string).or_else(|| grains.get("id").and_then(|v| v.as_str()).map(str::to_string)) {
+        Some(id) => id,
+        None => {
+            return Err(ConfigError { path: ws.root.clone(), line: 0, message: "give the minion's id with --id (the grains given have no `id`)".into() });
+        }
+    };
+    let profile = ws.profiles.entry(id.clone()).or_insert_with(|| crate::workspace::Profile { id: id.clone(), ..Default::default() });
+    if profile.grains.is_null() {
+        profile.grains = serde_json::json!({});
+    }
+    if profile.pillar.is_null() {
+        profile.pillar = serde_json::json!({});
+    }
+    merge_json(&mut profile.grains, &grains);
+    merge_json(&mut profile.pillar, &pillar);
+    if let serde_json::Value::Object(g) = &mut profile.grains {
+        g.insert("id".into(), id.clone().into());
+    }
+    Ok(id)
+}
+
 /// The minion to analyse for: `wanted` (a profile id), else `default_minion`, else the
 /// config's own `id`, `grains` and `pillar`. A named profile that does not exist is an error.
 pub fn select(fs: &dyn Vfs, ws: &Workspace, wanted: Option<&str>) -> Result<Minion, ConfigError> {

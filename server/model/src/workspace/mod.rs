@@ -1,9 +1,10 @@
 //! Where the analysis reads from: the file-system view (`vfs`), Salt's configuration
-//! (`config`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
+//! (`config`), the roots found in a repository without configuration (`discover`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
 //! (`roots`), the gitfs backend's remotes and saltenvs (`gitfs`), minion profiles (`minion`), the
 //! fleet a master knows (`fleet`), and the record of what a result read (`reads`).
 
 pub mod config;
+pub mod discover;
 pub mod facts;
 pub mod file;
 pub mod fleet;

@@ -23,6 +23,12 @@ pub trait Vfs: Send + Sync {
     /// Every regular file below `root`, as paths relative to it with `/` separators,
     /// following symlinks but never looping.
     fn walk(&self, root: &Path) -> Vec<String>;
+    /// [`Vfs::walk`] down to files `depth` path components deep (`a/b/c.sls` is 3), without
+    /// hidden directories: what zero configuration looks through, which must stay quick when
+    /// the workspace is a home directory.
+    fn walk_shallow(&self, root: &Path, depth: usize) -> Vec<String> {
+        self.walk(root).into_iter().filter(|f| f.split('/').count() <= depth && !f.split('/').any(|c| c.starts_with('.'))).collect()
+    }
     /// Where questions to the file roots are recorded, for a [`Recorder`](crate::workspace::reads::Recorder).
     fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
         None
@@ -51,6 +57,9 @@ macro_rules! forward_vfs {
             }
             fn walk(&self, root: &Path) -> Vec<String> {
                 (**self).walk(root)
+            }
+            fn walk_shallow(&self, root: &Path, depth: usize) -> Vec<String> {
+                (**self).walk_shallow(root, depth)
             }
             fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
                 (**self).log()
@@ -103,6 +112,24 @@ impl Vfs for RealFs {
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         walk_dir(root, "", &mut seen, &mut out);
+        out.sort();
+        out
+    }
+    fn walk_shallow(&self, root: &Path, depth: usize) -> Vec<String> {
+        fn go(dir: &Path, prefix: &str, left: usize, out: &mut Vec<String>) {
+            let Ok(entries) = std::fs::read_dir(dir) else { return };
+            for entry in entries.filter_map(Result::ok) {
+                let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
+                let rel = if prefix.is_empty() { name.clone() } else { format!("{prefix}/{name}") };
+                match std::fs::metadata(entry.path()) {
+                    Ok(m) if m.is_dir() && left > 1 && !name.starts_with('.') && name != "node_modules" => go(&entry.path(), &rel, left - 1, out),
+                    Ok(m) if m.is_file() => out.push(rel),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        go(root, "", depth, &mut out);
         out.sort();
         out
     }
