@@ -44,6 +44,54 @@ pub struct Common {
     pub format: Format,
     #[command(flatten)]
     pub fleet: FleetArgs,
+    #[command(flatten)]
+    pub quick: QuickMinion,
+    /// Print absolute paths (default: relative to the workspace root), in text and JSON.
+    #[arg(long)]
+    pub absolute_paths: bool,
+}
+
+/// A minion given on the command line, without a profile.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct QuickMinion {
+    /// The minion's id (over a profile of that id, if there is one).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// Its grains: a JSON or YAML file (`salt-call --local grains.items --out=json` output as
+    /// it is) or the text itself (`'{"os_family": "Debian", "roles": ["web"]}'`).
+    #[arg(long, value_name = "FILE|JSON")]
+    pub grains: Option<String>,
+    /// Its pillar, merged over the pillar computed from `pillar_roots`: a file or the text.
+    #[arg(long, value_name = "FILE|JSON")]
+    pub pillar: Option<String>,
+}
+
+impl QuickMinion {
+    fn given(&self) -> bool {
+        self.id.is_some() || self.grains.is_some() || self.pillar.is_some()
+    }
+}
+
+/// `--id`/`--grains`/`--pillar` name the minion a command is for, as `--minion` does.
+fn with_quick_minion(mut common: Common) -> Result<Common, ExitCode> {
+    if !common.quick.given() {
+        return Ok(common);
+    }
+    let id = match (&common.quick.id, &common.quick.grains) {
+        (Some(id), _) => Some(id.clone()),
+        (None, Some(g)) => model::workspace::minion::data_argument(&RealFs, g).ok().and_then(|g| g.get("id").and_then(|v| v.as_str()).map(str::to_string)),
+        (None, None) => None,
+    };
+    let Some(id) = id else {
+        errln!("salt-analyzer: error: give the minion's id with --id (the grains given have no `id`)");
+        return Err(ExitCode::from(2));
+    };
+    if common.minion.as_ref().is_some_and(|m| *m != id) {
+        errln!("salt-analyzer: error: --minion {} and --id {id} name two minions", common.minion.as_deref().unwrap_or_default());
+        return Err(ExitCode::from(2));
+    }
+    common.minion = Some(id);
+    Ok(common)
 }
 
 /// The fleet: every minion a master knows (see the README, "Fleet").
@@ -150,6 +198,11 @@ pub enum Command {
         format: PlanFormat,
         #[command(flatten)]
         fleet: FleetArgs,
+        #[command(flatten)]
+        quick: QuickMinion,
+        /// Print absolute paths (default: relative to the workspace root).
+        #[arg(long)]
+        absolute_paths: bool,
     },
     /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
     /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
@@ -168,18 +221,27 @@ pub enum PlanFormat {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         None | Some(Command::Lsp) => salt_analyzer::lsp::run_stdio(),
-        Some(Command::Check { paths, common }) => crate::cli::check(&paths, &common),
-        Some(Command::Lowstate { sls, saltenv, common }) => lowstate(&sls, saltenv.as_deref(), &common),
-        Some(Command::Top { explain, saltenv, common }) => top(explain, saltenv.as_deref(), &common),
-        Some(Command::Render { file, common }) => render(&file, &common),
-        Some(Command::Mapdata { tpldir, common }) => mapdata(&tpldir, &common),
-        Some(Command::Pillar { explain, common }) => pillar(explain, &common),
-        Some(Command::Fleet { common }) => fleet_list(&common),
-        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet }) => {
-            let common = Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text }, fleet };
-            plan(&sls, saltenv.as_deref(), &common, format)
+        Some(Command::Check { paths, common }) => with(common, |c| check(&paths, c)),
+        Some(Command::Lowstate { sls, saltenv, common }) => with(common, |c| lowstate(&sls, saltenv.as_deref(), c)),
+        Some(Command::Top { explain, saltenv, common }) => with(common, |c| top(explain, saltenv.as_deref(), c)),
+        Some(Command::Render { file, common }) => with(common, |c| render(&file, c)),
+        Some(Command::Mapdata { tpldir, common }) => with(common, |c| mapdata(&tpldir, c)),
+        Some(Command::Pillar { explain, common }) => with(common, |c| pillar(explain, c)),
+        Some(Command::Fleet { common }) => with(common, fleet_list),
+        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet, quick, absolute_paths }) => {
+            let common =
+                Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text }, fleet, quick, absolute_paths };
+            with(common, |c| plan(&sls, saltenv.as_deref(), c, format))
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
+    }
+}
+
+/// Runs a command with its options, the minion `--id`/`--grains`/`--pillar` describe named.
+fn with(common: Common, command: impl FnOnce(&Common) -> ExitCode) -> ExitCode {
+    match with_quick_minion(common) {
+        Ok(common) => command(&common),
+        Err(code) => code,
     }
 }
 
@@ -233,10 +295,23 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
 /// [`disk`]. The remotes that cannot be served come back (the rest are).
 fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Workspace, Vec<salt_gitfs::serve::Problem>), ExitCode> {
     let root = find_root(start);
+    let _ = PATH_STYLE.set((root.clone(), common.absolute_paths));
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         errln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
     })?;
+    if let Some(found) = &ws.discovery {
+        errln!("salt-analyzer: {}", found.summary(&ws.root));
+    }
+    if common.quick.given() {
+        let q = &common.quick;
+        model::workspace::minion::add_command_line_minion(&RealFs, &mut ws, common.minion.as_deref(), q.grains.as_deref(), q.pillar.as_deref()).map_err(
+            |e| {
+                errln!("salt-analyzer: error: {e}");
+                ExitCode::from(2)
+            },
+        )?;
+    }
     // SQL ext_pillar entries read their databases, read-only.
     ws.sql = Some(model::workspace::sql::Databases(std::sync::Arc::new(salt_extpillar::Databases)));
     // gitfs remotes are read from local copies and mounted, never fetched.
@@ -251,7 +326,7 @@ fn error_json(e: &SaltError, files: &FileTable) -> Vec<serde_json::Value> {
     let at = |loc: &Option<model::value::Loc>| match loc {
         Some(loc) => {
             let path = files.path(loc.file);
-            (json!(path.display().to_string()), json!(files.human(loc.file, loc.span.start).0), files.range_json(loc.file, &loc.span))
+            (json!(rel(path)), json!(files.human(loc.file, loc.span.start).0), files.range_json(loc.file, &loc.span))
         }
         None => (serde_json::Value::Null, serde_json::Value::Null, serde_json::Value::Null),
     };
@@ -496,7 +571,7 @@ fn fleet_list(common: &Common) -> ExitCode {
     };
     if common.format == Format::Json {
         let all: serde_json::Map<String, serde_json::Value> =
-            fleet.minions.iter().map(|m| (m.id.clone(), json!({"grains": m.grains, "pillar": m.pillar, "source": m.source.display().to_string()}))).collect();
+            fleet.minions.iter().map(|m| (m.id.clone(), json!({"grains": m.grains, "pillar": m.pillar, "source": rel(&m.source)}))).collect();
         outln!("{}", serde_json::to_string_pretty(&all).unwrap_or_default());
     } else {
         for m in &fleet.minions {
@@ -1010,7 +1085,7 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
     let (Ok(minion), Some(computed), files) = (&compiled.minion, &compiled.pillar, &compiled.files) else { return ExitCode::from(2) };
     let layer_json = |i: usize| {
         let l = &computed.layers[i];
-        json!({"env": l.env, "sls": l.sls, "file": l.path.as_ref().map(|p| p.display().to_string()), "included_by": l.included_by})
+        json!({"env": l.env, "sls": l.sls, "file": l.path.as_ref().map(|p| rel(p)), "included_by": l.included_by})
     };
     let describe = |o: &model::mapstack::origin::Origin| computed.describe(files, o, &rel);
     match (explain, common.format) {
@@ -1064,9 +1139,20 @@ fn print_error_text(e: &SaltError, files: &FileTable) {
     outln!("{}", error_text(e, files));
 }
 
+/// How every command prints a path, in text and JSON alike: relative to the workspace root
+/// (set when the workspace is loaded; the current directory before), or absolute with
+/// `--absolute-paths`.
+static PATH_STYLE: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
+
 fn rel(p: &Path) -> String {
-    let cwd = std::env::current_dir().unwrap_or_default();
-    p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
+    match PATH_STYLE.get() {
+        Some((_, true)) => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()).display().to_string(),
+        Some((root, false)) => p.strip_prefix(root).unwrap_or(p).display().to_string(),
+        None => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            p.strip_prefix(&cwd).unwrap_or(p).display().to_string()
+        }
+    }
 }
 
 pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {

@@ -93,6 +93,8 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
         minion,
         format: crate::cli::Format::Text,
         fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
+        quick: Default::default(),
+        absolute_paths: false,
     };
     if !args.minions.is_empty() {
         return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());

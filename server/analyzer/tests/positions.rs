@@ -143,7 +143,8 @@ fn check_notes_and_related_ranges_count_the_same_way() {
 #[test]
 fn lowstate_cycle_and_duplicate_id_entries_each_at_their_place() {
     let dir = sls_tree("low-cycle");
-    let c_sls = dir.join("c.sls").display().to_string();
+    // Relative to the workspace root, as `check` prints them (`--absolute-paths` for absolute).
+    let c_sls = "c.sls";
     // The highstate (top.sls names c) and show_low_sls of c print the same.
     for args in [&["lowstate", "--minion", "m1"][..], &["lowstate", "--sls", "c", "--minion", "m1"]] {
         let (code, text) = run(&dir, args);
@@ -164,8 +165,9 @@ fn lowstate_cycle_and_duplicate_id_entries_each_at_their_place() {
     let (code, text) = run(&dir, &["lowstate", "--sls", "a", "--minion", "m1"]);
     assert_eq!(code, 1);
     assert!(text.ends_with("  --> b.sls:1:27\n"), "{text}");
-    let (_, out) = run(&dir, &["lowstate", "--sls", "a", "--minion", "m1", "--format", "json"]);
+    let (_, out) = run(&dir, &["lowstate", "--sls", "a", "--minion", "m1", "--format", "json", "--absolute-paths"]);
     let e = &json(&out)["errors"][0];
+    assert_eq!(e["file"], serde_json::json!(dir.join("b.sls").display().to_string()), "{out}");
     assert_eq!((&e["code"], &e["range"]), (&serde_json::json!("duplicate-id"), &on_first_line(28, 31)), "{out}");
 }
 
