@@ -5,7 +5,6 @@
 
 import { execFile } from 'child_process';
 import * as os from 'os';
-import * as path from 'path';
 import * as vscode from 'vscode';
 import {
   DidChangeConfigurationNotification,
@@ -16,7 +15,7 @@ import {
 } from 'vscode-languageclient/node';
 
 import { describeSource, findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
-import { firstRunMessage, guessRoots, starterWorkspaceFile } from './firstrun';
+import { firstRunMessage, parseWorkspaceInfo, starterWorkspaceFile, WorkspaceInfo } from './firstrun';
 import { COMMANDS, parseMinions, pickItems, selectedMinion, statusText, topExplainArguments, topExplainText } from './minions';
 import { didChangeConfigurationParams, SECTION, ServerSettings, toServerSettings } from './settings';
 
@@ -109,7 +108,8 @@ class SaltExtension implements vscode.Disposable {
         { scheme: 'file', language: LANGUAGE_ID },
         { scheme: 'untitled', language: LANGUAGE_ID },
       ],
-      initializationOptions: this.serverSettings(),
+      // The extension says what zero configuration found itself, with its offer.
+      initializationOptions: { ...this.serverSettings(), firstRunMessage: false },
       outputChannel: this.output,
       middleware: {
         workspace: {
@@ -204,8 +204,8 @@ class SaltExtension implements vscode.Disposable {
   }
 
   /**
-   * With no salt-analyzer.yaml and no Salt config, says once what the server sees and offers
-   * a starter workspace file guessed from where the top.sls files are.
+   * With no salt-analyzer.yaml and no Salt config, says once what the server found (its
+   * zero-configuration discovery) and offers a starter workspace file with those roots.
    */
   async offerStarterWorkspaceFile(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -214,23 +214,22 @@ class SaltExtension implements vscode.Disposable {
     if (typeof saltConfig === 'string' && saltConfig.trim() !== '') return;
     const wsFile = vscode.Uri.joinPath(folder.uri, 'salt-analyzer.yaml');
     if (await exists(wsFile)) return;
-    const rel = (uri: vscode.Uri) => path.relative(folder.uri.fsPath, uri.fsPath).split(path.sep).join('/');
-    const find = async (glob: string, max: number) =>
-      (await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), '**/node_modules/**', max)).map(rel).sort();
-    const tops = await find('**/top.sls', 100);
-    const sls = await find('**/*.sls', 5000);
+    let info: WorkspaceInfo;
     let minions: string[] = [];
     try {
+      info = parseWorkspaceInfo(await this.execute(COMMANDS.workspaceInfo, []));
       minions = parseMinions(await this.execute(COMMANDS.listMinions, [])).map((m) => m.id);
     } catch (err) {
-      this.output.appendLine(`${COMMANDS.listMinions} failed: ${errorText(err)}`);
+      this.output.appendLine(`${COMMANDS.workspaceInfo} failed: ${errorText(err)}`);
+      return;
     }
-    const roots = guessRoots({ tops, sls });
+    if (info.discovery === null) return;
+    this.output.appendLine(`salt-analyzer: ${info.discovery}`);
     const create = 'Create salt-analyzer.yaml';
-    const choice = await vscode.window.showInformationMessage(firstRunMessage({ tops, sls, minions }, roots), create, 'Not Now');
+    const choice = await vscode.window.showInformationMessage(firstRunMessage(info, minions), create, 'Not Now');
     if (choice === create) {
       if (!(await exists(wsFile))) {
-        await vscode.workspace.fs.writeFile(wsFile, Buffer.from(starterWorkspaceFile(roots, minions[0]), 'utf8'));
+        await vscode.workspace.fs.writeFile(wsFile, Buffer.from(starterWorkspaceFile(info.fileRoots, minions[0], info.pillarRoots), 'utf8'));
       }
       await vscode.window.showTextDocument(wsFile, { preview: false });
       // The server reads the workspace file when it starts.

@@ -8,6 +8,7 @@ export const COMMANDS = {
   refreshPillar: 'salt-analyzer.refreshPillar',
   impactReport: 'salt-analyzer.impactReport',
   checkFleet: 'salt-analyzer.checkFleet',
+  workspaceInfo: 'salt-analyzer.workspaceInfo',
 } as const;
 
 export interface Minion {

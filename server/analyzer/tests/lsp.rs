@@ -774,3 +774,29 @@ fn pillar_hover_and_refresh() {
     assert!(lsp.capabilities["executeCommandProvider"]["commands"].as_array().unwrap().contains(&json!("salt-analyzer.refreshPillar")));
     lsp.finish();
 }
+
+/// A repository without salt-analyzer.yaml: the server says once where it found the states and
+/// the pillar (`window/showMessage`, and `salt-analyzer.workspaceInfo` for `:checkhealth`), and
+/// the pillar tree inside the repository is not checked as states.
+#[test]
+fn zero_configuration_is_said_once_and_the_pillar_is_not_states() {
+    let tree = TempTree::new("discover", None);
+    tree.write("salt/top.sls", "base:\n  '*':\n    - ß\n");
+    tree.write("salt/ß.sls", "ß_💣:\n  test.nop: []\n");
+    tree.write("pillar/top.sls", "base:\n  '*':\n    - data\n");
+    // Pillar data: as a state file it would be a malformed state.
+    tree.write("pillar/data.sls", "users:\n  - alice\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.open("pillar/data.sls", "users:\n  - alice\n");
+    lsp.sync();
+    let said: Vec<String> = lsp.messages.iter().map(|m| m["message"].as_str().unwrap_or_default().to_string()).collect();
+    expect_test::expect![[r#"
+        [
+            "salt-analyzer: no salt-analyzer.yaml: states from base: salt/, pillar from base: pillar/ (found salt/top.sls, pillar/top.sls); set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override",
+        ]
+    "#]]
+    .assert_debug_eq(&said);
+    let info = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.workspaceInfo", "arguments": []})).unwrap();
+    assert_eq!(info["discovery"].as_str(), said[0].strip_prefix("salt-analyzer: "));
+    assert_eq!(lsp.diagnostics("pillar/data.sls"), "");
+}

@@ -130,6 +130,21 @@ impl Analysis {
         top::minions(&self.snap)
     }
 
+    /// What zero configuration found for this workspace, in one line (`None`: the workspace
+    /// file or a Salt configuration says where the states are).
+    pub fn discovery(&self) -> Option<String> {
+        let world = self.snap.world();
+        world.ws.discovery.as_ref().map(|d| d.summary(&world.root))
+    }
+
+    /// The file and pillar roots zero configuration found, when it was used.
+    #[allow(clippy::type_complexity)]
+    pub fn discovered_roots(&self) -> Option<(Vec<(String, Vec<PathBuf>)>, Vec<(String, Vec<PathBuf>)>)> {
+        let world = self.snap.world();
+        let pairs = |r: &model::workspace::discover::Roots| r.iter().map(|(e, d)| (e.clone(), d.clone())).collect();
+        world.ws.discovery.as_ref().map(|d| (pairs(&world.ws.opts.file_roots), pairs(&d.pillar_roots)))
+    }
+
     /// The `top --explain` text for a minion (`None`: the selected one).
     pub fn top_explain(&self, minion: Option<&str>) -> String {
         top::explain(&self.snap, minion)

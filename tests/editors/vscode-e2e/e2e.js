@@ -661,19 +661,20 @@ async function main() {
   });
 
   // First run: a new window on a tree with no salt-analyzer.yaml and no Salt config.
-  await step('first run: one notification says what was found and offers a starter salt-analyzer.yaml', async () => {
+  await step('first run: one notification says what the server found and offers a starter salt-analyzer.yaml', async () => {
     // A new window (a new Chromium when the old one went away).
     if (!page.isClosed()) await page.close().catch(() => {});
     await openWindow(FRESH);
     const toast = page.locator('.notification-toast', { hasText: 'found no salt-analyzer.yaml' });
     await toast.waitFor({ state: 'visible', timeout: 60000 });
     const text = await toast.innerText();
-    for (const want of ['no Salt config', 'top.sls in salt/base', 'no minion profiles', 'base: salt/base; dev: salt/dev']) {
+    for (const want of ['states from base: salt/base/, dev: salt/dev/', 'found salt/base/top.sls', 'no minion profiles']) {
       if (!text.includes(want)) throw new Error(`no "${want}" in: ${text}`);
     }
-    // Before: the workspace root is the only root, so `include: - common` resolves nowhere.
+    // Before the file exists the server already uses those roots: `include: - common`
+    // resolves (to the ID common.sls shares with db/users.sls), SLS names are relative to salt/base.
     await openFile('salt/base/db/init.sls');
-    await waitFor('the missing include of common', async () => /SLS common in saltenv base is not available/.test((await problems('SLS common')).join('\n')), 60000);
+    await waitFor('common found through the discovered roots', async () => /SLS 'base:db\.users' and SLS 'base:common'/.test((await problems('base:common')).join('\n')), 60000);
     // The toast may have gone by now: the notification center keeps it.
     await palette('Notifications: Show Notifications');
     const item = page.locator('.notifications-center .notification-list-item', { hasText: 'found no salt-analyzer.yaml' });

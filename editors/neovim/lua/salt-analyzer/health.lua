@@ -7,6 +7,15 @@ local M = {}
 
 local health = vim.health
 
+--- `workspace/executeCommand` COMMAND, synchronously (the method call changed in 0.11).
+local function execute(client, command)
+  local params = { command = command, arguments = {} }
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:request_sync('workspace/executeCommand', params, 5000)
+  end
+  return client.request_sync('workspace/executeCommand', params, 5000)
+end
+
 --- The running salt_analyzer clients.
 local function clients()
   local get = vim.lsp.get_clients or vim.lsp.get_active_clients
@@ -80,9 +89,21 @@ function M.check()
     health.ok('workspace file: ' .. ws_file)
     from_file = workspace_salt_config(ws_file)
   else
-    health.warn('no salt-analyzer.yaml in ' .. dir .. ': the workspace root is the only root of `base`', {
-      'Create one with file_roots and minion profiles (README, "Configuration").',
-    })
+    -- The server's zero-configuration discovery: where it found the states and the pillar.
+    local found
+    if client ~= nil then
+      local response = execute(client, 'salt-analyzer.workspaceInfo')
+      found = response and response.result and response.result.discovery
+    end
+    if type(found) == 'string' then
+      health.warn(found, {
+        'Create one with file_roots and minion profiles (README, "Configuration").',
+      })
+    else
+      health.warn('no salt-analyzer.yaml in ' .. dir .. ': the server finds the roots itself (open an .sls file to see what it found)', {
+        'Create one with file_roots and minion profiles (README, "Configuration").',
+      })
+    end
   end
 
   local salt_config = settings.server_settings(opts, dir).saltConfig
@@ -110,13 +131,7 @@ function M.check()
     return
   end
   health.ok(('client %d running (root %s)'):format(client.id, client.config.root_dir or '?'))
-  local params = { command = commands.list_minions, arguments = {} }
-  local response
-  if vim.fn.has('nvim-0.11') == 1 then
-    response = client:request_sync('workspace/executeCommand', params, 5000)
-  else
-    response = client.request_sync('workspace/executeCommand', params, 5000)
-  end
+  local response = execute(client, commands.list_minions)
   if response == nil or response.err then
     health.error('salt-analyzer.listMinions failed: ' .. vim.inspect(response and response.err))
     return

@@ -46,6 +46,7 @@ pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
             e.document_changes == Some(true) && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
         }),
         status_notification: opt_bool("statusNotification"),
+        first_run_message: opts.and_then(|o| o.get("firstRunMessage")).and_then(|v| v.as_bool()).unwrap_or(true),
         pull_diagnostics: opt_bool("pullDiagnostics"),
         hierarchical_symbols: caps
             .text_document

@@ -50,6 +50,7 @@ impl Backend {
             dynamic_watchers: false,
             resource_create: false,
             status_notification: false,
+            first_run_message: false,
             pull_diagnostics: false,
             hierarchical_symbols: false,
         };
@@ -228,6 +229,13 @@ impl LanguageServer for Backend {
                     client.log_message(MessageType::WARNING, format!("salt-analyzer: cannot watch files: {e}")).await;
                 }
             });
+        }
+        // A workspace without configuration: say once where the states were found, and how to
+        // say otherwise (the first thing a new user needs to know).
+        if flags.first_run_message {
+            if let Ok(Some(line)) = self.query(|a, _| Ok(a.discovery())).await {
+                self.client.show_message(MessageType::INFO, format!("salt-analyzer: {line}")).await;
+            }
         }
         publish::start(self.client.clone(), self.state.clone(), self.wake.clone(), flags);
         let salt_call = lock(&self.state).initial_settings.salt_call.clone();
@@ -447,6 +455,7 @@ impl LanguageServer for Backend {
                 Ok(None)
             }
             "salt-analyzer.checkFleet" => self.check_fleet().await,
+            "salt-analyzer.workspaceInfo" => self.query(|a, _| Ok(Some(workspace_info_json(a)))).await,
             "salt-analyzer.impactReport" => {
                 // The report as Markdown, against `HEAD`; `null` outside a git repository.
                 self.query(|a, _| super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()).await
@@ -454,6 +463,28 @@ impl LanguageServer for Backend {
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }
     }
+}
+
+/// `salt-analyzer.workspaceInfo`: the root, and what zero configuration found (`discovery`,
+/// the one line; the roots relative to the root, `.` for itself), all null when configured.
+fn workspace_info_json(a: &Analysis) -> Value {
+    let roots = |r: Option<Vec<(String, Vec<PathBuf>)>>| {
+        r.map(|r| {
+            let rel = |d: &std::path::Path| match d.strip_prefix(a.root()) {
+                Ok(p) if p.as_os_str().is_empty() => ".".to_string(),
+                Ok(p) => p.display().to_string(),
+                Err(_) => d.display().to_string(),
+            };
+            r.iter().map(|(env, dirs)| (env.clone(), json!(dirs.iter().map(|d| rel(d)).collect::<Vec<_>>()))).collect::<serde_json::Map<_, _>>()
+        })
+    };
+    let found = a.discovered_roots();
+    json!({
+        "root": a.root(),
+        "discovery": a.discovery(),
+        "file_roots": roots(found.as_ref().map(|f| f.0.clone())),
+        "pillar_roots": roots(found.map(|f| f.1)),
+    })
 }
 
 fn minions_json(a: &Analysis) -> Value {

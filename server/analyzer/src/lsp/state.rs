@@ -16,6 +16,9 @@ pub struct ClientFlags {
     pub dynamic_watchers: bool,
     pub resource_create: bool,
     pub status_notification: bool,
+    /// Say in a `window/showMessage` what zero configuration found (initialization option
+    /// `firstRunMessage`, on unless `false`: the VS Code extension says it with its own offer).
+    pub first_run_message: bool,
     pub pull_diagnostics: bool,
     pub hierarchical_symbols: bool,
 }

@@ -23,6 +23,7 @@ pub const COMMANDS: &[&str] = &[
     "salt-analyzer.refreshPillar",
     "salt-analyzer.impactReport",
     "salt-analyzer.checkFleet",
+    "salt-analyzer.workspaceInfo",
 ];
 
 /// The client-side command an impact code lens runs: the VS Code extension and the Neovim

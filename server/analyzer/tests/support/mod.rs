@@ -115,6 +115,8 @@ pub struct Lsp {
     pub progress: Vec<Value>,
     pub server_requests: Vec<Value>,
     pub logs: Vec<Value>,
+    /// `window/showMessage` notifications (the zero-configuration line, ...).
+    pub messages: Vec<Value>,
     pub capabilities: Value,
 }
 
@@ -201,6 +203,7 @@ impl Lsp {
             progress: Vec::new(),
             server_requests: Vec::new(),
             logs: Vec::new(),
+            messages: Vec::new(),
             capabilities: Value::Null,
         }
     }
@@ -360,6 +363,7 @@ impl Lsp {
             }
             (Some("$/progress"), None) => self.progress.push(msg["params"].clone()),
             (Some("window/logMessage"), None) => self.logs.push(msg["params"].clone()),
+            (Some("window/showMessage"), None) => self.messages.push(msg["params"].clone()),
             (Some(other), None) => panic!("unexpected notification from the server: {other}: {msg}"),
             (None, None) => panic!("not a JSON-RPC message: {msg}"),
         }
