@@ -938,6 +938,25 @@ fn top(explain: bool, saltenv: Option<&str>, common: &Common) -> ExitCode {
         Err(code) => return code,
     };
     let (Ok(minion), Some(result), files) = (&compiled.minion, &compiled.top, &compiled.files) else { return ExitCode::from(2) };
+    // `state.show_top` refuses when the pillar has errors (`_get_pillar_errors`): Salt raises
+    // "Pillar failed to render" with them.
+    let pillar_errors = compiled.pillar.as_ref().map(|p| p.salt_errors()).unwrap_or_default();
+    if !explain && !pillar_errors.is_empty() {
+        match common.format {
+            Format::Json => {
+                let texts = compiled.pillar.as_ref().map(|p| p.salt_error_texts()).unwrap_or_default();
+                let said: Vec<&str> = std::iter::once("Pillar failed to render").chain(texts).collect();
+                outln!("{}", serde_json::to_string_pretty(&said).unwrap_or_default());
+            }
+            Format::Text => {
+                outln!("state.show_top refuses: Pillar failed to render");
+                for e in &pillar_errors {
+                    print_error_text(e, files);
+                }
+            }
+        }
+        return ExitCode::from(1);
+    }
     let failed = !result.verify_errors.is_empty();
     match (explain, common.format) {
         (true, Format::Json) => outln!("{}", serde_json::to_string_pretty(&result.explain_json(files)).unwrap_or_default()),

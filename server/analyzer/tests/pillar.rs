@@ -114,3 +114,23 @@ fn sqlite_ext_pillar_failures_are_one_finding_each_and_the_rest_is_computed() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `state.show_top` refuses when the pillar has errors ("Pillar failed to render", Salt's
+/// `_errors` after it); `top` does too, while `top --explain` still explains.
+#[test]
+fn top_refuses_when_the_pillar_has_errors() {
+    let dir = tree("top-refuses");
+    let (code, out, _) = run(&dir, &["top", "--minion", "db01", "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v, serde_json::json!(["Pillar failed to render", "Specified SLS 'nosuch' in environment 'base' is not available on the salt master"]));
+    let (code, out, _) = run(&dir, &["top", "--minion", "db01"]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("state.show_top refuses: Pillar failed to render\nerror[missing-sls]: Specified SLS 'nosuch'"), "{out}");
+    assert!(out.contains("  --> pillar/top.sls:5:7"), "{out}");
+    // web01's pillar renders: its top is answered.
+    let (code, out, _) = run(&dir, &["top", "--minion", "web01", "--format", "json"]);
+    assert_eq!((code, serde_json::from_str::<serde_json::Value>(&out).unwrap()), (0, serde_json::json!({"base": ["web"]})));
+    let (_, out, _) = run(&dir, &["top", "--minion", "db01", "--explain"]);
+    assert!(out.contains("Top file for minion `db01`"), "{out}");
+}

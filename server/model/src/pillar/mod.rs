@@ -156,6 +156,12 @@ impl Pillar {
         self.errors.iter().filter(|e| e.salt.is_some() && e.carried != own).map(|e| &e.diag).collect()
     }
 
+    /// [`Pillar::salt_errors`] in Salt's words, as `_errors` holds them.
+    pub fn salt_error_texts(&self) -> Vec<&str> {
+        let own = self.errors.iter().any(|e| e.salt.is_some() && !e.carried);
+        self.errors.iter().filter(|e| e.carried != own).filter_map(|e| e.salt.as_deref()).collect()
+    }
+
     /// The pillar without anything computed: `base` as it is.
     pub fn literal(base: Value) -> Pillar {
         let origins = Origins::of(&base, 0, None, None);
