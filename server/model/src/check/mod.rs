@@ -378,6 +378,32 @@ p: {test.nop: [{name: '{{ literal }}'}]}
         );
     }
 
+    /// The `gpg` renderer: its data goes through, an encrypted value as its ciphertext (no keys
+    /// here, no `gpg` run), and a file holding one says so once; a file without one is plain.
+    #[test]
+    fn gpg_data_goes_through_as_ciphertext() {
+        check(
+            r#"
+#- app.sls
+#!yaml|gpg
+include: [other]
+app:
+  test.nop:
+    - secret: |
+        -----BEGIN PGP MESSAGE-----
+        hQEMA1ß
+        -----END PGP MESSAGE-----
+    - require:
+      - test: other
+#- other.sls
+#!jinja|yaml|gpg
+other:
+  test.nop: []
+"#,
+            expect![[""]],
+        );
+    }
+
     /// What Jinja writes (a body from a macro, the arguments of a declaration, a value that
     /// may render as a list) is left to rendering, never reported from the mask; the literal
     /// mistake next to it still is.

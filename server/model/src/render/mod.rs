@@ -57,15 +57,39 @@ pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::rende
         let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
         return Ok(Output { val, hints, carry: carry.clone().with_pillars(r.pillar, r.template_pillar).with_stateconf(conf) });
     }
-    match render_template(text, file, jinja)? {
-        Templated::Plain => render_data(text, None, file).map(|val| Output { val, hints: Vec::new(), carry: carry.clone() }),
+    let mut out = match render_template(text, file, jinja)? {
+        Templated::Plain => render_data(text, None, file).map(|val| Output { val, hints: Vec::new(), carry: carry.clone() })?,
         Templated::Rendered(r) => {
             let mut val = render_data(text, Some(&r.text), file)?;
             clear_spans(&mut val, file);
             let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
-            Ok(Output { val, hints, carry: carry.clone().with_pillars(r.pillar, r.template_pillar) })
+            Output { val, hints, carry: carry.clone().with_pillars(r.pillar, r.template_pillar) }
         }
+    };
+    out.hints.extend(gpg_hint(text, file));
+    Ok(out)
+}
+
+/// The text that starts an encrypted value the `gpg` renderer decrypts.
+const PGP_BEGIN: &str = "-----BEGIN PGP MESSAGE-----";
+
+/// The `gpg` renderer (`salt/renderers/gpg.py`) decrypts each PGP message in the data with the
+/// master's keys and leaves everything else as it is. salt-analyzer has no keys and runs no
+/// `gpg`: the data goes through unchanged, each encrypted value as its ciphertext (what Salt
+/// gives with `gpg_decrypt_must_succeed: False`), and a file holding any says so once.
+fn gpg_hint(text: &str, file: FileId) -> Option<SaltError> {
+    if !renderer_pipe(text).iter().any(|p| p == "gpg") {
+        return None;
     }
+    let at = text.find(PGP_BEGIN)?;
+    let at = syntax::line_index::line_start(text, at);
+    Some(
+        SaltError::new(
+            Code::NotAnalysed,
+            "encrypted values (`gpg` renderer) are analysed as their ciphertext: salt-analyzer has no keys and runs no `gpg`, so their plaintext is not known",
+        )
+        .at(Some(Loc { file, span: at..at })),
+    )
 }
 
 /// A hint about a function (`` `salt['cmd.run']` is not executed ... ``) placed at the first
@@ -86,10 +110,10 @@ pub fn renderer_pipe(text: &str) -> Vec<String> {
 }
 
 /// The first renderer of the file's pipe that salt-analyzer never runs (anything but `jinja`,
-/// `yaml` and `json`): `py` and `pyobjects` would execute Python, `mako` another template
-/// language, `gpg` needs keys.
+/// `yaml`, `json` and `gpg`, whose encrypted values stay ciphertext, [`gpg_hint`]): `py` and
+/// `pyobjects` would execute Python, `mako` is another template language.
 pub fn unsupported_renderer(text: &str) -> Option<String> {
-    renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml" | "json"))
+    renderer_pipe(text).into_iter().find(|p| !matches!(p.as_str(), "jinja" | "yaml" | "json" | "gpg"))
 }
 
 /// The hint for a file whose renderer is never run here: never at all, or (a `#!stateconf`
@@ -189,7 +213,8 @@ pub(crate) fn clear_spans(v: &mut Val, file: FileId) {
 /// output) or, for a plain file, on `text` itself. An error in rendered text is placed at the
 /// same line number of the file, as Salt reports it, and quotes the rendered line.
 pub fn render_data(text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
-    render_data_as(renderer_pipe(text).last().is_some_and(|r| r == "json"), text, rendered, file)
+    let data = renderer_pipe(text).into_iter().filter(|r| r == "json" || r == "yaml").last();
+    render_data_as(data.is_some_and(|r| r == "json"), text, rendered, file)
 }
 
 /// [`render_data`] with the data renderer chosen by the caller (`json`, else `yaml`).
@@ -378,4 +403,21 @@ fn unsure_scalar_value(a: &Val, m: &syntax::jinja::Masked) -> bool {
 
 fn unsure_key(a: &Val, m: &syntax::jinja::Masked) -> bool {
     a.as_dict().is_some_and(|d| d.keys().any(|k| unsure(k, m)))
+}
+
+#[cfg(test)]
+mod gpg_tests {
+    use super::*;
+
+    #[test]
+    fn gpg_values_stay_ciphertext_with_one_hint() {
+        let text = "#!yaml|gpg\nß: plain\nsecret: |\n  -----BEGIN PGP MESSAGE-----\n  hQEMA💣\n  -----END PGP MESSAGE-----\n";
+        let (val, hints) = render_with_hints(text, 0, None).unwrap();
+        assert_eq!(val.to_json(), serde_json::json!({"ß": "plain", "secret": "-----BEGIN PGP MESSAGE-----\nhQEMA💣\n-----END PGP MESSAGE-----\n"}));
+        let spans: Vec<_> = hints.iter().map(|h| (h.code, h.loc.as_ref().map(|l| l.span.clone()))).collect();
+        assert_eq!(spans, [(Code::NotAnalysed, Some(text.find("  -----BEGIN").unwrap()..text.find("  -----BEGIN").unwrap()))]);
+        // No encrypted value, no hint; no `gpg` in the pipe, no hint either.
+        assert!(render_with_hints("#!yaml|gpg\na: 1\n", 0, None).unwrap().1.is_empty());
+        assert!(render_with_hints("a: '-----BEGIN PGP MESSAGE-----'\n", 0, None).unwrap().1.is_empty());
+    }
 }
