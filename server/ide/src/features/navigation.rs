@@ -75,7 +75,10 @@ fn files(found: Vec<model::workspace::roots::StateFile>) -> Vec<NavTarget> {
     found
         .into_iter()
         .map(|f| {
-            let name = model::workspace::roots::sls_name_of(f.source.trim_start_matches("salt://")).unwrap_or_default();
+            // The file's own name, as the roots list it (`/formulas/x` and `pkg.` load
+            // `formulas.x` and `pkg`).
+            let served = model::workspace::roots::served_path(f.source.trim_start_matches("salt://")).unwrap_or_default();
+            let name = model::workspace::roots::sls_name_of(&served).unwrap_or_default();
             NavTarget { path: f.path, full_range: 0..0, focus_range: 0..0, name }
         })
         .collect()

@@ -293,3 +293,50 @@ listing:
     "#]]
     .assert_eq(&show(a.goto_definition(&path, list).unwrap()));
 }
+
+/// A leading slash (`/formulas/x`) loads `formulas/x.sls` in Salt, and `- .` from a package's
+/// file names the package (`pkg.`, its `init.sls`): definitions follow Salt there too, from
+/// includes, top entries and `sls:` requisites.
+#[test]
+fn goto_leading_slash_and_dot_names() {
+    let tree = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [base]}
+#- base/top.sls
+base:
+  '*':
+    - /formu$Alas/ß
+#- base/formulas/ß.sls
+include:
+  - /formulas/com$Bmon
+ß_id:
+  test.nop:
+    - require:
+      - sls: /formulas/co$Cmmon
+#- base/formulas/common.sls
+c: test.nop
+#- base/pkg/init.sls
+p: test.nop
+#- base/pkg/sub.sls
+include:
+  - $D.
+"#;
+    let out: String = ['A', 'B', 'C', 'D']
+        .iter()
+        .map(|m| {
+            let f = Fixture::new(&crate::fixture::pick_marker(tree, *m));
+            let a = f.analysis();
+            let (path, offset) = f.cursor();
+            let targets = a.goto_definition(&path, offset).unwrap();
+            let found: Vec<String> = targets.iter().map(|t| format!("{} ({})", at(&a, &t.path, t.focus_range.clone()), t.name)).collect();
+            format!("{m}: {}\n", found.join(", "))
+        })
+        .collect();
+    expect![[r#"
+        A: base/formulas/ß.sls:1:1 (formulas.ß)
+        B: base/formulas/common.sls:1:1 (formulas.common)
+        C: base/formulas/common.sls:1:1 (formulas.common)
+        D: base/pkg/init.sls:1:1 (pkg)
+    "#]]
+    .assert_eq(&out);
+}
