@@ -63,9 +63,10 @@ impl Workspace {
         }
     }
 
-    /// Load the workspace rooted at `root`: `salt-analyzer.yaml` if present, else `config_dir`
-    /// if given, else the root itself as `base`'s only file root. `config_dir` (`-c DIR`)
-    /// overrides `salt_config`.
+    /// Load the workspace rooted at `root`: the Salt configuration `config_dir` (`-c DIR`, over
+    /// `salt_config`) or `salt_config` names, else the `file_roots` of `salt-analyzer.yaml`,
+    /// else the roots the repository's layout shows ([`discover`]); the workspace file's
+    /// profiles, fleet and options in every case.
     pub fn load(fs: &dyn Vfs, root: &Path, config_dir: Option<&Path>) -> Result<Workspace, ConfigError> {
         let file = root.join(WORKSPACE_FILE);
         let mut ws = Workspace::bare(root, Opts::default());
