@@ -25,7 +25,8 @@ pub enum Code {
     UnreadableFile,
     /// A top-file entry naming an SLS that no environment has.
     MissingSls,
-    /// A top-file section or cross-env item for an environment `file_roots` does not define.
+    /// A top-file section or cross-env item for an environment `file_roots` does not define
+    /// (a section: a warning; an error in the highstate of a minion it targets).
     UnknownEnvironment,
     /// A target Salt cannot evaluate: unknown matcher, bad regex or CIDR, undefined nodegroup.
     InvalidTarget,
@@ -33,8 +34,9 @@ pub enum Code {
     UnusedSection,
     /// A top file `verify_tops` rejects (the `'*': name` shorthand, empty entries).
     MalformedTop,
-    /// A file whose renderer salt-analyzer never runs (`#!py`, `#!pyobjects`, `#!mako`,
-    /// `#!gpg`, ...): a hint, and what it would declare is unknown.
+    /// A file whose renderer salt-analyzer never runs (`#!py`, `#!pyobjects`, `#!mako`, ...):
+    /// a hint, and what it would declare is unknown; also an encrypted value (`gpg`) kept as
+    /// its ciphertext, and a host-touching call left unanswered.
     NotAnalysed,
     /// A formula's layered configuration that `map.data` fails on (a bad data source, a layer
     /// file with other keys than `values`/`strategy`/`merge_lists`, a merge of a non-dict).
