@@ -559,6 +559,8 @@ impl Scan {
         }
         let chars: Vec<(usize, char)> = content.char_indices().collect();
         let mut prev = None::<char>; // the last character that was not a blank
+                                     // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
+        let mut indicator_at = None::<usize>;
         let mut i = 0;
         while i < chars.len() {
             let (byte, c) = chars[i];
@@ -586,6 +588,12 @@ impl Scan {
             if c == '#' && after_space {
                 break;
             }
+            if c == '#' && indicator_at.is_some_and(|at| at + 1 == i) {
+                // libyaml starts a comment at a `#` right after a flow indicator (`[]#`,
+                // `[1,#c`): it looks for the next token there; saphyr wants a blank first.
+                inserts.push(byte);
+                break;
+            }
             let node_start = match prev {
                 None => true,
                 Some('[' | '{' | ',') => self.depth > 0,
@@ -611,8 +619,13 @@ impl Scan {
                         self.need = pad + i + 1;
                     }
                     self.depth += 1;
+                    indicator_at = Some(i);
                 }
-                ']' | '}' if self.depth > 0 => self.depth -= 1,
+                ']' | '}' if self.depth > 0 => {
+                    self.depth -= 1;
+                    indicator_at = Some(i);
+                }
+                ',' if self.depth > 0 => indicator_at = Some(i),
                 ':' if next == Some('\t') => inserts.push(byte + 1),
                 '|' | '>' if node_start && self.depth == 0 => {
                     let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
@@ -1154,6 +1167,8 @@ mod tests {
         expect_test::expect![[r#"{Null@3..3: Str("x")@5..6}"#]].assert_eq(&got("? \n: x"));
         // A comment right after a quote, a tab after `:`.
         expect_test::expect![[r#"{Str("b")@0..1: Str("y")@3..8, Str("a")@9..10: Int(1)@12..13}"#]].assert_eq(&got("b: \"y\"#c\na:\t1"));
+        // A comment right after a flow indicator (`[]#`, `[1,#c`), also past a wrapped line.
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@4..5], Str("b")@9..10: [Int(2)@13..14, Int(3)@19..20], Str("c")@24..25: [Str("x")@28..29, Str("y")@31..32], Str("d")@35..36: [Str("a#b")@39..42]}"#]].assert_eq(&got("a: [1]#c\nb: [2,#x\n 3]#y\nc: [x,\ny]#\nd: [a#b]\n"));
     }
 
     #[test]
