@@ -222,6 +222,13 @@ struct Builder<'o, 'a> {
     key_text: HashMap<usize, String>,
 }
 
+/// Where a document that is a block scalar meets a line at column 0 (see
+/// [`Builder::root_block_scalar_at_column_0`]).
+enum Column0 {
+    Content(usize),
+    Comment(usize),
+}
+
 /// What a scalar event was, beyond its value, for the rules of the place it lands in.
 #[derive(Default)]
 struct ScalarInfo {
@@ -253,8 +260,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 };
                 let value = match value {
                     // saphyr ends a block scalar whose last line is the file's last and has no
-                    // line break with one anyway; PyYAML has no break to keep (`|`, `|+`).
-                    Value::Str(mut s) if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.ends_unbroken(end) && s.ends_with('\n') => {
+                    // line break with one anyway, also when that line is only blanks (`|+\n `);
+                    // PyYAML has no break to keep (`|`, `|+`).
+                    Value::Str(mut s) if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.ends_unbroken(start, end) && s.ends_with('\n') => {
                         s.pop();
                         Value::Str(s)
                     }
@@ -264,6 +272,18 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                     self.error = Some(YamlError { offset: start, message: "found a tab character where an indentation space is expected".to_string() });
                     return;
                 }
+                let value = match self.root_block_scalar_at_column_0(style, start) {
+                    Some(Column0::Content(offset)) => {
+                        self.error = Some(YamlError { offset, message: "did not find expected <document start>".to_string() });
+                        return;
+                    }
+                    // The scalar is what libyaml reads before the comment.
+                    Some(Column0::Comment(offset)) => match load_exact(&self.offsets.text[..offset], false) {
+                        Ok((Node { value: v @ Value::Str(_), .. }, _)) => v,
+                        _ => value,
+                    },
+                    None => value,
+                };
                 if style == ScalarStyle::Plain && self.in_flow() {
                     if let Some(message) = self.flow_plain_error(&text, end) {
                         self.error = Some(YamlError { offset: start, message });
@@ -350,6 +370,43 @@ impl Builder<'_, '_> {
         let header = text[..line_start].trim_end().rsplit('\n').next().unwrap_or("");
         let indicator = header.rfind(['|', '>']).map_or("", |i| &header[i + 1..]);
         !indicator.split('#').next().unwrap_or("").chars().any(|c| c.is_ascii_digit())
+    }
+
+    /// A block scalar that is the document (`|` at the top, or after `---`) and has no
+    /// indentation indicator is indented at least one column to libyaml; saphyr also takes
+    /// lines at column 0. The offset of the first such line (not a comment or a document
+    /// marker), where libyaml's scalar has ended and it finds content instead of a document;
+    /// or of a comment there, which ends the scalar before anything else does.
+    fn root_block_scalar_at_column_0(&self, style: ScalarStyle, start: usize) -> Option<Column0> {
+        if !matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) || !self.stack.is_empty() {
+            return None;
+        }
+        let text = self.offsets.text;
+        let header = text[..start].rfind(['|', '>'])?;
+        let header_line_end = header + text[header..].find('\n')? + 1;
+        let indicator = text[header + 1..header_line_end].split('#').next().unwrap_or("");
+        if indicator.chars().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let mut offset = header_line_end;
+        let mut comment = None;
+        for line in text[header_line_end..].split_inclusive('\n') {
+            let at = offset;
+            offset += line.len();
+            let content = line.trim_start_matches(' ').trim_end_matches(['\n', '\r']);
+            if content.is_empty() || (comment.is_none() && line.starts_with(' ')) {
+                continue;
+            }
+            if starts_with_marker(line) {
+                break;
+            }
+            if content.starts_with('#') {
+                comment = comment.or(Some(at));
+                continue;
+            }
+            return Some(Column0::Content(at));
+        }
+        comment.map(Column0::Comment)
     }
 
     fn in_flow(&self) -> bool {
@@ -446,12 +503,23 @@ impl Builder<'_, '_> {
         Ok(out)
     }
 
-    /// Whether a node ending at `end` reaches into the text's last line, which has content and
-    /// no line break.
-    fn ends_unbroken(&self, end: usize) -> bool {
+    /// Whether a block scalar spanning `start..end` holds the text's last line, which is not
+    /// empty and has no line break: a line of content, or of blanks reaching the scalar's
+    /// indentation (the column of its first line of content at `start`; a shorter one ends
+    /// the scalar, and saphyr adds no break for it either).
+    fn ends_unbroken(&self, start: usize, end: usize) -> bool {
         let text = self.offsets.text;
         let last = text.rfind(['\n', '\r']).map_or(0, |i| i + 1);
-        !text[last..].trim().is_empty() && end > last
+        if last >= text.len() || end <= last {
+            return false;
+        }
+        let blanks = text[last..].len() - text[last..].trim_start_matches(' ').len();
+        if blanks < text.len() - last && !text[last + blanks..].trim().is_empty() {
+            return true;
+        }
+        let line_start = text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let first_line = start < last && text[line_start..start].bytes().all(|b| b == b' ') && !text[start..].starts_with(['\n', '\r']);
+        !first_line || blanks >= start - line_start
     }
 }
 
@@ -1229,6 +1297,22 @@ mod tests {
         expect_test::expect![[r#"Str("x\ny\n")@7..13 Str("z\n")@19..21"#]].assert_eq(&got("a: >+\n x\n\n y\nb: |\n z\n"));
         expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |+\n x"));
         expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |-\n x"));
+        // A last line of only blanks: content where it reaches the indentation, never a break.
+        expect_test::expect![[r#"Str("x\n\n ")@7..12"#]].assert_eq(&got("a: |+\n x\n\n  "));
+        expect_test::expect![[r#"Str("x\n")@9..12"#]].assert_eq(&got("a: |+\n   x\n "));
+        expect_test::expect![[r#"Str("")@3..7"#]].assert_eq(&got("a: >+\n "));
+        expect_test::expect![[r#"Str(" x\n")@8..13"#]].assert_eq(&got("a: |2\n   x\n  "));
+    }
+
+    #[test]
+    fn a_document_that_is_a_block_scalar_is_indented() {
+        // libyaml indents it at least one column: a line at column 0 ends it.
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect!["error at 4: did not find expected <document start>"].assert_eq(&got(">-\n\nx\n"));
+        expect_test::expect![[r#"Str("x\n")@7..9"#]].assert_eq(&got("--- |\n x\n#c\n"));
+        expect_test::expect![[r#"Str("")@7..8"#]].assert_eq(&got("--- |\n\n#"));
+        expect_test::expect!["error at 9: did not find expected <document start>"].assert_eq(&got("|\n x\n#c\n y\n"));
+        expect_test::expect![[r#"Str("x\n")@3..5"#]].assert_eq(&got("|\n x\n...\n"));
     }
 
     #[test]
