@@ -547,17 +547,33 @@ impl Repair {
         let mut shifts = Vec::new();
         let mut added = 0;
         let mut scan = Scan::default();
+        // The column of the node an empty value indicator (`key:`, `-`) ending the last line
+        // of block content is for.
+        let mut value_at = None::<usize>;
         for line in text.split_inclusive('\n') {
             let indent = line.len() - line.trim_start_matches(' ').len();
             let continues = scan.depth > 0 || scan.quote.is_some();
+            let plain = !continues && scan.block_scalar.is_none_or(|header| indent <= header && !line.trim().is_empty());
+            let code = line.split(" #").next().unwrap_or("").trim();
             let mut pad = 0;
             if continues && !line.trim().is_empty() && indent < scan.need && !starts_with_marker(line) {
                 pad = scan.need - indent;
+            } else if plain && value_at == Some(indent) && is_block_scalar_header(code) {
+                // A block scalar header at the column of its key or `-` (`a:\n|\n x`): libyaml
+                // takes it as the value, saphyr as a new key; one column right, it is the value
+                // to both, and its content's indentation is counted from the key either way.
+                pad = 1;
+            }
+            if pad > 0 {
                 out.extend(std::iter::repeat_n(' ', pad));
                 added += pad;
                 shifts.push((out.len(), added));
             }
-            let inserts = scan.line(line, indent + pad, pad);
+            if plain && !code.is_empty() && !code.starts_with('#') {
+                value_at = empty_value_column(code).map(|c| indent + c);
+            }
+            let scan_indent = if pad == 1 && !continues { indent } else { indent + pad };
+            let inserts = scan.line(line, scan_indent, pad);
             let mut from = 0;
             for at in inserts {
                 out.push_str(&line[from..at]);
@@ -592,6 +608,28 @@ impl Repair {
             _ => {}
         }
     }
+}
+
+/// A block scalar header alone on its line: `|` or `>`, then indicators (`|+`, `>2-`).
+fn is_block_scalar_header(code: &str) -> bool {
+    code.strip_prefix(['|', '>']).is_some_and(|rest| rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')))
+}
+
+/// For a line of block content (indentation removed, comment cut) that ends with an empty
+/// value (`key:`, `- key:`, `-`, `- -`), the column of the node that value is for: the key's,
+/// or the last `-`'s.
+fn empty_value_column(code: &str) -> Option<usize> {
+    let mut at = 0;
+    let mut rest = code;
+    while let Some(after) = rest.strip_prefix('-').filter(|r| r.is_empty() || r.starts_with(' ')) {
+        if after.trim().is_empty() {
+            return Some(at);
+        }
+        let skipped = after.len() - after.trim_start().len();
+        at += 1 + skipped;
+        rest = &after[skipped..];
+    }
+    (rest.ends_with(':') && !rest.starts_with(['"', '\'', '[', '{', '&', '!', '*', '?'])).then_some(at)
 }
 
 /// `---` or `...` at the start of a line, followed by a blank or the line's end.
@@ -1313,6 +1351,18 @@ mod tests {
         expect_test::expect![[r#"Str("")@7..8"#]].assert_eq(&got("--- |\n\n#"));
         expect_test::expect!["error at 9: did not find expected <document start>"].assert_eq(&got("|\n x\n#c\n y\n"));
         expect_test::expect![[r#"Str("x\n")@3..5"#]].assert_eq(&got("|\n x\n...\n"));
+    }
+
+    #[test]
+    fn a_block_scalar_header_at_the_column_of_its_key() {
+        // libyaml takes `|` there as the value (nothing else may start a value there).
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: Str("x\n")@15..19, Str("c")@19..20: Int(1)@22..23}, Str("d")@24..25: Str("")@27..29}"#]]
+            .assert_eq(&got("a:\n  b:\n  |\n   x\n  c: 1\nd:\n>\n"));
+        expect_test::expect![[r#"[Str("x\n")@6..8, [Str("y")@20..22]]"#]].assert_eq(&got("- \n|\n x\n- -\n  >-\n   y\n"));
+        expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("- a:\n|\n x\n"));
+        expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("a: 1\n|\n x\n"));
+        expect_test::expect!["error at 7: simple key expect ':'"].assert_eq(&got("a:\n[1]\n"));
     }
 
     #[test]
