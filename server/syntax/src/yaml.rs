@@ -649,6 +649,9 @@ struct Scan {
     quote: Option<char>,
     /// Inside a block scalar whose header line had this indentation.
     block_scalar: Option<usize>,
+    /// A plain scalar of the block context is open at the end of the last line; it began on a
+    /// line with this indentation (a more indented line continues it).
+    plain_from: Option<usize>,
 }
 
 impl Scan {
@@ -664,9 +667,16 @@ impl Scan {
             self.block_scalar = None;
         }
         let chars: Vec<(usize, char)> = content.char_indices().collect();
-        let mut prev = None::<char>; // the last character that was not a blank
-                                     // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
+        // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
         let mut indicator_at = None::<usize>;
+        let mut prev = None::<char>; // the last character that was not a blank
+                                     // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
+                                     // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
+        let continued = self.plain_from.filter(|&from| indent > from && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
+        if !content.trim().is_empty() {
+            self.plain_from = continued;
+        }
+        let mut plain = continued.is_some();
         let mut i = 0;
         while i < chars.len() {
             let (byte, c) = chars[i];
@@ -692,7 +702,19 @@ impl Scan {
                 continue;
             }
             if c == '#' && after_space {
+                plain = false;
                 break;
+            }
+            if plain && self.depth == 0 {
+                if c == ':' && next.is_none_or(|n| n == ' ' || n == '\t') {
+                    plain = false;
+                    prev = Some(c);
+                    if next == Some('\t') {
+                        inserts.push(byte + 1);
+                    }
+                }
+                i += 1;
+                continue;
             }
             if c == '#' && indicator_at.is_some_and(|at| at + 1 == i) {
                 // libyaml starts a comment at a `#` right after a flow indicator (`[]#`,
@@ -740,13 +762,22 @@ impl Scan {
                         self.block_scalar = Some(indent);
                         return inserts;
                     }
+                    plain = true;
                 }
+                '-' | '?' | ':' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {}
+                ' ' | '\t' | '*' => {}
+                _ if node_start && self.depth == 0 => plain = true,
                 _ => {}
             }
             if c != ' ' && c != '\t' {
                 prev = Some(c);
             }
             i += 1;
+        }
+        if plain && self.depth == 0 && self.quote.is_none() {
+            self.plain_from = Some(self.plain_from.unwrap_or(indent));
+        } else if !content.trim().is_empty() {
+            self.plain_from = None;
         }
         inserts
     }
@@ -1363,6 +1394,17 @@ mod tests {
         expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("- a:\n|\n x\n"));
         expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("a: 1\n|\n x\n"));
         expect_test::expect!["error at 7: simple key expect ':'"].assert_eq(&got("a:\n[1]\n"));
+    }
+
+    #[test]
+    fn quotes_inside_a_plain_scalar_open_nothing() {
+        // `- x - 'p` is one plain scalar, continued on the next line: the repair must not read
+        // a quoted scalar there and move its lines (libyaml refuses both, CRLF or not).
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect!["error at 17: while scanning a quoted scalar, found unexpected end of stream"].assert_eq(&got("a:\r\n- x\r\n  - 'p\r\n'\r"));
+        expect_test::expect!["error at 19: while parsing a block mapping, did not find expected key"].assert_eq(&got("a:\n   - x - - 'p\n  q'\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: Str("x 'q")@3..9, Str("b")@10..11: [Int(1)@14..15, Int(2)@18..19]}"#]]
+            .assert_eq(&got("a: x\n  'q\nb: [1,\n 2]\n"));
     }
 
     #[test]
