@@ -90,7 +90,12 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
     let mut docs = builder.docs;
     let duplicates = builder.duplicates;
     // A document that is one plain scalar may continue over lines that start with a tab.
-    let tab = docs.first().and_then(|d| misplaced_tab(text, d).filter(|&at| matches!(d.value, Value::Seq(_) | Value::Map(_)) || at < d.span.start));
+    let empty = Node { value: Value::Null, span: 0..0 };
+    let tab = match docs.first() {
+        Some(d) => misplaced_tab(text, d).filter(|&at| matches!(d.value, Value::Seq(_) | Value::Map(_)) || at < d.span.start),
+        // An empty stream: any tab at the start of a line or after spaces cannot start a token.
+        None => misplaced_tab(text, &empty),
+    };
     if let Some(offset) = tab {
         // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
         // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
@@ -543,6 +548,17 @@ struct Repair {
 
 impl Repair {
     fn new(text: &str) -> Option<Repair> {
+        // A lone CR is a line break to libyaml; saphyr refuses it in a quoted scalar. As LF,
+        // it is the same break, one byte long as before.
+        let lone_cr = |(i, b): (usize, &u8)| *b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n');
+        let mut changed = text.as_bytes().iter().enumerate().any(lone_cr);
+        let normalized: String;
+        let text = if changed {
+            normalized = text.char_indices().map(|(i, c)| if c == '\r' && text.as_bytes().get(i + 1) != Some(&b'\n') { '\n' } else { c }).collect();
+            &normalized
+        } else {
+            text
+        };
         let mut out = String::with_capacity(text.len() + 64);
         let mut shifts = Vec::new();
         let mut added = 0;
@@ -582,9 +598,17 @@ impl Repair {
                 shifts.push((out.len(), added));
                 from = at;
             }
+            if scan.quote.is_some() && continues && line.trim().is_empty() && line.contains('\t') {
+                // A line of blanks with a tab in a quoted scalar is a line break to libyaml;
+                // saphyr takes the tab for indentation and refuses it. Spaces are the same
+                // break there.
+                out.extend(line[from..].chars().map(|c| if c == '\t' { ' ' } else { c }));
+                changed = true;
+                continue;
+            }
             out.push_str(&line[from..]);
         }
-        (!shifts.is_empty()).then_some(Repair { text: out, shifts })
+        (changed || !shifts.is_empty()).then_some(Repair { text: out, shifts })
     }
 
     fn unpad(&self, offset: usize) -> usize {
@@ -846,7 +870,12 @@ fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
             if bytes.get(i) == Some(&b'\t') {
                 let content = line[i..].trim_start_matches([' ', '\t']);
                 let blank = content.trim().is_empty() || content.starts_with('#');
-                if (indicator || !blank) && !inside_quoted_or_flow(text, doc, at + i) && !inside_scalar(doc, at + i) {
+                // A line of blanks (or a comment) with a tab after spaces: only a plain
+                // scalar's scan of the blanks after it reads that tab, and only right of the
+                // indentation of the collection holding it (libyaml: "found a tab character that
+                // violates indentation"); elsewhere it cannot start a token.
+                let after_plain = || plain_scalar_before(text, doc, at, None).is_some_and(|parent| i > parent.unwrap_or(0) || parent.is_none() && i > 0);
+                if (indicator || !blank || !after_plain()) && !inside_quoted_or_flow(text, doc, at + i) && !inside_scalar(doc, at + i) {
                     return Some(at + i);
                 }
                 break;
@@ -867,6 +896,28 @@ fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
         }
     }
     None
+}
+
+/// If a plain scalar of the block context ends right before `at` (blanks and line breaks
+/// between), the column of the block collection holding it (`None` at the top).
+fn plain_scalar_before(text: &str, node: &Node, at: usize, parent: Option<usize>) -> Option<Option<usize>> {
+    let first = text.as_bytes().get(node.span.start).copied();
+    match &node.value {
+        Value::Seq(_) | Value::Map(_) if matches!(first, Some(b'[' | b'{')) => None,
+        Value::Seq(items) => {
+            let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
+            items.iter().find_map(|n| plain_scalar_before(text, n, at, Some(col)))
+        }
+        Value::Map(pairs) => {
+            let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
+            pairs.iter().find_map(|(k, v)| plain_scalar_before(text, k, at, Some(col)).or_else(|| plain_scalar_before(text, v, at, Some(col))))
+        }
+        _ => {
+            let plain = node.span.end > node.span.start && !matches!(first, Some(b'\'' | b'"' | b'|' | b'>'));
+            let between = text.get(node.span.end..at)?;
+            (plain && between.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))).then_some(parent)
+        }
+    }
 }
 
 /// Whether `offset` is inside a quoted scalar or a flow collection of `node`.
@@ -1394,6 +1445,21 @@ mod tests {
         expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("- a:\n|\n x\n"));
         expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("a: 1\n|\n x\n"));
         expect_test::expect!["error at 7: simple key expect ':'"].assert_eq(&got("a:\n[1]\n"));
+    }
+
+    #[test]
+    fn tabs_on_blank_lines_and_lone_carriage_returns() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // A blank line with a tab: only the blanks after a plain scalar may hold one, right of
+        // the indentation of its collection (a Jinja tag indented with a tab leaves such lines).
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: Str("x")@8..9, Str("c")@17..18: Int(1)@20..21}}"#]]
+            .assert_eq(&got("a:\n  b: x\n   \t\n  c: 1\n"));
+        expect_test::expect![[r#"error at 12: found character '\t' that cannot start any token"#]].assert_eq(&got("a:\n  b: x\n  \t\n  c: 1\n"));
+        expect_test::expect![[r#"error at 9: found character '\t' that cannot start any token"#]].assert_eq(&got("a: 'x'\n  \t\nb: 1\n"));
+        expect_test::expect![[r#"error at 1: found character '\t' that cannot start any token"#]].assert_eq(&got(" \t\n"));
+        // In a quoted scalar it is a line break, and so is a lone CR.
+        expect_test::expect![[r#"{Str("a")@0..1: Str("x\ny")@3..12, Str("b")@13..14: [Str("p q")@20..25]}"#]]
+            .assert_eq(&got("a: 'x\n\t\n  y'\nb:\r  - 'p\rq'\r\n"));
     }
 
     #[test]
