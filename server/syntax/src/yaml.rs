@@ -428,8 +428,9 @@ impl Builder<'_, '_> {
         if text.starts_with(['|', '>']) {
             return Some("found character that cannot start any token".to_string());
         }
+        // (An empty scalar is a missing value, after a quoted key's `:` in `{"x":}`.)
         let after = self.offsets.text.as_bytes().get(end..)?;
-        (after.first() == Some(&b':') && matches!(after.get(1), Some(b',' | b'[' | b']' | b'{' | b'}')))
+        (!text.is_empty() && after.first() == Some(&b':') && matches!(after.get(1), Some(b',' | b'[' | b']' | b'{' | b'}')))
             .then(|| "while scanning a plain scalar: found unexpected ':'".to_string())
     }
 
@@ -1200,22 +1201,23 @@ fn parse_int(t: &str) -> Option<i64> {
         Some(rest) => (-1i64, rest.to_string()),
         None => (1, v.strip_prefix('+').unwrap_or(&v).to_string()),
     };
+    // Python's `int()` skips blanks around the digits (`!!int ' 7'`, a `0` Salt strips).
     let n = if body == "0" {
         0
     } else if let Some(b) = body.strip_prefix("0b") {
-        i64::from_str_radix(b, 2).ok()?
+        i64::from_str_radix(b.trim(), 2).ok()?
     } else if let Some(x) = body.strip_prefix("0x") {
-        i64::from_str_radix(x, 16).ok()?
+        i64::from_str_radix(x.trim(), 16).ok()?
     } else if body.starts_with('0') {
-        i64::from_str_radix(&body, 8).ok()?
+        i64::from_str_radix(body.trim(), 8).ok()?
     } else if body.contains(':') {
         let mut n: i64 = 0;
         for part in body.split(':') {
-            n = n.checked_mul(60)?.checked_add(part.parse::<i64>().ok()?)?;
+            n = n.checked_mul(60)?.checked_add(part.trim().parse::<i64>().ok()?)?;
         }
         n
     } else {
-        body.parse::<i64>().ok()?
+        body.trim().parse::<i64>().ok()?
     };
     n.checked_mul(sign)
 }
@@ -1276,14 +1278,15 @@ fn parse_float(t: &str) -> Option<f64> {
     if body == ".nan" {
         return Some(f64::NAN);
     }
+    // Python's `float()` skips blanks around the number (`!!float '1\t'`).
     if body.contains(':') {
         let mut n = 0.0;
         for part in body.split(':') {
-            n = n * 60.0 + part.parse::<f64>().ok()?;
+            n = n * 60.0 + part.trim().parse::<f64>().ok()?;
         }
         return Some(sign * n);
     }
-    body.parse::<f64>().ok().map(|f| sign * f)
+    body.trim().parse::<f64>().ok().map(|f| sign * f)
 }
 
 #[cfg(test)]
@@ -1460,6 +1463,19 @@ mod tests {
         // In a quoted scalar it is a line break, and so is a lone CR.
         expect_test::expect![[r#"{Str("a")@0..1: Str("x\ny")@3..12, Str("b")@13..14: [Str("p q")@20..25]}"#]]
             .assert_eq(&got("a: 'x\n\t\n  y'\nb:\r  - 'p\rq'\r\n"));
+    }
+
+    #[test]
+    fn tagged_numbers_with_blanks_and_a_quoted_key_before_its_colon() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Python's int() and float() skip blanks; Salt strips an int's leading zeros first.
+        expect_test::expect![[
+            r#"{Str("a")@0..1: Int(7)@3..13, Str("b")@14..15: Int(755)@17..30, Str("c")@31..32: Float(1.0)@34..46, Str("d")@47..48: Int(-31)@50..64}"#
+        ]]
+        .assert_eq(&got("a: !!int ' 7'\nb: !!int 0\n  755\nc: !!float '1\t'\nd: !!int '-0x 1f'\n"));
+        // `{"x":}`: the value is missing (null), not a plain scalar ending in `:`.
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("x")@4..7: Null@7..7, Str("y")@9..12: Null@12..12}}"#]].assert_eq(&got("a: {\"x\":,'y':}\n"));
+        expect_test::expect!["error at 4: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: {x:}\n"));
     }
 
     #[test]
