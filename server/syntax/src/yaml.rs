@@ -1049,6 +1049,9 @@ pub fn canonical_key(v: &Value) -> String {
 /// `!!set` and `!!pairs` build a Python set and a list of tuples, which [`Value`] has not: they
 /// load as the mapping and the sequence they are written as.
 fn collection_tag_error(tag: &str, kind: &str) -> Option<String> {
+    if tag == "!" {
+        return None;
+    }
     let suffix = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
     let want = match suffix {
         Some("map" | "omap" | "set") => "mapping",
@@ -1099,6 +1102,21 @@ pub fn py_float(f: f64) -> String {
 }
 
 fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Result<Value, String> {
+    // The non-specific tag `!`: libyaml's loader resolves the scalar as if it were plain,
+    // whatever its style (`! '7'` is the int 7).
+    if tag == Some("!") {
+        // Python's `$` in the resolvers' patterns also matches before a last line break, and
+        // the constructors get the text with it: `int()` and `float()` skip it, the bool
+        // constructor's lookup fails.
+        let Some(body) = text.strip_suffix('\n') else {
+            return Ok(resolve_plain(text));
+        };
+        return match resolve_plain(body) {
+            Value::Str(_) => Ok(Value::Str(text.to_string())),
+            Value::Bool(_) => Err(format!("KeyError: '{}\\n'", body.to_lowercase())),
+            other => Ok(other),
+        };
+    }
     if let Some(tag) = tag {
         return resolve_tagged(text, tag);
     }
@@ -1476,6 +1494,13 @@ mod tests {
         // `{"x":}`: the value is missing (null), not a plain scalar ending in `:`.
         expect_test::expect![[r#"{Str("a")@0..1: {Str("x")@4..7: Null@7..7, Str("y")@9..12: Null@12..12}}"#]].assert_eq(&got("a: {\"x\":,'y':}\n"));
         expect_test::expect!["error at 4: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: {x:}\n"));
+    }
+
+    #[test]
+    fn the_non_specific_tag_resolves_as_plain() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: Int(7)@3..8, Str("b")@9..10: [Int(1)@15..16], Str("c")@18..19: Null@21..25, Str("d")@26..27: Int(755)@29..39, Str("e")@39..40: Str("x\n")@42..49}"#]].assert_eq(&got("a: ! '7'\nb: ! [1]\nc: ! ''\nd: ! |\n 0755\ne: ! |\n x\n"));
+        expect_test::expect![[r#"error at 3: KeyError: 'yes\n'"#]].assert_eq(&got("a: ! |\n yes\n"));
     }
 
     #[test]
