@@ -47,6 +47,14 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 /// of the keys that were dropped are returned. Static analysis of templates needs this: a
 /// masked `{% if %}`/`{% else %}` pair often declares the same key twice.
 pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
+    let loaded = load_repaired(text, allow_duplicates)?;
+    if let Some(offset) = tab_after_flow_plain(text, &loaded.0) {
+        return Err(YamlError { offset, message: "found a tab character that violates indentation".to_string() });
+    }
+    Ok(loaded)
+}
+
+fn load_repaired(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let first = load_exact(text, allow_duplicates);
     if first.is_err() {
         // Retry with what saphyr refuses and libyaml accepts rewritten (see [`Repair`]; no
@@ -568,8 +576,19 @@ impl Repair {
         // of block content is for.
         let mut value_at = None::<usize>;
         for line in text.split_inclusive('\n') {
-            let indent = line.len() - line.trim_start_matches(' ').len();
             let continues = scan.depth > 0 || scan.quote.is_some();
+            // The leading blanks of a continuation line of a flow collection or quoted scalar
+            // are no content: tabs there are spaces (saphyr takes them for indentation).
+            let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+            let detabbed: String;
+            let line = if continues && line[..lead].contains('\t') && !line[lead..].trim().is_empty() {
+                changed = true;
+                detabbed = line[..lead].replace('\t', " ") + &line[lead..];
+                &detabbed
+            } else {
+                line
+            };
+            let indent = line.len() - line.trim_start_matches(' ').len();
             let plain = !continues && scan.block_scalar.is_none_or(|header| indent <= header && !line.trim().is_empty());
             let code = line.split(" #").next().unwrap_or("").trim();
             let mut pad = 0;
@@ -592,9 +611,9 @@ impl Repair {
             let scan_indent = if pad == 1 && !continues { indent } else { indent + pad };
             let inserts = scan.line(line, scan_indent, pad);
             let mut from = 0;
-            for at in inserts {
+            for (at, c) in inserts {
                 out.push_str(&line[from..at]);
-                out.push(' ');
+                out.push(c);
                 added += 1;
                 shifts.push((out.len(), added));
                 from = at;
@@ -674,6 +693,9 @@ struct Scan {
     quote: Option<char>,
     /// Inside a block scalar whose header line had this indentation.
     block_scalar: Option<usize>,
+    /// The last character that was not a blank, at the end of the last line that had one, for
+    /// a flow collection continued on the next (a plain scalar may continue there too).
+    last: Option<char>,
     /// A plain scalar of the block context is open at the end of the last line; it began on a
     /// line with this indentation (a more indented line continues it).
     plain_from: Option<usize>,
@@ -681,8 +703,9 @@ struct Scan {
 
 impl Scan {
     /// Reads one line (whose content starts at column `indent` once `pad` spaces are put in
-    /// front of it); returns the byte offsets in the line where a space is to be inserted.
-    fn line(&mut self, line: &str, indent: usize, pad: usize) -> Vec<usize> {
+    /// front of it); returns the byte offsets in the line where a character is to be inserted
+    /// (a space, or a quote around a `-`), with it.
+    fn line(&mut self, line: &str, indent: usize, pad: usize) -> Vec<(usize, char)> {
         let mut inserts = Vec::new();
         let content = line.trim_end_matches(['\n', '\r']);
         if let Some(header) = self.block_scalar {
@@ -694,9 +717,9 @@ impl Scan {
         let chars: Vec<(usize, char)> = content.char_indices().collect();
         // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
         let mut indicator_at = None::<usize>;
-        let mut prev = None::<char>; // the last character that was not a blank
-                                     // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
-                                     // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
+        let mut prev = if self.depth > 0 { self.last } else { None }; // the last character that was not a blank
+                                                                      // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
+                                                                      // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
         let continued = self.plain_from.filter(|&from| indent > from && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
         if !content.trim().is_empty() {
             self.plain_from = continued;
@@ -720,7 +743,7 @@ impl Scan {
                     self.quote = None;
                     prev = Some(c);
                     if next == Some('#') {
-                        inserts.push(chars[i + 1].0);
+                        inserts.push((chars[i + 1].0, ' '));
                     }
                 }
                 i += 1;
@@ -735,7 +758,7 @@ impl Scan {
                     plain = false;
                     prev = Some(c);
                     if next == Some('\t') {
-                        inserts.push(byte + 1);
+                        inserts.push((byte + 1, ' '));
                     }
                 }
                 i += 1;
@@ -744,7 +767,7 @@ impl Scan {
             if c == '#' && indicator_at.is_some_and(|at| at + 1 == i) {
                 // libyaml starts a comment at a `#` right after a flow indicator (`[]#`,
                 // `[1,#c`): it looks for the next token there; saphyr wants a blank first.
-                inserts.push(byte);
+                inserts.push((byte, ' '));
                 break;
             }
             let node_start = match prev {
@@ -779,7 +802,13 @@ impl Scan {
                     indicator_at = Some(i);
                 }
                 ',' if self.depth > 0 => indicator_at = Some(i),
-                ':' if next == Some('\t') => inserts.push(byte + 1),
+                '-' if node_start && self.depth > 0 && matches!(next, Some(',' | '[' | ']' | '{' | '}')) => {
+                    // `[-, x]`: a plain `-` to libyaml, an error to saphyr (YAML 1.2); quoted,
+                    // it is the same string to both.
+                    inserts.push((byte, '"'));
+                    inserts.push((byte + 1, '"'));
+                }
+                ':' if next == Some('\t') => inserts.push((byte + 1, ' ')),
                 '|' | '>' if node_start && self.depth == 0 => {
                     let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
                     let rest = rest.split(" #").next().unwrap_or("").trim();
@@ -798,6 +827,9 @@ impl Scan {
                 prev = Some(c);
             }
             i += 1;
+        }
+        if prev.is_some() {
+            self.last = prev;
         }
         if plain && self.depth == 0 && self.quote.is_none() {
             self.plain_from = Some(self.plain_from.unwrap_or(indent));
@@ -902,16 +934,28 @@ fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
 /// If a plain scalar of the block context ends right before `at` (blanks and line breaks
 /// between), the column of the block collection holding it (`None` at the top).
 fn plain_scalar_before(text: &str, node: &Node, at: usize, parent: Option<usize>) -> Option<Option<usize>> {
+    plain_before(text, node, at, parent, false)
+}
+
+/// [`plain_scalar_before`], also looking into flow collections (their scalars keep the column
+/// of the block collection holding the flow one).
+fn plain_before(text: &str, node: &Node, at: usize, parent: Option<usize>, into_flow: bool) -> Option<Option<usize>> {
     let first = text.as_bytes().get(node.span.start).copied();
     match &node.value {
-        Value::Seq(_) | Value::Map(_) if matches!(first, Some(b'[' | b'{')) => None,
+        Value::Seq(items) if matches!(first, Some(b'[' | b'{')) => {
+            items.iter().find_map(|n| plain_before(text, n, at, parent, into_flow)).filter(|_| into_flow)
+        }
+        Value::Map(pairs) if matches!(first, Some(b'[' | b'{')) => pairs
+            .iter()
+            .find_map(|(k, v)| plain_before(text, k, at, parent, into_flow).or_else(|| plain_before(text, v, at, parent, into_flow)))
+            .filter(|_| into_flow),
         Value::Seq(items) => {
             let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
-            items.iter().find_map(|n| plain_scalar_before(text, n, at, Some(col)))
+            items.iter().find_map(|n| plain_before(text, n, at, Some(col), into_flow))
         }
         Value::Map(pairs) => {
             let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
-            pairs.iter().find_map(|(k, v)| plain_scalar_before(text, k, at, Some(col)).or_else(|| plain_scalar_before(text, v, at, Some(col))))
+            pairs.iter().find_map(|(k, v)| plain_before(text, k, at, Some(col), into_flow).or_else(|| plain_before(text, v, at, Some(col), into_flow)))
         }
         _ => {
             let plain = node.span.end > node.span.start && !matches!(first, Some(b'\'' | b'"' | b'|' | b'>'));
@@ -919,6 +963,28 @@ fn plain_scalar_before(text: &str, node: &Node, at: usize, parent: Option<usize>
             (plain && between.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))).then_some(parent)
         }
     }
+}
+
+/// Whether a tab at column `col` in a line's leading blanks, in a flow collection, is in the
+/// blanks after a plain scalar and left of the indentation of the block collection holding
+/// the flow one: libyaml's plain scalar scan refuses it there ("found a tab character that
+/// violates indentation"), its scan between tokens would not.
+/// Checked on the text as written (the repair moves such lines right).
+fn tab_after_flow_plain(text: &str, doc: &Node) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let col = line.len() - line.trim_start_matches(' ').len();
+        let tab = at + col;
+        if line.as_bytes().get(col) == Some(&b'\t')
+            && inside_quoted_or_flow(text, doc, tab)
+            && plain_before(text, doc, tab, None, true).is_some_and(|parent| parent.is_some_and(|p| col <= p))
+        {
+            return Some(tab);
+        }
+    }
+    None
 }
 
 /// Whether `offset` is inside a quoted scalar or a flow collection of `node`.
@@ -1501,6 +1567,21 @@ mod tests {
         let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
         expect_test::expect![[r#"{Str("a")@0..1: Int(7)@3..8, Str("b")@9..10: [Int(1)@15..16], Str("c")@18..19: Null@21..25, Str("d")@26..27: Int(755)@29..39, Str("e")@39..40: Str("x\n")@42..49}"#]].assert_eq(&got("a: ! '7'\nb: ! [1]\nc: ! ''\nd: ! |\n 0755\ne: ! |\n x\n"));
         expect_test::expect![[r#"error at 3: KeyError: 'yes\n'"#]].assert_eq(&got("a: ! |\n yes\n"));
+    }
+
+    #[test]
+    fn flow_continuation_lines_with_tabs_and_dashes() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Tabs leading a continuation line are blanks, except right after a plain scalar and
+        // left of the block indentation, where libyaml's plain scalar scan refuses them.
+        expect_test::expect![[r#"{Str("k")@0..1: {Str("key")@5..8: [Str("no")@20..24]}}"#]].assert_eq(&got("k:\n  key: !!seq [\n  \"no\",\n\t]\n"));
+        expect_test::expect!["error at 13: found a tab character that violates indentation"].assert_eq(&got("a:\n  b: [a\n  \t]\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: [Str("a")@9..10]}}"#]].assert_eq(&got("a:\n  b: [a\n   \t]\n"));
+        // A plain scalar continued on the next line of a flow: its quote opens nothing.
+        expect_test::expect![[r#"{Str("k")@0..1: [{Str("key")@7..10: [{Str("a")@14..15: Str("b '-3")@17..23}, {Str("c")@27..28: Str("d")@30..33, Str("e")@36..37: Str("f")@39..40}]}]}"#]].assert_eq(&got("k:\n  - key: [{a: b\n '-3}, {c: 'd',\n e: f}]\n"));
+        // A lone `-` in a flow is a plain scalar to libyaml.
+        expect_test::expect![[r#"{Str("a")@0..1: [Str("-")@4..5, [Str("-")@8..9], {Str("x")@13..14: Str("-")@16..17}]}"#]]
+            .assert_eq(&got("a: [-, [-], {x: -}]\n"));
     }
 
     #[test]
