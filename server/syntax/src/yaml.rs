@@ -856,7 +856,7 @@ fn stream_error(text: &str) -> Option<YamlError> {
         let at = offset + (line.len() - body.len());
         offset += line.len();
         let code = body.trim_end();
-        if code.is_empty() || code.starts_with('#') {
+        if code.trim_start().is_empty() || code.trim_start().starts_with('#') {
             continue;
         }
         if let Some(version) = code.strip_prefix("%YAML").filter(|v| v.starts_with([' ', '\t'])) {
@@ -866,8 +866,19 @@ fn stream_error(text: &str) -> Option<YamlError> {
             }
             continue;
         }
-        if code.starts_with('%') {
-            continue;
+        if let Some(rest) = code.strip_prefix('%') {
+            // libyaml knows two directives and reads a name of ASCII letters, digits, `-`, `_`.
+            let name_len = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_').len();
+            let message = if name_len == 0 {
+                "could not find expected directive name"
+            } else if !rest[name_len..].is_empty() && !rest[name_len..].starts_with([' ', '\t']) {
+                "found unexpected non-alphabetical character"
+            } else if !matches!(&rest[..name_len], "YAML" | "TAG") {
+                "found unknown directive name"
+            } else {
+                continue;
+            };
+            return Some(YamlError { offset: at, message: format!("while scanning a directive: {message}") });
         }
         if starts_with_marker(body) && body.starts_with("...") {
             return Some(YamlError { offset: at, message: "did not find expected node content".to_string() });
@@ -1582,6 +1593,18 @@ mod tests {
         // A lone `-` in a flow is a plain scalar to libyaml.
         expect_test::expect![[r#"{Str("a")@0..1: [Str("-")@4..5, [Str("-")@8..9], {Str("x")@13..14: Str("-")@16..17}]}"#]]
             .assert_eq(&got("a: [-, [-], {x: -}]\n"));
+    }
+
+    #[test]
+    fn directives_and_markers_before_the_document() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // libyaml knows only %YAML and %TAG, and reads names of letters, digits, `-`, `_`.
+        expect_test::expect!["error at 0: while scanning a directive: found unknown directive name"].assert_eq(&got("%FOO bar\n---\na: 1\n"));
+        expect_test::expect!["error at 0: while scanning a directive: found unexpected non-alphabetical character"].assert_eq(&got("%YAM.1\n---\na: 1\n"));
+        expect_test::expect!["error at 0: while scanning a directive: could not find expected directive name"].assert_eq(&got("%]Y 1.1\n---\na: 1\n"));
+        expect_test::expect![[r#"{Str("a")@23..24: Int(1)@26..27}"#]].assert_eq(&got("%TAG ! tag:x,2000:\n---\na: 1\n"));
+        // `...` after only an indented comment: still before any document.
+        expect_test::expect!["error at 7: did not find expected node content"].assert_eq(&got(" #a: 1\n...\n"));
     }
 
     #[test]
