@@ -87,6 +87,7 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
         docs: Vec::new(),
         error: None,
         key_text: HashMap::new(),
+        anchor_names: HashMap::new(),
     };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
@@ -233,6 +234,8 @@ struct Builder<'o, 'a> {
     /// The scalar text of each scalar mapping key by its span start: Salt's merge drops a
     /// merged key whose text equals one of the mapping's own (`x[0].value`), before types.
     key_text: HashMap<usize, String>,
+    /// Where each anchor name was first defined.
+    anchor_names: HashMap<String, usize>,
 }
 
 /// Where a document that is a block scalar meets a line at column 0 (see
@@ -263,6 +266,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
         let end = self.offsets.byte(span.end.index()).max(start);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let value = match resolve_scalar(&text, style, tag.as_deref()) {
                     Ok(v) => v,
@@ -325,6 +331,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
             Event::SequenceStart(anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "sequence")) {
                     self.error = Some(YamlError { offset: start, message });
                     return;
@@ -333,6 +342,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 self.stack.push(Frame::Seq { items: Vec::new(), start, anchor, flow })
             }
             Event::MappingStart(anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "mapping")) {
                     self.error = Some(YamlError { offset: start, message });
                     return;
@@ -420,6 +432,44 @@ impl Builder<'_, '_> {
             return Some(Column0::Content(at));
         }
         comment.map(Column0::Comment)
+    }
+
+    /// Checks the anchor of a node whose span starts at `start` (at its `&`, or at a tag before
+    /// it) as libyaml and PyYAML's composer do: a name of ASCII letters, digits, `-` and `_`
+    /// (saphyr takes any character but blanks and flow indicators), defined once per document.
+    /// Sets the error and says so.
+    fn anchor_error(&mut self, start: usize) -> bool {
+        let text = self.offsets.text;
+        let mut at = start;
+        if text[at..].starts_with('!') {
+            at += text[at..].find([' ', '\t', '\n', '\r']).unwrap_or(text.len() - at);
+            at += text[at..].len() - text[at..].trim_start().len();
+        }
+        let Some(rest) = text[at..].strip_prefix('&') else {
+            return false;
+        };
+        let name = &rest[..rest.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(rest.len())];
+        let valid = name.len() - name.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_').len();
+        let message = match name[valid..].chars().next() {
+            None => match self.anchor_names.insert(name.to_string(), at) {
+                // A masked template (`allow_duplicates`) may define it in two branches.
+                None => return false,
+                Some(_) if self.allow_duplicates => return false,
+                Some(first) => {
+                    self.anchor_names.insert(name.to_string(), first);
+                    let line = text[..first].matches('\n').count() + 1;
+                    format!("found duplicate anchor '{name}'; first occurrence on line {line}, second occurrence")
+                }
+            },
+            // libyaml ends the name there, then reads a value indicator.
+            Some(':') if valid > 0 && name.len() == valid + 1 => "mapping values are not allowed in this context".to_string(),
+            // Where libyaml ends the name and goes on reading (`&a:b`, `&a?`), what it makes of
+            // the rest is left to saphyr.
+            Some('?' | ':' | '%' | '@' | '`') if valid > 0 => return false,
+            _ => "while scanning an anchor: did not find expected alphabetic or numeric character".to_string(),
+        };
+        self.error = Some(YamlError { offset: at, message });
+        true
     }
 
     fn in_flow(&self) -> bool {
@@ -1605,6 +1655,18 @@ mod tests {
         expect_test::expect![[r#"{Str("a")@23..24: Int(1)@26..27}"#]].assert_eq(&got("%TAG ! tag:x,2000:\n---\na: 1\n"));
         // `...` after only an indented comment: still before any document.
         expect_test::expect!["error at 7: did not find expected node content"].assert_eq(&got(" #a: 1\n...\n"));
+    }
+
+    #[test]
+    fn anchor_names_as_libyaml_reads_them() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@11..12], Str("b")@14..15: Str("1")@17..27, Str("c")@28..29: [Int(1)@11..12]}"#]]
+            .assert_eq(&got("a: &x-y_1 [1]\nb: !!str &s 1\nc: *x-y_1\n"));
+        expect_test::expect!["error at 11: found duplicate anchor 'x'; first occurrence on line 1, second occurrence"].assert_eq(&got("a: &x\n  b: &x 1\n"));
+        expect_test::expect!["error at 3: while scanning an anchor: did not find expected alphabetic or numeric character"].assert_eq(&got("a: &aß 1\n"));
+        expect_test::expect!["error at 3: mapping values are not allowed in this context"].assert_eq(&got("a: &b:\n"));
+        // Both branches of a masked `{% if %}` may define it.
+        assert!(load_with("- &a 1\n- &a 2\n- *a\n", true).is_ok());
     }
 
     #[test]
