@@ -1263,10 +1263,57 @@ fn resolve_tagged(text: &str, tag: &str) -> Result<Value, String> {
         Some("bool") => parse_bool(text).map(Value::Bool).ok_or_else(|| format!("invalid boolean '{text}'")),
         Some("null") => Ok(Value::Null),
         // Salt keeps timestamps as strings; binary and others are rare in SLS files.
-        Some("timestamp") | Some("binary") => Ok(Value::Str(text.to_string())),
+        Some("timestamp") => Ok(Value::Str(text.to_string())),
+        // Kept as its text (`Value` has no bytes), once PyYAML would decode it.
+        Some("binary") => check_base64(text).map(|()| Value::Str(text.to_string())),
         Some("map" | "omap" | "set") => Err("expected a mapping node, but found scalar".to_string()),
         Some("seq") => Err("expected a sequence node, but found scalar".to_string()),
         _ => Err(format!("could not determine a constructor for the tag '{}'", full_tag(tag))),
+    }
+}
+
+/// Salt's `!!binary` constructor: ASCII, `=` added up to a multiple of 4 bytes (counting every
+/// byte), then Python's lenient `base64.decodebytes` (characters outside the alphabet
+/// skipped, a complete padding ends the data).
+fn check_base64(text: &str) -> Result<(), String> {
+    if let Some((i, c)) = text.chars().enumerate().find(|&(_, c)| !c.is_ascii()) {
+        let shown = if (c as u32) < 0x100 {
+            format!("\\x{:02x}", c as u32)
+        } else if (c as u32) < 0x10000 {
+            format!("\\u{:04x}", c as u32)
+        } else {
+            format!("\\U{:08x}", c as u32)
+        };
+        return Err(format!(
+            "failed to convert base64 data into ascii: 'ascii' codec can't encode character '{shown}' in position {i}: ordinal not in range(128)"
+        ));
+    }
+    let (mut quad, mut pads, mut decoded) = (0usize, 0usize, 0usize);
+    let padding = (4 - text.len() % 4) % 4;
+    for b in text.bytes().chain(std::iter::repeat_n(b'=', padding)) {
+        if b == b'=' {
+            pads += 1;
+            if quad >= 2 && quad + pads >= 4 {
+                return Ok(());
+            }
+            continue;
+        }
+        if !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/') {
+            continue;
+        }
+        pads = 0;
+        if quad > 0 {
+            decoded += 1;
+        }
+        quad = (quad + 1) % 4;
+    }
+    match quad {
+        0 => Ok(()),
+        1 => Err(format!(
+            "failed to decode base64 data: Invalid base64-encoded string: number of data characters ({}) cannot be 1 more than a multiple of 4",
+            decoded / 3 * 4 + 1
+        )),
+        _ => Err("failed to decode base64 data: Incorrect padding".to_string()),
     }
 }
 
@@ -1667,6 +1714,23 @@ mod tests {
         expect_test::expect!["error at 3: mapping values are not allowed in this context"].assert_eq(&got("a: &b:\n"));
         // Both branches of a masked `{% if %}` may define it.
         assert!(load_with("- &a 1\n- &a 2\n- *a\n", true).is_ok());
+    }
+
+    #[test]
+    fn binary_is_checked_as_salt_decodes_it() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Salt pads to a multiple of 4 bytes, then Python decodes leniently; the text is kept.
+        expect_test::expect![[r#"{Str("a")@0..1: Str("aGVsbG8")@3..19, Str("b")@20..21: Str("a`b=c")@23..37}"#]]
+            .assert_eq(&got("a: !!binary aGVsbG8\nb: !!binary a`b=c\n"));
+        expect_test::expect!["error at 3: failed to decode base64 data: Incorrect padding"].assert_eq(&got("a: !!binary a`GVsbG8\n"));
+        expect_test::expect![
+            "error at 3: failed to decode base64 data: Invalid base64-encoded string: number of data characters (5) cannot be 1 more than a multiple of 4"
+        ]
+        .assert_eq(&got("a: !!binary aGVsb\n"));
+        expect_test::expect![[
+            r#"error at 3: failed to convert base64 data into ascii: 'ascii' codec can't encode character '\xdf' in position 2: ordinal not in range(128)"#
+        ]]
+        .assert_eq(&got("a: !!binary aGßVs\n"));
     }
 
     #[test]
