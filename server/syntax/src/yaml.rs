@@ -380,7 +380,8 @@ impl Builder<'_, '_> {
             Some(Frame::Seq { flow, .. } | Frame::Map { flow, .. }) => *flow,
             None => false,
         };
-        inside || (end > start && matches!(self.offsets.text.as_bytes().get(start), Some(b'[' | b'{')))
+        // (After an anchor or a tag, the event starts at those: `!!map {`.)
+        inside || (end > start && self.offsets.text.get(start..end).is_some_and(|t| t.starts_with(['[', '{']) || t.trim_end().ends_with(['[', '{'])))
     }
 
     /// Whether a block scalar whose content starts at `start` has no indentation indicator and
@@ -1668,6 +1669,9 @@ mod tests {
         // `{"x":}`: the value is missing (null), not a plain scalar ending in `:`.
         expect_test::expect![[r#"{Str("a")@0..1: {Str("x")@4..7: Null@7..7, Str("y")@9..12: Null@12..12}}"#]].assert_eq(&got("a: {\"x\":,'y':}\n"));
         expect_test::expect!["error at 4: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: {x:}\n"));
+        // The same after a tag or an anchor, which the collection's event starts at.
+        expect_test::expect!["error at 10: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: !!map {b:}\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@7..8, Int(2)@11..12]}"#]].assert_eq(&got("a: &x [1,\n\t2]\n"));
     }
 
     #[test]
