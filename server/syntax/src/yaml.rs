@@ -862,6 +862,14 @@ impl Scan {
                 ':' if next == Some('\t') => inserts.push((byte + 1, ' ')),
                 '|' | '>' if node_start && self.depth == 0 => {
                     let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
+                    let indicators = rest.len() - rest.trim_start_matches(['+', '-', '1', '2', '3', '4', '5', '6', '7', '8', '9']).len();
+                    if rest[indicators..].starts_with('#') {
+                        // `|#`, `>-#c`: libyaml reads a comment after the header's indicators;
+                        // saphyr wants a blank first.
+                        inserts.push((chars[i + 1].0 + indicators, ' '));
+                        self.block_scalar = Some(indent);
+                        return inserts;
+                    }
                     let rest = rest.split(" #").next().unwrap_or("").trim();
                     if rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
                         self.block_scalar = Some(indent);
@@ -1012,11 +1020,14 @@ fn plain_before(text: &str, node: &Node, at: usize, parent: Option<usize>, into_
             .find_map(|(k, v)| plain_before(text, k, at, parent, into_flow).or_else(|| plain_before(text, v, at, parent, into_flow)))
             .filter(|_| into_flow),
         Value::Seq(items) => {
-            let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
+            // Its span starts at its first item: the column is its `-`'s.
+            let start = column_of_content(text, node.span.start);
+            let line = node.span.start + text[node.span.start..].len() - text[node.span.start..].trim_start().len() - start;
+            let col = text[line..line + start].rfind('-').unwrap_or(start);
             items.iter().find_map(|n| plain_before(text, n, at, Some(col), into_flow))
         }
         Value::Map(pairs) => {
-            let col = node.span.start - text[..node.span.start].rfind('\n').map_or(0, |i| i + 1);
+            let col = column_of_content(text, node.span.start);
             pairs.iter().find_map(|(k, v)| plain_before(text, k, at, Some(col), into_flow).or_else(|| plain_before(text, v, at, Some(col), into_flow)))
         }
         _ => {
@@ -1047,6 +1058,13 @@ fn tab_after_flow_plain(text: &str, doc: &Node) -> Option<usize> {
         }
     }
     None
+}
+
+/// The column of the first character that is not a blank or a line break at or after `at`
+/// (a block collection's span may start before its first `-` or key).
+fn column_of_content(text: &str, at: usize) -> usize {
+    let at = at + text[at..].len() - text[at..].trim_start().len();
+    at - text[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// Whether `offset` is inside a quoted scalar or a flow collection of `node`.
@@ -1618,6 +1636,8 @@ mod tests {
         expect_test::expect![[r#"Str("x\n")@9..12"#]].assert_eq(&got("a: |+\n   x\n "));
         expect_test::expect![[r#"Str("")@3..7"#]].assert_eq(&got("a: >+\n "));
         expect_test::expect![[r#"Str(" x\n")@8..13"#]].assert_eq(&got("a: |2\n   x\n  "));
+        // A comment right after the header's indicators.
+        expect_test::expect![[r#"Str("x\n")@8..10 Str("y")@18..20"#]].assert_eq(&got("a: |#c\n x\nb: >-#\n y\n"));
     }
 
     #[test]
@@ -1653,6 +1673,8 @@ mod tests {
         expect_test::expect![[r#"error at 12: found character '\t' that cannot start any token"#]].assert_eq(&got("a:\n  b: x\n  \t\n  c: 1\n"));
         expect_test::expect![[r#"error at 9: found character '\t' that cannot start any token"#]].assert_eq(&got("a: 'x'\n  \t\nb: 1\n"));
         expect_test::expect![[r#"error at 1: found character '\t' that cannot start any token"#]].assert_eq(&got(" \t\n"));
+        // Under an indentless sequence, the collection's column is its `-`'s.
+        expect_test::expect![[r#"{Str("a")@0..1: [Str("x")@5..6]}"#]].assert_eq(&got("a:\n- x\n \t\n"));
         // In a quoted scalar it is a line break, and so is a lone CR.
         expect_test::expect![[r#"{Str("a")@0..1: Str("x\ny")@3..12, Str("b")@13..14: [Str("p q")@20..25]}"#]]
             .assert_eq(&got("a: 'x\n\t\n  y'\nb:\r  - 'p\rq'\r\n"));
