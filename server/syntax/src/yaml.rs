@@ -584,7 +584,12 @@ impl Builder<'_, '_> {
         }
         let line_start = text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
         let first_line = start < last && text[line_start..start].bytes().all(|b| b == b' ') && !text[start..].starts_with(['\n', '\r']);
-        !first_line || blanks >= start - line_start
+        if !first_line {
+            // Only blank lines (the span starts at the header): saphyr adds the break only when
+            // there is a single one, the unbroken last.
+            return text[start..].find('\n').is_some_and(|i| !text[start + i + 1..].contains(['\n', '\r']));
+        }
+        blanks >= start - line_start
     }
 }
 
@@ -747,8 +752,8 @@ struct Scan {
     /// The last character that was not a blank, at the end of the last line that had one, for
     /// a flow collection continued on the next (a plain scalar may continue there too).
     last: Option<char>,
-    /// A plain scalar of the block context is open at the end of the last line; it began on a
-    /// line with this indentation (a more indented line continues it).
+    /// A plain scalar of the block context is open at the end of the last line; a line
+    /// indented at least this much continues it (one right of its collection's indentation).
     plain_from: Option<usize>,
 }
 
@@ -771,11 +776,17 @@ impl Scan {
         let mut prev = if self.depth > 0 { self.last } else { None }; // the last character that was not a blank
                                                                       // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
                                                                       // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
-        let continued = self.plain_from.filter(|&from| indent > from && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
+        let continued = self.plain_from.filter(|&min| indent >= min && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
         if !content.trim().is_empty() {
             self.plain_from = continued;
         }
         let mut plain = continued.is_some();
+        // Where a plain scalar starting here is continued: one right of the collection holding
+        // it (the `-` or `?` right before it, or the key before its `:`; first on its line, its
+        // collection is left of it: the line's indentation is taken).
+        let mut plain_min = indent;
+        let mut indicator_col = None::<usize>; // the last `-` or `?` of the line
+        let mut key_col = None::<usize>; // the first node after it (or the line's first)
         let mut i = 0;
         while i < chars.len() {
             let (byte, c) = chars[i];
@@ -837,6 +848,7 @@ impl Scan {
             match c {
                 '"' | '\'' if node_start => {
                     self.quote = Some(c);
+                    key_col.get_or_insert(pad + i);
                     if self.depth == 0 {
                         self.need = pad + i + 1;
                     }
@@ -876,10 +888,23 @@ impl Scan {
                         return inserts;
                     }
                     plain = true;
+                    plain_min = indent;
                 }
-                '-' | '?' | ':' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {}
+                '-' | '?' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {
+                    indicator_col = Some(pad + i);
+                    key_col = None;
+                }
+                ':' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {}
                 ' ' | '\t' | '*' => {}
-                _ if node_start && self.depth == 0 => plain = true,
+                _ if node_start && self.depth == 0 => {
+                    plain = true;
+                    plain_min = match prev {
+                        None => indent,
+                        Some('-' | '?') => indicator_col.map_or(indent, |c| c + 1),
+                        _ => key_col.map_or(indent, |c| c + 1),
+                    };
+                    key_col.get_or_insert(pad + i);
+                }
                 _ => {}
             }
             if c != ' ' && c != '\t' {
@@ -891,7 +916,7 @@ impl Scan {
             self.last = prev;
         }
         if plain && self.depth == 0 && self.quote.is_none() {
-            self.plain_from = Some(self.plain_from.unwrap_or(indent));
+            self.plain_from = Some(self.plain_from.unwrap_or(plain_min));
         } else if !content.trim().is_empty() {
             self.plain_from = None;
         }
@@ -1638,6 +1663,9 @@ mod tests {
         expect_test::expect![[r#"Str(" x\n")@8..13"#]].assert_eq(&got("a: |2\n   x\n  "));
         // A comment right after the header's indicators.
         expect_test::expect![[r#"Str("x\n")@8..10 Str("y")@18..20"#]].assert_eq(&got("a: |#c\n x\nb: >-#\n y\n"));
+        // Only blank lines: one break for each line break after the header.
+        expect_test::expect![[r#"Str("\n\n")@3..14"#]].assert_eq(&got("a: |+\n \n\n     "));
+        expect_test::expect![[r#"Str("\n")@3..8"#]].assert_eq(&got("a: |+\n\n "));
     }
 
     #[test]
@@ -1768,6 +1796,12 @@ mod tests {
         expect_test::expect!["error at 19: while parsing a block mapping, did not find expected key"].assert_eq(&got("a:\n   - x - - 'p\n  q'\n"));
         expect_test::expect![[r#"{Str("a")@0..1: Str("x 'q")@3..9, Str("b")@10..11: [Int(1)@14..15, Int(2)@18..19]}"#]]
             .assert_eq(&got("a: x\n  'q\nb: [1,\n 2]\n"));
+        // A plain scalar after `- - ` is continued right of the inner `-` only: the next
+        // `- {` at that column starts a flow (the second campaign's cases).
+        expect_test::expect![[r#"{Str("k")@0..1: [[Bool(false)@11..16, {Str("a")@26..27: Str("2")@29..32, Str("b")@36..37: Int(1)@39..40}]]}"#]]
+            .assert_eq(&got("k:\n    - - false\n      - {a: '2',\n  b: 1}\n"));
+        expect_test::expect![[r#"{Str("k")@0..1: [{Str("a")@7..8: Str("x")@10..11, Str("b")@16..19: [Int(1)@22..23, Int(2)@26..27]}]}"#]]
+            .assert_eq(&got("k:\n  - a: x\n    'b': [1,\n 2]\n"));
     }
 
     #[test]
