@@ -462,8 +462,16 @@ impl Builder<'_, '_> {
                     format!("found duplicate anchor '{name}'; first occurrence on line {line}, second occurrence")
                 }
             },
-            // libyaml ends the name there, then reads a value indicator.
-            Some(':') if valid > 0 && name.len() == valid + 1 => "mapping values are not allowed in this context".to_string(),
+            // libyaml ends the name there, then reads a value indicator: where a value is
+            // (`a: &b:`), no key may start; first on its line it is an anchored empty key.
+            Some(':')
+                if valid > 0 && name.len() == valid + 1 && {
+                    let line = &text[text[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+                    line.contains(": ") || line.trim_end().ends_with(':')
+                } =>
+            {
+                "mapping values are not allowed in this context".to_string()
+            }
             // Where libyaml ends the name and goes on reading (`&a:b`, `&a?`), what it makes of
             // the rest is left to saphyr.
             Some('?' | ':' | '%' | '@' | '`') if valid > 0 => return false,
@@ -1766,6 +1774,8 @@ mod tests {
         expect_test::expect!["error at 11: found duplicate anchor 'x'; first occurrence on line 1, second occurrence"].assert_eq(&got("a: &x\n  b: &x 1\n"));
         expect_test::expect!["error at 3: while scanning an anchor: did not find expected alphabetic or numeric character"].assert_eq(&got("a: &aß 1\n"));
         expect_test::expect!["error at 3: mapping values are not allowed in this context"].assert_eq(&got("a: &b:\n"));
+        // First on its line, `&b:` anchors an empty key (saphyr reads it otherwise; no error).
+        assert!(!load("&b: 1\n").is_err_and(|e| e.message.contains("mapping values")));
         // Both branches of a masked `{% if %}` may define it.
         assert!(load_with("- &a 1\n- &a 2\n- *a\n", true).is_ok());
     }
