@@ -47,6 +47,14 @@ pub fn load(text: &str) -> Result<Node, YamlError> {
 /// of the keys that were dropped are returned. Static analysis of templates needs this: a
 /// masked `{% if %}`/`{% else %}` pair often declares the same key twice.
 pub fn load_with(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
+    let loaded = load_repaired(text, allow_duplicates)?;
+    if let Some(offset) = tab_after_flow_plain(text, &loaded.0) {
+        return Err(YamlError { offset, message: "found a tab character that violates indentation".to_string() });
+    }
+    Ok(loaded)
+}
+
+fn load_repaired(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usize>>), YamlError> {
     let first = load_exact(text, allow_duplicates);
     if first.is_err() {
         // Retry with what saphyr refuses and libyaml accepts rewritten (see [`Repair`]; no
@@ -79,6 +87,7 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
         docs: Vec::new(),
         error: None,
         key_text: HashMap::new(),
+        anchor_names: HashMap::new(),
     };
     let mut parser = Parser::new_from_str(text);
     if let Err(e) = parser.load(&mut builder, true) {
@@ -90,7 +99,12 @@ fn load_exact(text: &str, allow_duplicates: bool) -> Result<(Node, Vec<Range<usi
     let mut docs = builder.docs;
     let duplicates = builder.duplicates;
     // A document that is one plain scalar may continue over lines that start with a tab.
-    let tab = docs.first().and_then(|d| misplaced_tab(text, d).filter(|&at| matches!(d.value, Value::Seq(_) | Value::Map(_)) || at < d.span.start));
+    let empty = Node { value: Value::Null, span: 0..0 };
+    let tab = match docs.first() {
+        Some(d) => misplaced_tab(text, d).filter(|&at| matches!(d.value, Value::Seq(_) | Value::Map(_)) || at < d.span.start),
+        // An empty stream: any tab at the start of a line or after spaces cannot start a token.
+        None => misplaced_tab(text, &empty),
+    };
     if let Some(offset) = tab {
         // libyaml (Salt's CSafeLoader) refuses a tab where indentation is expected; saphyr,
         // a YAML 1.2 parser, accepts some of those. Salt words this "Illegal tab character".
@@ -220,6 +234,15 @@ struct Builder<'o, 'a> {
     /// The scalar text of each scalar mapping key by its span start: Salt's merge drops a
     /// merged key whose text equals one of the mapping's own (`x[0].value`), before types.
     key_text: HashMap<usize, String>,
+    /// Where each anchor name was first defined.
+    anchor_names: HashMap<String, usize>,
+}
+
+/// Where a document that is a block scalar meets a line at column 0 (see
+/// [`Builder::root_block_scalar_at_column_0`]).
+enum Column0 {
+    Content(usize),
+    Comment(usize),
 }
 
 /// What a scalar event was, beyond its value, for the rules of the place it lands in.
@@ -243,6 +266,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
         let end = self.offsets.byte(span.end.index()).max(start);
         match ev {
             Event::Scalar(text, style, anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 let tag = tag.map(|t| format!("{}{}", t.handle, t.suffix));
                 let value = match resolve_scalar(&text, style, tag.as_deref()) {
                     Ok(v) => v,
@@ -253,8 +279,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 };
                 let value = match value {
                     // saphyr ends a block scalar whose last line is the file's last and has no
-                    // line break with one anyway; PyYAML has no break to keep (`|`, `|+`).
-                    Value::Str(mut s) if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.ends_unbroken(end) && s.ends_with('\n') => {
+                    // line break with one anyway, also when that line is only blanks (`|+\n `);
+                    // PyYAML has no break to keep (`|`, `|+`).
+                    Value::Str(mut s) if matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) && self.ends_unbroken(start, end) && s.ends_with('\n') => {
                         s.pop();
                         Value::Str(s)
                     }
@@ -264,6 +291,18 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                     self.error = Some(YamlError { offset: start, message: "found a tab character where an indentation space is expected".to_string() });
                     return;
                 }
+                let value = match self.root_block_scalar_at_column_0(style, start) {
+                    Some(Column0::Content(offset)) => {
+                        self.error = Some(YamlError { offset, message: "did not find expected <document start>".to_string() });
+                        return;
+                    }
+                    // The scalar is what libyaml reads before the comment.
+                    Some(Column0::Comment(offset)) => match load_exact(&self.offsets.text[..offset], false) {
+                        Ok((Node { value: v @ Value::Str(_), .. }, _)) => v,
+                        _ => value,
+                    },
+                    None => value,
+                };
                 if style == ScalarStyle::Plain && self.in_flow() {
                     if let Some(message) = self.flow_plain_error(&text, end) {
                         self.error = Some(YamlError { offset: start, message });
@@ -292,6 +331,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
             Event::SequenceStart(anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "sequence")) {
                     self.error = Some(YamlError { offset: start, message });
                     return;
@@ -300,6 +342,9 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 self.stack.push(Frame::Seq { items: Vec::new(), start, anchor, flow })
             }
             Event::MappingStart(anchor, tag) => {
+                if anchor != 0 && self.anchor_error(start) {
+                    return;
+                }
                 if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "mapping")) {
                     self.error = Some(YamlError { offset: start, message });
                     return;
@@ -335,7 +380,8 @@ impl Builder<'_, '_> {
             Some(Frame::Seq { flow, .. } | Frame::Map { flow, .. }) => *flow,
             None => false,
         };
-        inside || (end > start && matches!(self.offsets.text.as_bytes().get(start), Some(b'[' | b'{')))
+        // (After an anchor or a tag, the event starts at those: `!!map {`.)
+        inside || (end > start && self.offsets.text.get(start..end).is_some_and(|t| t.starts_with(['[', '{']) || t.trim_end().ends_with(['[', '{'])))
     }
 
     /// Whether a block scalar whose content starts at `start` has no indentation indicator and
@@ -352,6 +398,89 @@ impl Builder<'_, '_> {
         !indicator.split('#').next().unwrap_or("").chars().any(|c| c.is_ascii_digit())
     }
 
+    /// A block scalar that is the document (`|` at the top, or after `---`) and has no
+    /// indentation indicator is indented at least one column to libyaml; saphyr also takes
+    /// lines at column 0. The offset of the first such line (not a comment or a document
+    /// marker), where libyaml's scalar has ended and it finds content instead of a document;
+    /// or of a comment there, which ends the scalar before anything else does.
+    fn root_block_scalar_at_column_0(&self, style: ScalarStyle, start: usize) -> Option<Column0> {
+        if !matches!(style, ScalarStyle::Literal | ScalarStyle::Folded) || !self.stack.is_empty() {
+            return None;
+        }
+        let text = self.offsets.text;
+        let header = text[..start].rfind(['|', '>'])?;
+        let header_line_end = header + text[header..].find('\n')? + 1;
+        let indicator = text[header + 1..header_line_end].split('#').next().unwrap_or("");
+        if indicator.chars().any(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let mut offset = header_line_end;
+        let mut comment = None;
+        for line in text[header_line_end..].split_inclusive('\n') {
+            let at = offset;
+            offset += line.len();
+            let content = line.trim_start_matches(' ').trim_end_matches(['\n', '\r']);
+            if content.is_empty() || (comment.is_none() && line.starts_with(' ')) {
+                continue;
+            }
+            if starts_with_marker(line) {
+                break;
+            }
+            if content.starts_with('#') {
+                comment = comment.or(Some(at));
+                continue;
+            }
+            return Some(Column0::Content(at));
+        }
+        comment.map(Column0::Comment)
+    }
+
+    /// Checks the anchor of a node whose span starts at `start` (at its `&`, or at a tag before
+    /// it) as libyaml and PyYAML's composer do: a name of ASCII letters, digits, `-` and `_`
+    /// (saphyr takes any character but blanks and flow indicators), defined once per document.
+    /// Sets the error and says so.
+    fn anchor_error(&mut self, start: usize) -> bool {
+        let text = self.offsets.text;
+        let mut at = start;
+        if text[at..].starts_with('!') {
+            at += text[at..].find([' ', '\t', '\n', '\r']).unwrap_or(text.len() - at);
+            at += text[at..].len() - text[at..].trim_start().len();
+        }
+        let Some(rest) = text[at..].strip_prefix('&') else {
+            return false;
+        };
+        let name = &rest[..rest.find([' ', '\t', '\n', '\r', ',', '[', ']', '{', '}']).unwrap_or(rest.len())];
+        let valid = name.len() - name.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_').len();
+        let message = match name[valid..].chars().next() {
+            None => match self.anchor_names.insert(name.to_string(), at) {
+                // A masked template (`allow_duplicates`) may define it in two branches.
+                None => return false,
+                Some(_) if self.allow_duplicates => return false,
+                Some(first) => {
+                    self.anchor_names.insert(name.to_string(), first);
+                    let line = text[..first].matches('\n').count() + 1;
+                    format!("found duplicate anchor '{name}'; first occurrence on line {line}, second occurrence")
+                }
+            },
+            // libyaml ends the name there, then reads a value indicator: where a value is
+            // (`a: &b:`), no key may start; first on its line it is an anchored empty key.
+            Some(':')
+                if valid > 0 && name.len() == valid + 1 && {
+                    let line = &text[text[..at].rfind('\n').map_or(0, |i| i + 1)..at];
+                    line.contains(": ") || line.trim_end().ends_with(':')
+                } =>
+            {
+                "mapping values are not allowed in this context".to_string()
+            }
+            // Where libyaml ends the name and goes on reading (`&a:b`, `&a?`), what it makes of
+            // the rest is left to saphyr.
+            Some('?' | ':' | '%' | '@' | '`') if valid > 0 => return false,
+            _ => "while scanning an anchor: did not find expected alphabetic or numeric character".to_string(),
+        };
+        self.error = Some(YamlError { offset: at, message });
+        true
+    }
+
     fn in_flow(&self) -> bool {
         matches!(self.stack.last(), Some(Frame::Seq { flow: true, .. } | Frame::Map { flow: true, .. }))
     }
@@ -366,8 +495,9 @@ impl Builder<'_, '_> {
         if text.starts_with(['|', '>']) {
             return Some("found character that cannot start any token".to_string());
         }
+        // (An empty scalar is a missing value, after a quoted key's `:` in `{"x":}`.)
         let after = self.offsets.text.as_bytes().get(end..)?;
-        (after.first() == Some(&b':') && matches!(after.get(1), Some(b',' | b'[' | b']' | b'{' | b'}')))
+        (!text.is_empty() && after.first() == Some(&b':') && matches!(after.get(1), Some(b',' | b'[' | b']' | b'{' | b'}')))
             .then(|| "while scanning a plain scalar: found unexpected ':'".to_string())
     }
 
@@ -446,12 +576,28 @@ impl Builder<'_, '_> {
         Ok(out)
     }
 
-    /// Whether a node ending at `end` reaches into the text's last line, which has content and
-    /// no line break.
-    fn ends_unbroken(&self, end: usize) -> bool {
+    /// Whether a block scalar spanning `start..end` holds the text's last line, which is not
+    /// empty and has no line break: a line of content, or of blanks reaching the scalar's
+    /// indentation (the column of its first line of content at `start`; a shorter one ends
+    /// the scalar, and saphyr adds no break for it either).
+    fn ends_unbroken(&self, start: usize, end: usize) -> bool {
         let text = self.offsets.text;
         let last = text.rfind(['\n', '\r']).map_or(0, |i| i + 1);
-        !text[last..].trim().is_empty() && end > last
+        if last >= text.len() || end <= last {
+            return false;
+        }
+        let blanks = text[last..].len() - text[last..].trim_start_matches(' ').len();
+        if blanks < text.len() - last && !text[last + blanks..].trim().is_empty() {
+            return true;
+        }
+        let line_start = text[..start].rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        let first_line = start < last && text[line_start..start].bytes().all(|b| b == b' ') && !text[start..].starts_with(['\n', '\r']);
+        if !first_line {
+            // Only blank lines (the span starts at the header): saphyr adds the break only when
+            // there is a single one, the unbroken last.
+            return text[start..].find('\n').is_some_and(|i| !text[start + i + 1..].contains(['\n', '\r']));
+        }
+        blanks >= start - line_start
     }
 }
 
@@ -475,32 +621,78 @@ struct Repair {
 
 impl Repair {
     fn new(text: &str) -> Option<Repair> {
+        // A lone CR is a line break to libyaml; saphyr refuses it in a quoted scalar. As LF,
+        // it is the same break, one byte long as before.
+        let lone_cr = |(i, b): (usize, &u8)| *b == b'\r' && text.as_bytes().get(i + 1) != Some(&b'\n');
+        let mut changed = text.as_bytes().iter().enumerate().any(lone_cr);
+        let normalized: String;
+        let text = if changed {
+            normalized = text.char_indices().map(|(i, c)| if c == '\r' && text.as_bytes().get(i + 1) != Some(&b'\n') { '\n' } else { c }).collect();
+            &normalized
+        } else {
+            text
+        };
         let mut out = String::with_capacity(text.len() + 64);
         let mut shifts = Vec::new();
         let mut added = 0;
         let mut scan = Scan::default();
+        // The column of the node an empty value indicator (`key:`, `-`) ending the last line
+        // of block content is for.
+        let mut value_at = None::<usize>;
         for line in text.split_inclusive('\n') {
-            let indent = line.len() - line.trim_start_matches(' ').len();
             let continues = scan.depth > 0 || scan.quote.is_some();
+            // The leading blanks of a continuation line of a flow collection or quoted scalar
+            // are no content: tabs there are spaces (saphyr takes them for indentation).
+            let lead = line.len() - line.trim_start_matches([' ', '\t']).len();
+            let detabbed: String;
+            let line = if continues && line[..lead].contains('\t') && !line[lead..].trim().is_empty() {
+                changed = true;
+                detabbed = line[..lead].replace('\t', " ") + &line[lead..];
+                &detabbed
+            } else {
+                line
+            };
+            let indent = line.len() - line.trim_start_matches(' ').len();
+            let plain = !continues && scan.block_scalar.is_none_or(|header| indent <= header && !line.trim().is_empty());
+            let code = line.split(" #").next().unwrap_or("").trim();
             let mut pad = 0;
             if continues && !line.trim().is_empty() && indent < scan.need && !starts_with_marker(line) {
                 pad = scan.need - indent;
+            } else if plain && value_at == Some(indent) && is_block_scalar_header(code) {
+                // A block scalar header at the column of its key or `-` (`a:\n|\n x`): libyaml
+                // takes it as the value, saphyr as a new key; one column right, it is the value
+                // to both, and its content's indentation is counted from the key either way.
+                pad = 1;
+            }
+            if pad > 0 {
                 out.extend(std::iter::repeat_n(' ', pad));
                 added += pad;
                 shifts.push((out.len(), added));
             }
-            let inserts = scan.line(line, indent + pad, pad);
+            if plain && !code.is_empty() && !code.starts_with('#') {
+                value_at = empty_value_column(code).map(|c| indent + c);
+            }
+            let scan_indent = if pad == 1 && !continues { indent } else { indent + pad };
+            let inserts = scan.line(line, scan_indent, pad);
             let mut from = 0;
-            for at in inserts {
+            for (at, c) in inserts {
                 out.push_str(&line[from..at]);
-                out.push(' ');
+                out.push(c);
                 added += 1;
                 shifts.push((out.len(), added));
                 from = at;
             }
+            if scan.quote.is_some() && continues && line.trim().is_empty() && line.contains('\t') {
+                // A line of blanks with a tab in a quoted scalar is a line break to libyaml;
+                // saphyr takes the tab for indentation and refuses it. Spaces are the same
+                // break there.
+                out.extend(line[from..].chars().map(|c| if c == '\t' { ' ' } else { c }));
+                changed = true;
+                continue;
+            }
             out.push_str(&line[from..]);
         }
-        (!shifts.is_empty()).then_some(Repair { text: out, shifts })
+        (changed || !shifts.is_empty()).then_some(Repair { text: out, shifts })
     }
 
     fn unpad(&self, offset: usize) -> usize {
@@ -526,6 +718,28 @@ impl Repair {
     }
 }
 
+/// A block scalar header alone on its line: `|` or `>`, then indicators (`|+`, `>2-`).
+fn is_block_scalar_header(code: &str) -> bool {
+    code.strip_prefix(['|', '>']).is_some_and(|rest| rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')))
+}
+
+/// For a line of block content (indentation removed, comment cut) that ends with an empty
+/// value (`key:`, `- key:`, `-`, `- -`), the column of the node that value is for: the key's,
+/// or the last `-`'s.
+fn empty_value_column(code: &str) -> Option<usize> {
+    let mut at = 0;
+    let mut rest = code;
+    while let Some(after) = rest.strip_prefix('-').filter(|r| r.is_empty() || r.starts_with(' ')) {
+        if after.trim().is_empty() {
+            return Some(at);
+        }
+        let skipped = after.len() - after.trim_start().len();
+        at += 1 + skipped;
+        rest = &after[skipped..];
+    }
+    (rest.ends_with(':') && !rest.starts_with(['"', '\'', '[', '{', '&', '!', '*', '?'])).then_some(at)
+}
+
 /// `---` or `...` at the start of a line, followed by a blank or the line's end.
 fn starts_with_marker(line: &str) -> bool {
     (line.starts_with("---") || line.starts_with("...")) && line[3..].chars().next().is_none_or(|c| c.is_whitespace())
@@ -543,12 +757,19 @@ struct Scan {
     quote: Option<char>,
     /// Inside a block scalar whose header line had this indentation.
     block_scalar: Option<usize>,
+    /// The last character that was not a blank, at the end of the last line that had one, for
+    /// a flow collection continued on the next (a plain scalar may continue there too).
+    last: Option<char>,
+    /// A plain scalar of the block context is open at the end of the last line; a line
+    /// indented at least this much continues it (one right of its collection's indentation).
+    plain_from: Option<usize>,
 }
 
 impl Scan {
     /// Reads one line (whose content starts at column `indent` once `pad` spaces are put in
-    /// front of it); returns the byte offsets in the line where a space is to be inserted.
-    fn line(&mut self, line: &str, indent: usize, pad: usize) -> Vec<usize> {
+    /// front of it); returns the byte offsets in the line where a character is to be inserted
+    /// (a space, or a quote around a `-`), with it.
+    fn line(&mut self, line: &str, indent: usize, pad: usize) -> Vec<(usize, char)> {
         let mut inserts = Vec::new();
         let content = line.trim_end_matches(['\n', '\r']);
         if let Some(header) = self.block_scalar {
@@ -558,7 +779,22 @@ impl Scan {
             self.block_scalar = None;
         }
         let chars: Vec<(usize, char)> = content.char_indices().collect();
-        let mut prev = None::<char>; // the last character that was not a blank
+        // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
+        let mut indicator_at = None::<usize>;
+        let mut prev = if self.depth > 0 { self.last } else { None }; // the last character that was not a blank
+                                                                      // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
+                                                                      // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
+        let continued = self.plain_from.filter(|&min| indent >= min && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
+        if !content.trim().is_empty() {
+            self.plain_from = continued;
+        }
+        let mut plain = continued.is_some();
+        // Where a plain scalar starting here is continued: one right of the collection holding
+        // it (the `-` or `?` right before it, or the key before its `:`; first on its line, its
+        // collection is left of it: the line's indentation is taken).
+        let mut plain_min = indent;
+        let mut indicator_col = None::<usize>; // the last `-` or `?` of the line
+        let mut key_col = None::<usize>; // the first node after it (or the line's first)
         let mut i = 0;
         while i < chars.len() {
             let (byte, c) = chars[i];
@@ -577,13 +813,31 @@ impl Scan {
                     self.quote = None;
                     prev = Some(c);
                     if next == Some('#') {
-                        inserts.push(chars[i + 1].0);
+                        inserts.push((chars[i + 1].0, ' '));
                     }
                 }
                 i += 1;
                 continue;
             }
             if c == '#' && after_space {
+                plain = false;
+                break;
+            }
+            if plain && self.depth == 0 {
+                if c == ':' && next.is_none_or(|n| n == ' ' || n == '\t') {
+                    plain = false;
+                    prev = Some(c);
+                    if next == Some('\t') {
+                        inserts.push((byte + 1, ' '));
+                    }
+                }
+                i += 1;
+                continue;
+            }
+            if c == '#' && indicator_at.is_some_and(|at| at + 1 == i) {
+                // libyaml starts a comment at a `#` right after a flow indicator (`[]#`,
+                // `[1,#c`): it looks for the next token there; saphyr wants a blank first.
+                inserts.push((byte, ' '));
                 break;
             }
             let node_start = match prev {
@@ -602,6 +856,7 @@ impl Scan {
             match c {
                 '"' | '\'' if node_start => {
                     self.quote = Some(c);
+                    key_col.get_or_insert(pad + i);
                     if self.depth == 0 {
                         self.need = pad + i + 1;
                     }
@@ -611,16 +866,52 @@ impl Scan {
                         self.need = pad + i + 1;
                     }
                     self.depth += 1;
+                    indicator_at = Some(i);
                 }
-                ']' | '}' if self.depth > 0 => self.depth -= 1,
-                ':' if next == Some('\t') => inserts.push(byte + 1),
+                ']' | '}' if self.depth > 0 => {
+                    self.depth -= 1;
+                    indicator_at = Some(i);
+                }
+                ',' if self.depth > 0 => indicator_at = Some(i),
+                '-' if node_start && self.depth > 0 && matches!(next, Some(',' | '[' | ']' | '{' | '}')) => {
+                    // `[-, x]`: a plain `-` to libyaml, an error to saphyr (YAML 1.2); quoted,
+                    // it is the same string to both.
+                    inserts.push((byte, '"'));
+                    inserts.push((byte + 1, '"'));
+                }
+                ':' if next == Some('\t') => inserts.push((byte + 1, ' ')),
                 '|' | '>' if node_start && self.depth == 0 => {
                     let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
+                    let indicators = rest.len() - rest.trim_start_matches(['+', '-', '1', '2', '3', '4', '5', '6', '7', '8', '9']).len();
+                    if rest[indicators..].starts_with('#') {
+                        // `|#`, `>-#c`: libyaml reads a comment after the header's indicators;
+                        // saphyr wants a blank first.
+                        inserts.push((chars[i + 1].0 + indicators, ' '));
+                        self.block_scalar = Some(indent);
+                        return inserts;
+                    }
                     let rest = rest.split(" #").next().unwrap_or("").trim();
                     if rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
                         self.block_scalar = Some(indent);
                         return inserts;
                     }
+                    plain = true;
+                    plain_min = indent;
+                }
+                '-' | '?' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {
+                    indicator_col = Some(pad + i);
+                    key_col = None;
+                }
+                ':' if node_start && next.is_none_or(|n| n == ' ' || n == '\t') => {}
+                ' ' | '\t' | '*' => {}
+                _ if node_start && self.depth == 0 => {
+                    plain = true;
+                    plain_min = match prev {
+                        None => indent,
+                        Some('-' | '?') => indicator_col.map_or(indent, |c| c + 1),
+                        _ => key_col.map_or(indent, |c| c + 1),
+                    };
+                    key_col.get_or_insert(pad + i);
                 }
                 _ => {}
             }
@@ -628,6 +919,14 @@ impl Scan {
                 prev = Some(c);
             }
             i += 1;
+        }
+        if prev.is_some() {
+            self.last = prev;
+        }
+        if plain && self.depth == 0 && self.quote.is_none() {
+            self.plain_from = Some(self.plain_from.unwrap_or(plain_min));
+        } else if !content.trim().is_empty() {
+            self.plain_from = None;
         }
         inserts
     }
@@ -649,7 +948,7 @@ fn stream_error(text: &str) -> Option<YamlError> {
         let at = offset + (line.len() - body.len());
         offset += line.len();
         let code = body.trim_end();
-        if code.is_empty() || code.starts_with('#') {
+        if code.trim_start().is_empty() || code.trim_start().starts_with('#') {
             continue;
         }
         if let Some(version) = code.strip_prefix("%YAML").filter(|v| v.starts_with([' ', '\t'])) {
@@ -659,8 +958,19 @@ fn stream_error(text: &str) -> Option<YamlError> {
             }
             continue;
         }
-        if code.starts_with('%') {
-            continue;
+        if let Some(rest) = code.strip_prefix('%') {
+            // libyaml knows two directives and reads a name of ASCII letters, digits, `-`, `_`.
+            let name_len = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_').len();
+            let message = if name_len == 0 {
+                "could not find expected directive name"
+            } else if !rest[name_len..].is_empty() && !rest[name_len..].starts_with([' ', '\t']) {
+                "found unexpected non-alphabetical character"
+            } else if !matches!(&rest[..name_len], "YAML" | "TAG") {
+                "found unknown directive name"
+            } else {
+                continue;
+            };
+            return Some(YamlError { offset: at, message: format!("while scanning a directive: {message}") });
         }
         if starts_with_marker(body) && body.starts_with("...") {
             return Some(YamlError { offset: at, message: "did not find expected node content".to_string() });
@@ -696,7 +1006,12 @@ fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
             if bytes.get(i) == Some(&b'\t') {
                 let content = line[i..].trim_start_matches([' ', '\t']);
                 let blank = content.trim().is_empty() || content.starts_with('#');
-                if (indicator || !blank) && !inside_quoted_or_flow(text, doc, at + i) && !inside_scalar(doc, at + i) {
+                // A line of blanks (or a comment) with a tab after spaces: only a plain
+                // scalar's scan of the blanks after it reads that tab, and only right of the
+                // indentation of the collection holding it (libyaml: "found a tab character that
+                // violates indentation"); elsewhere it cannot start a token.
+                let after_plain = || plain_scalar_before(text, doc, at, None).is_some_and(|parent| i > parent.unwrap_or(0) || parent.is_none() && i > 0);
+                if (indicator || !blank || !after_plain()) && !inside_quoted_or_flow(text, doc, at + i) && !inside_scalar(doc, at + i) {
                     return Some(at + i);
                 }
                 break;
@@ -717,6 +1032,72 @@ fn misplaced_tab(text: &str, doc: &Node) -> Option<usize> {
         }
     }
     None
+}
+
+/// If a plain scalar of the block context ends right before `at` (blanks and line breaks
+/// between), the column of the block collection holding it (`None` at the top).
+fn plain_scalar_before(text: &str, node: &Node, at: usize, parent: Option<usize>) -> Option<Option<usize>> {
+    plain_before(text, node, at, parent, false)
+}
+
+/// [`plain_scalar_before`], also looking into flow collections (their scalars keep the column
+/// of the block collection holding the flow one).
+fn plain_before(text: &str, node: &Node, at: usize, parent: Option<usize>, into_flow: bool) -> Option<Option<usize>> {
+    let first = text.as_bytes().get(node.span.start).copied();
+    match &node.value {
+        Value::Seq(items) if matches!(first, Some(b'[' | b'{')) => {
+            items.iter().find_map(|n| plain_before(text, n, at, parent, into_flow)).filter(|_| into_flow)
+        }
+        Value::Map(pairs) if matches!(first, Some(b'[' | b'{')) => pairs
+            .iter()
+            .find_map(|(k, v)| plain_before(text, k, at, parent, into_flow).or_else(|| plain_before(text, v, at, parent, into_flow)))
+            .filter(|_| into_flow),
+        Value::Seq(items) => {
+            // Its span starts at its first item: the column is its `-`'s.
+            let start = column_of_content(text, node.span.start);
+            let line = node.span.start + text[node.span.start..].len() - text[node.span.start..].trim_start().len() - start;
+            let col = text[line..line + start].rfind('-').unwrap_or(start);
+            items.iter().find_map(|n| plain_before(text, n, at, Some(col), into_flow))
+        }
+        Value::Map(pairs) => {
+            let col = column_of_content(text, node.span.start);
+            pairs.iter().find_map(|(k, v)| plain_before(text, k, at, Some(col), into_flow).or_else(|| plain_before(text, v, at, Some(col), into_flow)))
+        }
+        _ => {
+            let plain = node.span.end > node.span.start && !matches!(first, Some(b'\'' | b'"' | b'|' | b'>'));
+            let between = text.get(node.span.end..at)?;
+            (plain && between.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))).then_some(parent)
+        }
+    }
+}
+
+/// Whether a tab at column `col` in a line's leading blanks, in a flow collection, is in the
+/// blanks after a plain scalar and left of the indentation of the block collection holding
+/// the flow one: libyaml's plain scalar scan refuses it there ("found a tab character that
+/// violates indentation"), its scan between tokens would not.
+/// Checked on the text as written (the repair moves such lines right).
+fn tab_after_flow_plain(text: &str, doc: &Node) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let col = line.len() - line.trim_start_matches(' ').len();
+        let tab = at + col;
+        if line.as_bytes().get(col) == Some(&b'\t')
+            && inside_quoted_or_flow(text, doc, tab)
+            && plain_before(text, doc, tab, None, true).is_some_and(|parent| parent.is_some_and(|p| col <= p))
+        {
+            return Some(tab);
+        }
+    }
+    None
+}
+
+/// The column of the first character that is not a blank or a line break at or after `at`
+/// (a block collection's span may start before its first `-` or key).
+fn column_of_content(text: &str, at: usize) -> usize {
+    let at = at + text[at..].len() - text[at..].trim_start().len();
+    at - text[..at].rfind('\n').map_or(0, |i| i + 1)
 }
 
 /// Whether `offset` is inside a quoted scalar or a flow collection of `node`.
@@ -847,6 +1228,9 @@ pub fn canonical_key(v: &Value) -> String {
 /// `!!set` and `!!pairs` build a Python set and a list of tuples, which [`Value`] has not: they
 /// load as the mapping and the sequence they are written as.
 fn collection_tag_error(tag: &str, kind: &str) -> Option<String> {
+    if tag == "!" {
+        return None;
+    }
     let suffix = tag.strip_prefix("tag:yaml.org,2002:").or_else(|| tag.strip_prefix("!!"));
     let want = match suffix {
         Some("map" | "omap" | "set") => "mapping",
@@ -897,6 +1281,21 @@ pub fn py_float(f: f64) -> String {
 }
 
 fn resolve_scalar(text: &str, style: ScalarStyle, tag: Option<&str>) -> Result<Value, String> {
+    // The non-specific tag `!`: libyaml's loader resolves the scalar as if it were plain,
+    // whatever its style (`! '7'` is the int 7).
+    if tag == Some("!") {
+        // Python's `$` in the resolvers' patterns also matches before a last line break, and
+        // the constructors get the text with it: `int()` and `float()` skip it, the bool
+        // constructor's lookup fails.
+        let Some(body) = text.strip_suffix('\n') else {
+            return Ok(resolve_plain(text));
+        };
+        return match resolve_plain(body) {
+            Value::Str(_) => Ok(Value::Str(text.to_string())),
+            Value::Bool(_) => Err(format!("KeyError: '{}\\n'", body.to_lowercase())),
+            other => Ok(other),
+        };
+    }
     if let Some(tag) = tag {
         return resolve_tagged(text, tag);
     }
@@ -916,10 +1315,57 @@ fn resolve_tagged(text: &str, tag: &str) -> Result<Value, String> {
         Some("bool") => parse_bool(text).map(Value::Bool).ok_or_else(|| format!("invalid boolean '{text}'")),
         Some("null") => Ok(Value::Null),
         // Salt keeps timestamps as strings; binary and others are rare in SLS files.
-        Some("timestamp") | Some("binary") => Ok(Value::Str(text.to_string())),
+        Some("timestamp") => Ok(Value::Str(text.to_string())),
+        // Kept as its text (`Value` has no bytes), once PyYAML would decode it.
+        Some("binary") => check_base64(text).map(|()| Value::Str(text.to_string())),
         Some("map" | "omap" | "set") => Err("expected a mapping node, but found scalar".to_string()),
         Some("seq") => Err("expected a sequence node, but found scalar".to_string()),
         _ => Err(format!("could not determine a constructor for the tag '{}'", full_tag(tag))),
+    }
+}
+
+/// Salt's `!!binary` constructor: ASCII, `=` added up to a multiple of 4 bytes (counting every
+/// byte), then Python's lenient `base64.decodebytes` (characters outside the alphabet
+/// skipped, a complete padding ends the data).
+fn check_base64(text: &str) -> Result<(), String> {
+    if let Some((i, c)) = text.chars().enumerate().find(|&(_, c)| !c.is_ascii()) {
+        let shown = if (c as u32) < 0x100 {
+            format!("\\x{:02x}", c as u32)
+        } else if (c as u32) < 0x10000 {
+            format!("\\u{:04x}", c as u32)
+        } else {
+            format!("\\U{:08x}", c as u32)
+        };
+        return Err(format!(
+            "failed to convert base64 data into ascii: 'ascii' codec can't encode character '{shown}' in position {i}: ordinal not in range(128)"
+        ));
+    }
+    let (mut quad, mut pads, mut decoded) = (0usize, 0usize, 0usize);
+    let padding = (4 - text.len() % 4) % 4;
+    for b in text.bytes().chain(std::iter::repeat_n(b'=', padding)) {
+        if b == b'=' {
+            pads += 1;
+            if quad >= 2 && quad + pads >= 4 {
+                return Ok(());
+            }
+            continue;
+        }
+        if !(b.is_ascii_alphanumeric() || b == b'+' || b == b'/') {
+            continue;
+        }
+        pads = 0;
+        if quad > 0 {
+            decoded += 1;
+        }
+        quad = (quad + 1) % 4;
+    }
+    match quad {
+        0 => Ok(()),
+        1 => Err(format!(
+            "failed to decode base64 data: Invalid base64-encoded string: number of data characters ({}) cannot be 1 more than a multiple of 4",
+            decoded / 3 * 4 + 1
+        )),
+        _ => Err("failed to decode base64 data: Incorrect padding".to_string()),
     }
 }
 
@@ -999,22 +1445,23 @@ fn parse_int(t: &str) -> Option<i64> {
         Some(rest) => (-1i64, rest.to_string()),
         None => (1, v.strip_prefix('+').unwrap_or(&v).to_string()),
     };
+    // Python's `int()` skips blanks around the digits (`!!int ' 7'`, a `0` Salt strips).
     let n = if body == "0" {
         0
     } else if let Some(b) = body.strip_prefix("0b") {
-        i64::from_str_radix(b, 2).ok()?
+        i64::from_str_radix(b.trim(), 2).ok()?
     } else if let Some(x) = body.strip_prefix("0x") {
-        i64::from_str_radix(x, 16).ok()?
+        i64::from_str_radix(x.trim(), 16).ok()?
     } else if body.starts_with('0') {
-        i64::from_str_radix(&body, 8).ok()?
+        i64::from_str_radix(body.trim(), 8).ok()?
     } else if body.contains(':') {
         let mut n: i64 = 0;
         for part in body.split(':') {
-            n = n.checked_mul(60)?.checked_add(part.parse::<i64>().ok()?)?;
+            n = n.checked_mul(60)?.checked_add(part.trim().parse::<i64>().ok()?)?;
         }
         n
     } else {
-        body.parse::<i64>().ok()?
+        body.trim().parse::<i64>().ok()?
     };
     n.checked_mul(sign)
 }
@@ -1075,14 +1522,15 @@ fn parse_float(t: &str) -> Option<f64> {
     if body == ".nan" {
         return Some(f64::NAN);
     }
+    // Python's `float()` skips blanks around the number (`!!float '1\t'`).
     if body.contains(':') {
         let mut n = 0.0;
         for part in body.split(':') {
-            n = n * 60.0 + part.parse::<f64>().ok()?;
+            n = n * 60.0 + part.trim().parse::<f64>().ok()?;
         }
         return Some(sign * n);
     }
-    body.parse::<f64>().ok().map(|f| sign * f)
+    body.trim().parse::<f64>().ok().map(|f| sign * f)
 }
 
 #[cfg(test)]
@@ -1154,6 +1602,8 @@ mod tests {
         expect_test::expect![[r#"{Null@3..3: Str("x")@5..6}"#]].assert_eq(&got("? \n: x"));
         // A comment right after a quote, a tab after `:`.
         expect_test::expect![[r#"{Str("b")@0..1: Str("y")@3..8, Str("a")@9..10: Int(1)@12..13}"#]].assert_eq(&got("b: \"y\"#c\na:\t1"));
+        // A comment right after a flow indicator (`[]#`, `[1,#c`), also past a wrapped line.
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@4..5], Str("b")@9..10: [Int(2)@13..14, Int(3)@19..20], Str("c")@24..25: [Str("x")@28..29, Str("y")@31..32], Str("d")@35..36: [Str("a#b")@39..42]}"#]].assert_eq(&got("a: [1]#c\nb: [2,#x\n 3]#y\nc: [x,\ny]#\nd: [a#b]\n"));
     }
 
     #[test]
@@ -1214,6 +1664,154 @@ mod tests {
         expect_test::expect![[r#"Str("x\ny\n")@7..13 Str("z\n")@19..21"#]].assert_eq(&got("a: >+\n x\n\n y\nb: |\n z\n"));
         expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |+\n x"));
         expect_test::expect![[r#"Str("x")@7..8"#]].assert_eq(&got("a: |-\n x"));
+        // A last line of only blanks: content where it reaches the indentation, never a break.
+        expect_test::expect![[r#"Str("x\n\n ")@7..12"#]].assert_eq(&got("a: |+\n x\n\n  "));
+        expect_test::expect![[r#"Str("x\n")@9..12"#]].assert_eq(&got("a: |+\n   x\n "));
+        expect_test::expect![[r#"Str("")@3..7"#]].assert_eq(&got("a: >+\n "));
+        expect_test::expect![[r#"Str(" x\n")@8..13"#]].assert_eq(&got("a: |2\n   x\n  "));
+        // A comment right after the header's indicators.
+        expect_test::expect![[r#"Str("x\n")@8..10 Str("y")@18..20"#]].assert_eq(&got("a: |#c\n x\nb: >-#\n y\n"));
+        // Only blank lines: one break for each line break after the header.
+        expect_test::expect![[r#"Str("\n\n")@3..14"#]].assert_eq(&got("a: |+\n \n\n     "));
+        expect_test::expect![[r#"Str("\n")@3..8"#]].assert_eq(&got("a: |+\n\n "));
+    }
+
+    #[test]
+    fn a_document_that_is_a_block_scalar_is_indented() {
+        // libyaml indents it at least one column: a line at column 0 ends it.
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect!["error at 4: did not find expected <document start>"].assert_eq(&got(">-\n\nx\n"));
+        expect_test::expect![[r#"Str("x\n")@7..9"#]].assert_eq(&got("--- |\n x\n#c\n"));
+        expect_test::expect![[r#"Str("")@7..8"#]].assert_eq(&got("--- |\n\n#"));
+        expect_test::expect!["error at 9: did not find expected <document start>"].assert_eq(&got("|\n x\n#c\n y\n"));
+        expect_test::expect![[r#"Str("x\n")@3..5"#]].assert_eq(&got("|\n x\n...\n"));
+    }
+
+    #[test]
+    fn a_block_scalar_header_at_the_column_of_its_key() {
+        // libyaml takes `|` there as the value (nothing else may start a value there).
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: Str("x\n")@15..19, Str("c")@19..20: Int(1)@22..23}, Str("d")@24..25: Str("")@27..29}"#]]
+            .assert_eq(&got("a:\n  b:\n  |\n   x\n  c: 1\nd:\n>\n"));
+        expect_test::expect![[r#"[Str("x\n")@6..8, [Str("y")@20..22]]"#]].assert_eq(&got("- \n|\n x\n- -\n  >-\n   y\n"));
+        expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("- a:\n|\n x\n"));
+        expect_test::expect!["error at 10: simple key expect ':'"].assert_eq(&got("a: 1\n|\n x\n"));
+        expect_test::expect!["error at 7: simple key expect ':'"].assert_eq(&got("a:\n[1]\n"));
+    }
+
+    #[test]
+    fn tabs_on_blank_lines_and_lone_carriage_returns() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // A blank line with a tab: only the blanks after a plain scalar may hold one, right of
+        // the indentation of its collection (a Jinja tag indented with a tab leaves such lines).
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: Str("x")@8..9, Str("c")@17..18: Int(1)@20..21}}"#]]
+            .assert_eq(&got("a:\n  b: x\n   \t\n  c: 1\n"));
+        expect_test::expect![[r#"error at 12: found character '\t' that cannot start any token"#]].assert_eq(&got("a:\n  b: x\n  \t\n  c: 1\n"));
+        expect_test::expect![[r#"error at 9: found character '\t' that cannot start any token"#]].assert_eq(&got("a: 'x'\n  \t\nb: 1\n"));
+        expect_test::expect![[r#"error at 1: found character '\t' that cannot start any token"#]].assert_eq(&got(" \t\n"));
+        // Under an indentless sequence, the collection's column is its `-`'s.
+        expect_test::expect![[r#"{Str("a")@0..1: [Str("x")@5..6]}"#]].assert_eq(&got("a:\n- x\n \t\n"));
+        // In a quoted scalar it is a line break, and so is a lone CR.
+        expect_test::expect![[r#"{Str("a")@0..1: Str("x\ny")@3..12, Str("b")@13..14: [Str("p q")@20..25]}"#]]
+            .assert_eq(&got("a: 'x\n\t\n  y'\nb:\r  - 'p\rq'\r\n"));
+    }
+
+    #[test]
+    fn tagged_numbers_with_blanks_and_a_quoted_key_before_its_colon() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Python's int() and float() skip blanks; Salt strips an int's leading zeros first.
+        expect_test::expect![[
+            r#"{Str("a")@0..1: Int(7)@3..13, Str("b")@14..15: Int(755)@17..30, Str("c")@31..32: Float(1.0)@34..46, Str("d")@47..48: Int(-31)@50..64}"#
+        ]]
+        .assert_eq(&got("a: !!int ' 7'\nb: !!int 0\n  755\nc: !!float '1\t'\nd: !!int '-0x 1f'\n"));
+        // `{"x":}`: the value is missing (null), not a plain scalar ending in `:`.
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("x")@4..7: Null@7..7, Str("y")@9..12: Null@12..12}}"#]].assert_eq(&got("a: {\"x\":,'y':}\n"));
+        expect_test::expect!["error at 4: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: {x:}\n"));
+        // The same after a tag or an anchor, which the collection's event starts at.
+        expect_test::expect!["error at 10: while scanning a plain scalar: found unexpected ':'"].assert_eq(&got("a: !!map {b:}\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@7..8, Int(2)@11..12]}"#]].assert_eq(&got("a: &x [1,\n\t2]\n"));
+    }
+
+    #[test]
+    fn the_non_specific_tag_resolves_as_plain() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: Int(7)@3..8, Str("b")@9..10: [Int(1)@15..16], Str("c")@18..19: Null@21..25, Str("d")@26..27: Int(755)@29..39, Str("e")@39..40: Str("x\n")@42..49}"#]].assert_eq(&got("a: ! '7'\nb: ! [1]\nc: ! ''\nd: ! |\n 0755\ne: ! |\n x\n"));
+        expect_test::expect![[r#"error at 3: KeyError: 'yes\n'"#]].assert_eq(&got("a: ! |\n yes\n"));
+    }
+
+    #[test]
+    fn flow_continuation_lines_with_tabs_and_dashes() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Tabs leading a continuation line are blanks, except right after a plain scalar and
+        // left of the block indentation, where libyaml's plain scalar scan refuses them.
+        expect_test::expect![[r#"{Str("k")@0..1: {Str("key")@5..8: [Str("no")@20..24]}}"#]].assert_eq(&got("k:\n  key: !!seq [\n  \"no\",\n\t]\n"));
+        expect_test::expect!["error at 13: found a tab character that violates indentation"].assert_eq(&got("a:\n  b: [a\n  \t]\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: [Str("a")@9..10]}}"#]].assert_eq(&got("a:\n  b: [a\n   \t]\n"));
+        // A plain scalar continued on the next line of a flow: its quote opens nothing.
+        expect_test::expect![[r#"{Str("k")@0..1: [{Str("key")@7..10: [{Str("a")@14..15: Str("b '-3")@17..23}, {Str("c")@27..28: Str("d")@30..33, Str("e")@36..37: Str("f")@39..40}]}]}"#]].assert_eq(&got("k:\n  - key: [{a: b\n '-3}, {c: 'd',\n e: f}]\n"));
+        // A lone `-` in a flow is a plain scalar to libyaml.
+        expect_test::expect![[r#"{Str("a")@0..1: [Str("-")@4..5, [Str("-")@8..9], {Str("x")@13..14: Str("-")@16..17}]}"#]]
+            .assert_eq(&got("a: [-, [-], {x: -}]\n"));
+    }
+
+    #[test]
+    fn directives_and_markers_before_the_document() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // libyaml knows only %YAML and %TAG, and reads names of letters, digits, `-`, `_`.
+        expect_test::expect!["error at 0: while scanning a directive: found unknown directive name"].assert_eq(&got("%FOO bar\n---\na: 1\n"));
+        expect_test::expect!["error at 0: while scanning a directive: found unexpected non-alphabetical character"].assert_eq(&got("%YAM.1\n---\na: 1\n"));
+        expect_test::expect!["error at 0: while scanning a directive: could not find expected directive name"].assert_eq(&got("%]Y 1.1\n---\na: 1\n"));
+        expect_test::expect![[r#"{Str("a")@23..24: Int(1)@26..27}"#]].assert_eq(&got("%TAG ! tag:x,2000:\n---\na: 1\n"));
+        // `...` after only an indented comment: still before any document.
+        expect_test::expect!["error at 7: did not find expected node content"].assert_eq(&got(" #a: 1\n...\n"));
+    }
+
+    #[test]
+    fn anchor_names_as_libyaml_reads_them() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@11..12], Str("b")@14..15: Str("1")@17..27, Str("c")@28..29: [Int(1)@11..12]}"#]]
+            .assert_eq(&got("a: &x-y_1 [1]\nb: !!str &s 1\nc: *x-y_1\n"));
+        expect_test::expect!["error at 11: found duplicate anchor 'x'; first occurrence on line 1, second occurrence"].assert_eq(&got("a: &x\n  b: &x 1\n"));
+        expect_test::expect!["error at 3: while scanning an anchor: did not find expected alphabetic or numeric character"].assert_eq(&got("a: &aß 1\n"));
+        expect_test::expect!["error at 3: mapping values are not allowed in this context"].assert_eq(&got("a: &b:\n"));
+        // First on its line, `&b:` anchors an empty key (saphyr reads it otherwise; no error).
+        assert!(!load("&b: 1\n").is_err_and(|e| e.message.contains("mapping values")));
+        // Both branches of a masked `{% if %}` may define it.
+        assert!(load_with("- &a 1\n- &a 2\n- *a\n", true).is_ok());
+    }
+
+    #[test]
+    fn binary_is_checked_as_salt_decodes_it() {
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        // Salt pads to a multiple of 4 bytes, then Python decodes leniently; the text is kept.
+        expect_test::expect![[r#"{Str("a")@0..1: Str("aGVsbG8")@3..19, Str("b")@20..21: Str("a`b=c")@23..37}"#]]
+            .assert_eq(&got("a: !!binary aGVsbG8\nb: !!binary a`b=c\n"));
+        expect_test::expect!["error at 3: failed to decode base64 data: Incorrect padding"].assert_eq(&got("a: !!binary a`GVsbG8\n"));
+        expect_test::expect![
+            "error at 3: failed to decode base64 data: Invalid base64-encoded string: number of data characters (5) cannot be 1 more than a multiple of 4"
+        ]
+        .assert_eq(&got("a: !!binary aGVsb\n"));
+        expect_test::expect![[
+            r#"error at 3: failed to convert base64 data into ascii: 'ascii' codec can't encode character '\xdf' in position 2: ordinal not in range(128)"#
+        ]]
+        .assert_eq(&got("a: !!binary aGßVs\n"));
+    }
+
+    #[test]
+    fn quotes_inside_a_plain_scalar_open_nothing() {
+        // `- x - 'p` is one plain scalar, continued on the next line: the repair must not read
+        // a quoted scalar there and move its lines (libyaml refuses both, CRLF or not).
+        let got = |t: &str| load(t).map(|n| show(&n)).unwrap_or_else(|e| format!("error at {}: {}", e.offset, e.message));
+        expect_test::expect!["error at 17: while scanning a quoted scalar, found unexpected end of stream"].assert_eq(&got("a:\r\n- x\r\n  - 'p\r\n'\r"));
+        expect_test::expect!["error at 19: while parsing a block mapping, did not find expected key"].assert_eq(&got("a:\n   - x - - 'p\n  q'\n"));
+        expect_test::expect![[r#"{Str("a")@0..1: Str("x 'q")@3..9, Str("b")@10..11: [Int(1)@14..15, Int(2)@18..19]}"#]]
+            .assert_eq(&got("a: x\n  'q\nb: [1,\n 2]\n"));
+        // A plain scalar after `- - ` is continued right of the inner `-` only: the next
+        // `- {` at that column starts a flow (the second campaign's cases).
+        expect_test::expect![[r#"{Str("k")@0..1: [[Bool(false)@11..16, {Str("a")@26..27: Str("2")@29..32, Str("b")@36..37: Int(1)@39..40}]]}"#]]
+            .assert_eq(&got("k:\n    - - false\n      - {a: '2',\n  b: 1}\n"));
+        expect_test::expect![[r#"{Str("k")@0..1: [{Str("a")@7..8: Str("x")@10..11, Str("b")@16..19: [Int(1)@22..23, Int(2)@26..27]}]}"#]]
+            .assert_eq(&got("k:\n  - a: x\n    'b': [1,\n 2]\n"));
     }
 
     #[test]
