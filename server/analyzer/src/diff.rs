@@ -228,16 +228,19 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                     serde_json::Value::Object(m)
                 })
                 .collect();
-            let (changed, unchanged, failing) = report::counts(&impact::group(&diffs), diffs.len());
+            let c = report::counts(&impact::group(&diffs), diffs.len());
             let doc = json!({
                 "from": args.from, "to": to_label, "notes": notes,
-                "summary": {"changed": changed, "unchanged": unchanged, "now_failing": failing},
+                "summary": {"changed": c.changed, "unchanged": c.unchanged, "now_failing": c.now_failing, "still_failing": c.still_failing},
                 "minions": minions, "groups": groups,
             });
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
     };
     out!("{out}");
+    // A minion that failed before the change and still fails is not the change's doing: it
+    // does not fail the run (a CI job would block every pull request until someone fixes it),
+    // and with `--exit-code` it counts only when its errors changed.
     let failing = diffs.iter().any(|(_, d)| d.now_failing());
     let changed = diffs.iter().any(|(_, d)| !d.is_empty());
     if failing || (args.exit_code && changed) {

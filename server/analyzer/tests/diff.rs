@@ -78,7 +78,7 @@ fn a_templated_source_diffs_as_rendered_for_each_minion() {
     assert_eq!(minion(&doc, "db01")["files"], serde_json::json!([]));
     // web01 and web02 render differently: two groups; db01 is unchanged and in none.
     assert_eq!(doc["groups"].as_array().unwrap().len(), 2, "{out}");
-    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 0}));
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 0, "still_failing": 0}));
     let (_, text, _) = run(&t.root, &["diff"]);
     assert!(text.contains("+workers 4;"), "{text}");
 }
@@ -141,6 +141,38 @@ fn exit_codes() {
     let (code, _, err) = run(&t.root, &["diff", "--to", "v9"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("`v9`"), "{err}");
+}
+
+#[test]
+fn a_minion_failing_at_both_sides_is_still_failing_not_unchanged() {
+    let t = repo("still");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed: [\n");
+    commit(&t.root, "break db");
+    // Nothing changed since: db01 fails at both sides with the same errors.
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 0, "failing before the change is not the change's doing: {out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 0, "unchanged": 2, "now_failing": 0, "still_failing": 1}));
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(doc["groups"][0]["minions"], serde_json::json!(["db01"]));
+    assert_eq!(doc["groups"][0]["errors_after"][0]["file"], "salt/db.sls", "{out}");
+    let (code, text, _) = run(&t.root, &["diff"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("0 minion(s) changed, 2 unchanged, 1 still failing\n"), "{text}");
+    assert!(text.contains("\n! 1 minion(s) still failing: db01\n  ! failed before and fails now, with the same errors:\n      error[yaml-syntax]: "), "{text}");
+    let (_, md, _) = run(&t.root, &["diff", "--format", "markdown"]);
+    assert!(md.contains("<b>1 minion(s) still failing</b>: db01") && md.contains("[!WARNING]"), "{md}");
+    // Another break of the same file: still failing, with other errors, and a difference for
+    // `--exit-code`; a web change beside it is counted apart.
+    t.write("salt/db.sls", "postgres: {pkg.installed: []\n");
+    t.write("salt/web.sls", "nginx:\n  pkg.installed: []\n");
+    let (code, text, _) = run(&t.root, &["diff"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("2 minion(s) changed, 0 unchanged, 1 still failing\n"), "{text}");
+    assert!(text.contains("! failed before and fails now, with other errors now:"), "{text}");
+    assert!(text.rfind("still failing: db01") > text.find("~ 2 minion(s): web01, web02"), "still failing comes after the changes: {text}");
+    let (code, _, _) = run(&t.root, &["diff", "--exit-code"]);
+    assert_eq!(code, 1);
 }
 
 #[test]

@@ -161,6 +161,12 @@ impl MinionDiff {
         self.errors_before.is_empty() && !self.errors_after.is_empty()
     }
 
+    /// Fails at both sides (with the same errors or others): not the change's doing, but no
+    /// reviewer should read it as unchanged, since nothing about its highstate is known.
+    pub fn still_failing(&self) -> bool {
+        !self.errors_before.is_empty() && !self.errors_after.is_empty()
+    }
+
     /// The diff as the JSON contract has it (without the minion's name); pillar values only
     /// with `show_pillar`, since pillar holds secrets.
     pub fn to_json(&self, show_pillar: bool) -> serde_json::Map<String, Value> {
@@ -451,12 +457,13 @@ pub struct Group {
     pub diff: MinionDiff,
 }
 
-/// The changed minions grouped by identical diffs (unchanged ones are in no group).
+/// The changed minions, and those that fail at both sides, grouped by identical diffs
+/// (unchanged ones are in no group).
 pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     let mut by_key: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (minion, d) in diffs {
-        if d.is_empty() {
+        if d.is_empty() && !d.still_failing() {
             continue;
         }
         let key = Value::Object(d.to_json(true)).to_string();
@@ -468,8 +475,9 @@ pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
             }
         }
     }
-    // The loudest first: groups that now fail, then the larger ones.
-    groups.sort_by_key(|g| (!g.diff.now_failing(), std::cmp::Reverse(g.minions.len())));
+    // The loudest first: groups that now fail, then the changed ones, the larger first, and
+    // last those that failed before the change too (not its doing).
+    groups.sort_by_key(|g| (!g.diff.now_failing(), g.diff.still_failing(), std::cmp::Reverse(g.minions.len())));
     groups
 }
 

@@ -15,18 +15,31 @@ pub struct Summary<'a> {
     pub notes: &'a [String],
 }
 
-/// How many minions changed, stayed and now fail.
-pub fn counts(groups: &[Group], minions: usize) -> (usize, usize, usize) {
-    let changed: usize = groups.iter().map(|g| g.minions.len()).sum();
-    let failing: usize = groups.iter().filter(|g| g.diff.now_failing()).map(|g| g.minions.len()).sum();
-    (changed, minions - changed, failing)
+/// How many minions changed, stayed, fail at both sides, and (of the changed) now fail.
+/// `changed + unchanged + still_failing` is every minion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    pub changed: usize,
+    pub unchanged: usize,
+    pub now_failing: usize,
+    pub still_failing: usize,
+}
+
+pub fn counts(groups: &[Group], minions: usize) -> Counts {
+    let sum = |f: &dyn Fn(&Group) -> bool| groups.iter().filter(|g| f(g)).map(|g| g.minions.len()).sum::<usize>();
+    let still_failing = sum(&|g| g.diff.still_failing());
+    let changed = sum(&|g| !g.diff.still_failing());
+    Counts { changed, unchanged: minions - changed - still_failing, now_failing: sum(&|g| g.diff.now_failing()), still_failing }
 }
 
 fn summary_line(s: &Summary, groups: &[Group]) -> String {
-    let (changed, unchanged, failing) = counts(groups, s.minions);
-    let mut line = format!("{changed} minion(s) changed, {unchanged} unchanged");
-    if failing > 0 {
-        line.push_str(&format!(", {failing} now failing"));
+    let c = counts(groups, s.minions);
+    let mut line = format!("{} minion(s) changed, {} unchanged", c.changed, c.unchanged);
+    if c.now_failing > 0 {
+        line.push_str(&format!(", {} now failing", c.now_failing));
+    }
+    if c.still_failing > 0 {
+        line.push_str(&format!(", {} still failing", c.still_failing));
     }
     line
 }
@@ -58,6 +71,10 @@ fn body(d: &MinionDiff, show_pillar: bool, pad: &str) -> Vec<String> {
     let mut out = Vec::new();
     if d.now_failing() {
         out.push(format!("{pad}! compiled before, fails now:"));
+        out.extend(d.errors_after.iter().map(|e| format!("{pad}    {}", error_line(e))));
+    } else if d.still_failing() {
+        let how = if d.errors_before == d.errors_after { "with the same errors" } else { "with other errors now" };
+        out.push(format!("{pad}! failed before and fails now, {how}:"));
         out.extend(d.errors_after.iter().map(|e| format!("{pad}    {}", error_line(e))));
     } else if d.errors_before != d.errors_after {
         if !d.errors_before.is_empty() {
@@ -113,8 +130,12 @@ pub fn text(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     for g in groups {
-        let mark = if g.diff.now_failing() { "!" } else { "~" };
-        out.push_str(&format!("\n{mark} {} minion(s): {}\n", g.minions.len(), names(&g.minions, 5)));
+        let (mark, title) = match () {
+            _ if g.diff.now_failing() => ("!", " now failing"),
+            _ if g.diff.still_failing() => ("!", " still failing"),
+            _ => ("~", ""),
+        };
+        out.push_str(&format!("\n{mark} {} minion(s){title}: {}\n", g.minions.len(), names(&g.minions, 5)));
         for line in body(&g.diff, show_pillar, "  ") {
             out.push_str(&line);
             out.push('\n');
@@ -125,16 +146,26 @@ pub fn text(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
 
 /// The Markdown report, for a pull-request comment.
 pub fn markdown(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
-    let (_, _, failing) = counts(groups, s.minions);
+    let c = counts(groups, s.minions);
     let mut out = format!("### salt-analyzer: `{}` → `{}`\n\n**{}**\n", s.from, s.to, summary_line(s, groups));
-    if failing > 0 {
-        out.push_str(&format!("\n> [!CAUTION]\n> {failing} minion(s) compiled before this change and fail after it.\n"));
+    if c.now_failing > 0 {
+        out.push_str(&format!("\n> [!CAUTION]\n> {} minion(s) compiled before this change and fail after it.\n", c.now_failing));
+    }
+    if c.still_failing > 0 {
+        out.push_str(&format!(
+            "\n> [!WARNING]\n> {} minion(s) failed to compile before this change and still fail: nothing is known of their highstate.\n",
+            c.still_failing
+        ));
     }
     for n in s.notes {
         out.push_str(&format!("\n_Note: {n}_\n"));
     }
     for g in groups {
-        let title = if g.diff.now_failing() { "fails now" } else { "changed" };
+        let title = match () {
+            _ if g.diff.now_failing() => "fails now",
+            _ if g.diff.still_failing() => "still failing",
+            _ => "changed",
+        };
         out.push_str(&format!(
             "\n<details{}><summary><b>{} minion(s) {title}</b>: {}</summary>\n\n",
             if g.diff.now_failing() { " open" } else { "" },
