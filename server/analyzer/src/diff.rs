@@ -28,7 +28,8 @@ pub enum DiffFormat {
 /// The options of `diff`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DiffArgs {
-    /// The side before the change: a git revision (default `HEAD`).
+    /// The side before the change: a git revision (default `HEAD`); `A..B` is from A to B and
+    /// `A...B` from the merge base of A and B to B, as `git diff` reads them (then no `--to`).
     #[arg(long, default_value = "HEAD")]
     pub from: String,
     /// The side after the change: a git revision (default: the work tree, uncommitted changes
@@ -58,6 +59,42 @@ pub struct DiffArgs {
     /// for a CI matrix.
     #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
     pub shard: Option<(usize, usize)>,
+}
+
+/// The revisions the sides are read at, and their names in the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Revisions {
+    /// The before side's revision (a commit id for `A...B`).
+    from: String,
+    /// How the report names it (`merge base of A and B (0123456789ab)` for `A...B`).
+    from_label: String,
+    /// The after side's revision; `None`: the work tree.
+    to: Option<String>,
+}
+
+/// `--from` and `--to` read as `git diff` reads its revisions: `A..B` is `A` to `B`, `A...B`
+/// the merge base of `A` and `B` to `B`, an empty end `HEAD`; a range names both sides, so
+/// `--to` with it is refused.
+fn revisions(repo: &salt_gitfs::Repo, from: &str, to: Option<&str>) -> Result<Revisions, String> {
+    let (range, three) = match (from.split_once("..."), from.split_once("..")) {
+        (Some(r), _) => (Some(r), true),
+        (None, Some(r)) => (Some(r), false),
+        (None, None) => (None, false),
+    };
+    let Some((a, b)) = range else {
+        return Ok(Revisions { from: from.to_string(), from_label: from.to_string(), to: to.map(str::to_string) });
+    };
+    if let Some(to) = to {
+        return Err(format!("`--from {from}` already names the side after the change; drop `--to {to}`, or give `--from A --to B`"));
+    }
+    let or_head = |r: &str| if r.is_empty() { "HEAD".to_string() } else { r.to_string() };
+    let (a, b) = (or_head(a), or_head(b));
+    if !three {
+        return Ok(Revisions { from: a.clone(), from_label: a, to: Some(b) });
+    }
+    let base = repo.merge_base(&a, &b).map_err(|e| format!("cannot read `{from}`: {e}"))?;
+    let label = format!("merge base of {a} and {b} ({})", &base[..12.min(base.len())]);
+    Ok(Revisions { from: base, from_label: label, to: Some(b) })
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -155,19 +192,23 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     };
     let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
     let root = std::fs::canonicalize(&root).unwrap_or(root);
-    let before_fs = match at_revision(&repo, &work_dir, &args.from) {
+    let revs = match revisions(&repo, &args.from, args.to.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let before_fs = match at_revision(&repo, &work_dir, &revs.from) {
         Ok(fs) => fs,
         Err(e) => return fail(e),
     };
-    let after_fs: Arc<dyn Vfs> = match &args.to {
+    let after_fs: Arc<dyn Vfs> = match &revs.to {
         Some(rev) => match at_revision(&repo, &work_dir, rev) {
             Ok(fs) => fs,
             Err(e) => return fail(e),
         },
         None => Arc::new(RealFs),
     };
-    let to_label = args.to.clone().unwrap_or_else(|| "work tree".to_string());
-    let before = match setup(before_fs, &root, args, &args.from) {
+    let to_label = revs.to.clone().unwrap_or_else(|| "work tree".to_string());
+    let before = match setup(before_fs, &root, args, &revs.from_label) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -205,7 +246,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
-    let summary = report::Summary { from: &args.from, to: &to_label, minions: diffs.len(), notes: &notes };
+    let summary = report::Summary { from: &revs.from_label, to: &to_label, minions: diffs.len(), notes: &notes };
     let out = match args.format {
         DiffFormat::Text => report::text(&summary, &groups, args.show_pillar),
         DiffFormat::Markdown => report::markdown(&summary, &groups, args.show_pillar),
@@ -230,7 +271,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                 .collect();
             let c = report::counts(&impact::group(&diffs), diffs.len());
             let doc = json!({
-                "from": args.from, "to": to_label, "notes": notes,
+                "from": revs.from, "to": to_label, "notes": notes,
                 "summary": {"changed": c.changed, "unchanged": c.unchanged, "now_failing": c.now_failing, "still_failing": c.still_failing},
                 "minions": minions, "groups": groups,
             });

@@ -198,6 +198,48 @@ fn between_two_commits_the_work_tree_is_not_read() {
 }
 
 #[test]
+fn from_a_range_reads_as_git_diff_reads_it() {
+    let t = repo("range");
+    git(&t.root, &["tag", "v1"]);
+    git(&t.root, &["checkout", "-q", "-b", "feature"]);
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\n");
+    commit(&t.root, "feature: postgres 16");
+    git(&t.root, &["checkout", "-q", "main"]);
+    t.write("salt/web.sls", "nginx:\n  pkg.installed: []\n");
+    commit(&t.root, "main: no nginx.conf");
+    let base = String::from_utf8(Command::new("git").args(["rev-parse", "v1"]).current_dir(&t.root).output().unwrap().stdout).unwrap();
+    // A...B: from the merge base (v1) to B, so main's own change is not in it.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main...feature", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some(base.trim()), Some("feature")));
+    assert_eq!(minion(&doc, "db01")["changed"][0]["changes"], serde_json::json!({"version": {"before": "15", "after": "16"}}));
+    assert_eq!(minion(&doc, "web01")["added"], serde_json::json!([]), "{out}");
+    assert_eq!(doc["summary"]["changed"], 1, "{out}");
+    let (_, text, _) = run(&t.root, &["diff", "--from", "main...feature"]);
+    assert!(text.starts_with(&format!("salt-analyzer diff merge base of main and feature ({})..feature: ", &base[..12])), "{text}");
+    // A..B: from A to B, so going from main to feature undoes main's change for the web servers.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main..feature", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some("main"), Some("feature")));
+    assert_eq!(minion(&doc, "web01")["added"][0]["tag"], "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed", "{out}");
+    assert_eq!(doc["summary"]["changed"], 3, "{out}");
+    // An empty end is HEAD (main here), as in git.
+    let (_, out, _) = run(&t.root, &["diff", "--from", "v1..", "--format", "json"]);
+    assert_eq!((json(&out)["from"].as_str(), json(&out)["to"].as_str()), (Some("v1"), Some("HEAD")));
+    // A range names both sides: `--to` beside it is refused.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main..feature", "--to", "HEAD"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("`--from main..feature` already names the side after the change; drop `--to HEAD`"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    // An end that does not exist: 2, naming it.
+    let (code, _, err) = run(&t.root, &["diff", "--from", "main...nosuch"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`nosuch`"), "{err}");
+}
+
+#[test]
 fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
     let t = repo("outside");
     let shared = TempTree::new("diff-outside-shared", None);
