@@ -158,26 +158,54 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
     Ok(who)
 }
 
+/// `path` as seen from `base` (both absolute and lexical): `../shared`, `salt/base`.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let common = path.components().zip(base.components()).take_while(|(a, b)| a == b).count();
+    let mut out: PathBuf = base.components().skip(common).map(|_| std::path::Component::ParentDir).collect();
+    out.extend(path.components().skip(common));
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 /// Roots of either side that lie outside the repository: read from the disk on both sides.
+/// One note a directory, however many sides, environments and kinds of root list it, named
+/// relative to the repository's root.
 fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
-    let mut notes = Vec::new();
+    // Directory -> (kinds, environments), in the order first seen.
+    let mut found: indexmap::IndexMap<PathBuf, (Vec<&str>, Vec<String>)> = indexmap::IndexMap::new();
     for ws in sides {
-        for (kind, roots) in [("file root", &ws.opts.file_roots), ("pillar root", &ws.opts.pillar_roots)] {
+        for (kind, roots) in [("file", &ws.opts.file_roots), ("pillar", &ws.opts.pillar_roots)] {
             for (env, list) in roots {
                 for r in list {
                     // Lexically, as the mounts see it: `WORK/../shared` is outside.
                     let abs = salt_gitfs::lexical(&std::path::absolute(r).unwrap_or_else(|_| r.clone()));
-                    if !abs.starts_with(work_dir) {
-                        let n = format!("{kind} {} ({env}) is outside the repository: read from disk on both sides", r.display());
-                        if !notes.contains(&n) {
-                            notes.push(n);
-                        }
+                    if abs.starts_with(work_dir) {
+                        continue;
+                    }
+                    let (kinds, envs) = found.entry(abs).or_default();
+                    if !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                    if !envs.contains(env) {
+                        envs.push(env.clone());
                     }
                 }
             }
         }
     }
-    notes
+    found
+        .iter()
+        .map(|(dir, (kinds, envs))| {
+            format!(
+                "{} root {} ({}) is outside the repository: read from disk on both sides",
+                kinds.join(" and "),
+                relative_to(dir, work_dir).display(),
+                envs.join(", ")
+            )
+        })
+        .collect()
 }
 
 pub fn run(args: &DiffArgs) -> ExitCode {

@@ -244,8 +244,9 @@ fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
     let t = repo("outside");
     let shared = TempTree::new("diff-outside-shared", None);
     shared.write("shared.sls", "ntp:\n  pkg.installed: []\n");
+    // Listed in two environments and as a pillar root too: still one note.
     let ws = format!(
-        "file_roots: {{base: [salt, {}]}}\npillar_roots: {{base: [pillar]}}\nminions:\n  web01: {{grains: {{role: web, os_family: Debian}}}}\n",
+        "file_roots: {{base: [salt, {0}], dev: [{0}]}}\npillar_roots: {{base: [pillar, {0}]}}\nminions:\n  web01: {{grains: {{role: web, os_family: Debian}}}}\n",
         shared.root.display()
     );
     t.write("salt-analyzer.yaml", &ws);
@@ -258,15 +259,16 @@ fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
     let doc = json(&out);
     let notes = doc["notes"].as_array().unwrap();
     assert_eq!(notes.len(), 1, "{out}");
-    let note = notes[0].as_str().unwrap();
-    assert!(note.contains(&shared.root.display().to_string()) && note.contains("outside the repository: read from disk on both sides"), "{note}");
+    let name = shared.root.file_name().unwrap().to_str().unwrap();
+    // Named from the repository's root, not the disk's.
+    assert_eq!(notes[0], format!("file and pillar root ../{name} (base, dev) is outside the repository: read from disk on both sides"), "{out}");
     assert_eq!(minion(&doc, "web01")["changed"], serde_json::json!([]));
     for format in ["text", "markdown"] {
         let (_, out, _) = run(&t.root, &["diff", "--format", format]);
-        assert!(out.contains("outside the repository"), "{format}: {out}");
+        assert_eq!(out.matches("outside the repository").count(), 1, "{format}: {out}");
+        assert!(!out.contains(&shared.root.display().to_string()), "{format}: {out}");
     }
     // The same root as `../NAME`, relative to the workspace file: outside too.
-    let name = shared.root.file_name().unwrap().to_str().unwrap();
     t.write("salt-analyzer.yaml", &ws.replace(&shared.root.display().to_string(), &format!("../{name}")));
     commit(&t.root, "relative shared root");
     shared.write("shared.sls", "ntp:\n  pkg.installed:\n    - version: '5'\n");
