@@ -176,6 +176,21 @@ fn a_minion_failing_at_both_sides_is_still_failing_not_unchanged() {
 }
 
 #[test]
+fn a_long_tag_is_shortened_in_text_and_markdown_and_whole_in_json() {
+    let t = repo("longtag");
+    let script = "pg_dumpall --clean --if-exists | gzip > /var/backups/postgres/all.sql.gz && find /var/backups -mtime +7 -delete";
+    t.write("salt/db.sls", &format!("postgres:\n  pkg.installed:\n    - version: '15'\nbackup:\n  cmd.run:\n    - name: {script}\n"));
+    let tag = format!("cmd_|-backup_|-{script}_|-run");
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(minion(&json(&out), "db01")["added"][0]["tag"], tag.as_str(), "{out}");
+    for format in ["text", "markdown"] {
+        let (_, out, _) = run(&t.root, &["diff", "--format", format]);
+        assert!(!out.contains("_|-"), "{format} has a raw tag: {out}");
+        assert!(out.contains("+ cmd.run backup (pg_dumpall --clean --if-exists | gzip > /var/backups/postgr…)  [db]\n"), "{format}: {out}");
+    }
+}
+
+#[test]
 fn between_two_commits_the_work_tree_is_not_read() {
     let t = repo("revs");
     git(&t.root, &["tag", "v1"]);
