@@ -191,6 +191,37 @@ fn a_long_tag_is_shortened_in_text_and_markdown_and_whole_in_json() {
 }
 
 #[test]
+fn a_changed_name_is_a_rename_not_a_removal_and_an_addition() {
+    let t = repo("rename");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - name: postgresql-15\n    - version: '15'\n");
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 1, "a rename is a change: {out}{err}");
+    let db = minion(&json(&out), "db01").clone();
+    assert_eq!(db["added"], serde_json::json!([]), "{out}");
+    assert_eq!(db["removed"], serde_json::json!([]), "{out}");
+    assert_eq!(
+        db["renamed"],
+        serde_json::json!([{"tag": "pkg_|-postgres_|-postgresql-15_|-installed", "id": "postgres", "sls": "db", "state": "pkg", "fun": "installed",
+            "name": "postgresql-15", "from_tag": "pkg_|-postgres_|-postgres_|-installed", "from_name": "postgres", "changes": {}}])
+    );
+    let (_, text, _) = run(&t.root, &["diff"]);
+    assert!(text.contains("\n  ~ pkg.installed postgres (postgresql-15)  [db]  renamed from postgres\n"), "{text}");
+    let (_, md, _) = run(&t.root, &["diff", "--format", "markdown"]);
+    assert!(md.contains("~ pkg.installed postgres (postgresql-15)  [db]  renamed from postgres\n"), "{md}");
+    // The name of a managed file changed, and its version: its content compares with the old
+    // file's (the same, so no file diff), the version is a change of the renamed state.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - name: postgresql-16\n    - version: '16'\n");
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(minion(&json(&out), "db01")["renamed"][0]["changes"], serde_json::json!({"version": {"before": "15", "after": "16"}}), "{out}");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '15'\n");
+    t.write("salt/web.sls", &t.read("salt/web.sls").replace("/etc/nginx/nginx.conf", "/etc/nginx/main.conf"));
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    let web = minion(&json(&out), "web01").clone();
+    assert_eq!(web["renamed"][0]["from_name"], "/etc/nginx/nginx.conf", "{out}");
+    assert_eq!(web["files"], serde_json::json!([]), "the same content under another name: {out}");
+}
+
+#[test]
 fn between_two_commits_the_work_tree_is_not_read() {
     let t = repo("revs");
     git(&t.root, &["tag", "v1"]);

@@ -143,6 +143,12 @@ fn body(d: &MinionDiff, show_pillar: bool, pad: &str) -> Vec<String> {
             out.push(format!("{pad}      {k}: {} -> {}", value(b), value(a)));
         }
     }
+    for r in &d.renamed {
+        out.push(format!("{pad}~ {}  [{}]  renamed from {}", state(&r.state), r.state.sls, cut(&r.from.name, 60)));
+        for (k, (b, a)) in &r.changes {
+            out.push(format!("{pad}      {k}: {} -> {}", value(b), value(a)));
+        }
+    }
     for m in &d.moved {
         let place = |t: &Option<String>| t.as_deref().map_or("first".to_string(), |t| format!("after {}", readable_tag(t)));
         out.push(format!("{pad}> {} now runs {} (was {})", state(&m.state), place(&m.after_now), place(&m.after_before)));
