@@ -28,7 +28,8 @@ pub enum DiffFormat {
 /// The options of `diff`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DiffArgs {
-    /// The side before the change: a git revision (default `HEAD`).
+    /// The side before the change: a git revision (default `HEAD`); `A..B` is from A to B and
+    /// `A...B` from the merge base of A and B to B, as `git diff` reads them (then no `--to`).
     #[arg(long, default_value = "HEAD")]
     pub from: String,
     /// The side after the change: a git revision (default: the work tree, uncommitted changes
@@ -58,6 +59,42 @@ pub struct DiffArgs {
     /// for a CI matrix.
     #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
     pub shard: Option<(usize, usize)>,
+}
+
+/// The revisions the sides are read at, and their names in the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Revisions {
+    /// The before side's revision (a commit id for `A...B`).
+    from: String,
+    /// How the report names it (`merge base of A and B (0123456789ab)` for `A...B`).
+    from_label: String,
+    /// The after side's revision; `None`: the work tree.
+    to: Option<String>,
+}
+
+/// `--from` and `--to` read as `git diff` reads its revisions: `A..B` is `A` to `B`, `A...B`
+/// the merge base of `A` and `B` to `B`, an empty end `HEAD`; a range names both sides, so
+/// `--to` with it is refused.
+fn revisions(repo: &salt_gitfs::Repo, from: &str, to: Option<&str>) -> Result<Revisions, String> {
+    let (range, three) = match (from.split_once("..."), from.split_once("..")) {
+        (Some(r), _) => (Some(r), true),
+        (None, Some(r)) => (Some(r), false),
+        (None, None) => (None, false),
+    };
+    let Some((a, b)) = range else {
+        return Ok(Revisions { from: from.to_string(), from_label: from.to_string(), to: to.map(str::to_string) });
+    };
+    if let Some(to) = to {
+        return Err(format!("`--from {from}` already names the side after the change; drop `--to {to}`, or give `--from A --to B`"));
+    }
+    let or_head = |r: &str| if r.is_empty() { "HEAD".to_string() } else { r.to_string() };
+    let (a, b) = (or_head(a), or_head(b));
+    if !three {
+        return Ok(Revisions { from: a.clone(), from_label: a, to: Some(b) });
+    }
+    let base = repo.merge_base(&a, &b).map_err(|e| format!("cannot read `{from}`: {e}"))?;
+    let label = format!("merge base of {a} and {b} ({})", &base[..12.min(base.len())]);
+    Ok(Revisions { from: base, from_label: label, to: Some(b) })
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -121,26 +158,54 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
     Ok(who)
 }
 
+/// `path` as seen from `base` (both absolute and lexical): `../shared`, `salt/base`.
+fn relative_to(path: &Path, base: &Path) -> PathBuf {
+    let common = path.components().zip(base.components()).take_while(|(a, b)| a == b).count();
+    let mut out: PathBuf = base.components().skip(common).map(|_| std::path::Component::ParentDir).collect();
+    out.extend(path.components().skip(common));
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
 /// Roots of either side that lie outside the repository: read from the disk on both sides.
+/// One note a directory, however many sides, environments and kinds of root list it, named
+/// relative to the repository's root.
 fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
-    let mut notes = Vec::new();
+    // Directory -> (kinds, environments), in the order first seen.
+    let mut found: indexmap::IndexMap<PathBuf, (Vec<&str>, Vec<String>)> = indexmap::IndexMap::new();
     for ws in sides {
-        for (kind, roots) in [("file root", &ws.opts.file_roots), ("pillar root", &ws.opts.pillar_roots)] {
+        for (kind, roots) in [("file", &ws.opts.file_roots), ("pillar", &ws.opts.pillar_roots)] {
             for (env, list) in roots {
                 for r in list {
                     // Lexically, as the mounts see it: `WORK/../shared` is outside.
                     let abs = salt_gitfs::lexical(&std::path::absolute(r).unwrap_or_else(|_| r.clone()));
-                    if !abs.starts_with(work_dir) {
-                        let n = format!("{kind} {} ({env}) is outside the repository: read from disk on both sides", r.display());
-                        if !notes.contains(&n) {
-                            notes.push(n);
-                        }
+                    if abs.starts_with(work_dir) {
+                        continue;
+                    }
+                    let (kinds, envs) = found.entry(abs).or_default();
+                    if !kinds.contains(&kind) {
+                        kinds.push(kind);
+                    }
+                    if !envs.contains(env) {
+                        envs.push(env.clone());
                     }
                 }
             }
         }
     }
-    notes
+    found
+        .iter()
+        .map(|(dir, (kinds, envs))| {
+            format!(
+                "{} root {} ({}) is outside the repository: read from disk on both sides",
+                kinds.join(" and "),
+                relative_to(dir, work_dir).display(),
+                envs.join(", ")
+            )
+        })
+        .collect()
 }
 
 pub fn run(args: &DiffArgs) -> ExitCode {
@@ -155,19 +220,23 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     };
     let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
     let root = std::fs::canonicalize(&root).unwrap_or(root);
-    let before_fs = match at_revision(&repo, &work_dir, &args.from) {
+    let revs = match revisions(&repo, &args.from, args.to.as_deref()) {
+        Ok(r) => r,
+        Err(e) => return fail(e),
+    };
+    let before_fs = match at_revision(&repo, &work_dir, &revs.from) {
         Ok(fs) => fs,
         Err(e) => return fail(e),
     };
-    let after_fs: Arc<dyn Vfs> = match &args.to {
+    let after_fs: Arc<dyn Vfs> = match &revs.to {
         Some(rev) => match at_revision(&repo, &work_dir, rev) {
             Ok(fs) => fs,
             Err(e) => return fail(e),
         },
         None => Arc::new(RealFs),
     };
-    let to_label = args.to.clone().unwrap_or_else(|| "work tree".to_string());
-    let before = match setup(before_fs, &root, args, &args.from) {
+    let to_label = revs.to.clone().unwrap_or_else(|| "work tree".to_string());
+    let before = match setup(before_fs, &root, args, &revs.from_label) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
@@ -205,7 +274,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
-    let summary = report::Summary { from: &args.from, to: &to_label, minions: diffs.len(), notes: &notes };
+    let summary = report::Summary { from: &revs.from_label, to: &to_label, minions: diffs.len(), notes: &notes };
     let out = match args.format {
         DiffFormat::Text => report::text(&summary, &groups, args.show_pillar),
         DiffFormat::Markdown => report::markdown(&summary, &groups, args.show_pillar),
@@ -228,16 +297,19 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                     serde_json::Value::Object(m)
                 })
                 .collect();
-            let (changed, unchanged, failing) = report::counts(&impact::group(&diffs), diffs.len());
+            let c = report::counts(&impact::group(&diffs), diffs.len());
             let doc = json!({
-                "from": args.from, "to": to_label, "notes": notes,
-                "summary": {"changed": changed, "unchanged": unchanged, "now_failing": failing},
+                "from": revs.from, "to": to_label, "notes": notes,
+                "summary": {"changed": c.changed, "unchanged": c.unchanged, "now_failing": c.now_failing, "still_failing": c.still_failing},
                 "minions": minions, "groups": groups,
             });
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
     };
     out!("{out}");
+    // A minion that failed before the change and still fails is not the change's doing: it
+    // does not fail the run (a CI job would block every pull request until someone fixes it),
+    // and with `--exit-code` it counts only when its errors changed.
     let failing = diffs.iter().any(|(_, d)| d.now_failing());
     let changed = diffs.iter().any(|(_, d)| !d.is_empty());
     if failing || (args.exit_code && changed) {

@@ -78,7 +78,7 @@ fn a_templated_source_diffs_as_rendered_for_each_minion() {
     assert_eq!(minion(&doc, "db01")["files"], serde_json::json!([]));
     // web01 and web02 render differently: two groups; db01 is unchanged and in none.
     assert_eq!(doc["groups"].as_array().unwrap().len(), 2, "{out}");
-    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 0}));
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 0, "still_failing": 0}));
     let (_, text, _) = run(&t.root, &["diff"]);
     assert!(text.contains("+workers 4;"), "{text}");
 }
@@ -144,6 +144,84 @@ fn exit_codes() {
 }
 
 #[test]
+fn a_minion_failing_at_both_sides_is_still_failing_not_unchanged() {
+    let t = repo("still");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed: [\n");
+    commit(&t.root, "break db");
+    // Nothing changed since: db01 fails at both sides with the same errors.
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 0, "failing before the change is not the change's doing: {out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 0, "unchanged": 2, "now_failing": 0, "still_failing": 1}));
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 1, "{out}");
+    assert_eq!(doc["groups"][0]["minions"], serde_json::json!(["db01"]));
+    assert_eq!(doc["groups"][0]["errors_after"][0]["file"], "salt/db.sls", "{out}");
+    let (code, text, _) = run(&t.root, &["diff"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("0 minion(s) changed, 2 unchanged, 1 still failing\n"), "{text}");
+    assert!(text.contains("\n! 1 minion(s) still failing: db01\n  ! failed before and fails now, with the same errors:\n      error[yaml-syntax]: "), "{text}");
+    let (_, md, _) = run(&t.root, &["diff", "--format", "markdown"]);
+    assert!(md.contains("<b>1 minion(s) still failing</b>: db01") && md.contains("[!WARNING]"), "{md}");
+    // Another break of the same file: still failing, with other errors, and a difference for
+    // `--exit-code`; a web change beside it is counted apart.
+    t.write("salt/db.sls", "postgres: {pkg.installed: []\n");
+    t.write("salt/web.sls", "nginx:\n  pkg.installed: []\n");
+    let (code, text, _) = run(&t.root, &["diff"]);
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("2 minion(s) changed, 0 unchanged, 1 still failing\n"), "{text}");
+    assert!(text.contains("! failed before and fails now, with other errors now:"), "{text}");
+    assert!(text.rfind("still failing: db01") > text.find("~ 2 minion(s): web01, web02"), "still failing comes after the changes: {text}");
+    let (code, _, _) = run(&t.root, &["diff", "--exit-code"]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn a_long_tag_is_shortened_in_text_and_markdown_and_whole_in_json() {
+    let t = repo("longtag");
+    let script = "pg_dumpall --clean --if-exists | gzip > /var/backups/postgres/all.sql.gz && find /var/backups -mtime +7 -delete";
+    t.write("salt/db.sls", &format!("postgres:\n  pkg.installed:\n    - version: '15'\nbackup:\n  cmd.run:\n    - name: {script}\n"));
+    let tag = format!("cmd_|-backup_|-{script}_|-run");
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(minion(&json(&out), "db01")["added"][0]["tag"], tag.as_str(), "{out}");
+    for format in ["text", "markdown"] {
+        let (_, out, _) = run(&t.root, &["diff", "--format", format]);
+        assert!(!out.contains("_|-"), "{format} has a raw tag: {out}");
+        assert!(out.contains("+ cmd.run backup (pg_dumpall --clean --if-exists | gzip > /var/backups/postgr…)  [db]\n"), "{format}: {out}");
+    }
+}
+
+#[test]
+fn a_changed_name_is_a_rename_not_a_removal_and_an_addition() {
+    let t = repo("rename");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - name: postgresql-15\n    - version: '15'\n");
+    let (code, out, err) = run(&t.root, &["diff", "--format", "json", "--exit-code"]);
+    assert_eq!(code, 1, "a rename is a change: {out}{err}");
+    let db = minion(&json(&out), "db01").clone();
+    assert_eq!(db["added"], serde_json::json!([]), "{out}");
+    assert_eq!(db["removed"], serde_json::json!([]), "{out}");
+    assert_eq!(
+        db["renamed"],
+        serde_json::json!([{"tag": "pkg_|-postgres_|-postgresql-15_|-installed", "id": "postgres", "sls": "db", "state": "pkg", "fun": "installed",
+            "name": "postgresql-15", "from_tag": "pkg_|-postgres_|-postgres_|-installed", "from_name": "postgres", "changes": {}}])
+    );
+    let (_, text, _) = run(&t.root, &["diff"]);
+    assert!(text.contains("\n  ~ pkg.installed postgres (postgresql-15)  [db]  renamed from postgres\n"), "{text}");
+    let (_, md, _) = run(&t.root, &["diff", "--format", "markdown"]);
+    assert!(md.contains("~ pkg.installed postgres (postgresql-15)  [db]  renamed from postgres\n"), "{md}");
+    // The name of a managed file changed, and its version: its content compares with the old
+    // file's (the same, so no file diff), the version is a change of the renamed state.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - name: postgresql-16\n    - version: '16'\n");
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    assert_eq!(minion(&json(&out), "db01")["renamed"][0]["changes"], serde_json::json!({"version": {"before": "15", "after": "16"}}), "{out}");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '15'\n");
+    t.write("salt/web.sls", &t.read("salt/web.sls").replace("/etc/nginx/nginx.conf", "/etc/nginx/main.conf"));
+    let (_, out, _) = run(&t.root, &["diff", "--format", "json"]);
+    let web = minion(&json(&out), "web01").clone();
+    assert_eq!(web["renamed"][0]["from_name"], "/etc/nginx/nginx.conf", "{out}");
+    assert_eq!(web["files"], serde_json::json!([]), "the same content under another name: {out}");
+}
+
+#[test]
 fn between_two_commits_the_work_tree_is_not_read() {
     let t = repo("revs");
     git(&t.root, &["tag", "v1"]);
@@ -166,12 +244,55 @@ fn between_two_commits_the_work_tree_is_not_read() {
 }
 
 #[test]
+fn from_a_range_reads_as_git_diff_reads_it() {
+    let t = repo("range");
+    git(&t.root, &["tag", "v1"]);
+    git(&t.root, &["checkout", "-q", "-b", "feature"]);
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '16'\n");
+    commit(&t.root, "feature: postgres 16");
+    git(&t.root, &["checkout", "-q", "main"]);
+    t.write("salt/web.sls", "nginx:\n  pkg.installed: []\n");
+    commit(&t.root, "main: no nginx.conf");
+    let base = String::from_utf8(Command::new("git").args(["rev-parse", "v1"]).current_dir(&t.root).output().unwrap().stdout).unwrap();
+    // A...B: from the merge base (v1) to B, so main's own change is not in it.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main...feature", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some(base.trim()), Some("feature")));
+    assert_eq!(minion(&doc, "db01")["changed"][0]["changes"], serde_json::json!({"version": {"before": "15", "after": "16"}}));
+    assert_eq!(minion(&doc, "web01")["added"], serde_json::json!([]), "{out}");
+    assert_eq!(doc["summary"]["changed"], 1, "{out}");
+    let (_, text, _) = run(&t.root, &["diff", "--from", "main...feature"]);
+    assert!(text.starts_with(&format!("salt-analyzer diff merge base of main and feature ({})..feature: ", &base[..12])), "{text}");
+    // A..B: from A to B, so going from main to feature undoes main's change for the web servers.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main..feature", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some("main"), Some("feature")));
+    assert_eq!(minion(&doc, "web01")["added"][0]["tag"], "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed", "{out}");
+    assert_eq!(doc["summary"]["changed"], 3, "{out}");
+    // An empty end is HEAD (main here), as in git.
+    let (_, out, _) = run(&t.root, &["diff", "--from", "v1..", "--format", "json"]);
+    assert_eq!((json(&out)["from"].as_str(), json(&out)["to"].as_str()), (Some("v1"), Some("HEAD")));
+    // A range names both sides: `--to` beside it is refused.
+    let (code, out, err) = run(&t.root, &["diff", "--from", "main..feature", "--to", "HEAD"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("`--from main..feature` already names the side after the change; drop `--to HEAD`"), "{err}");
+    assert!(out.is_empty(), "{out}");
+    // An end that does not exist: 2, naming it.
+    let (code, _, err) = run(&t.root, &["diff", "--from", "main...nosuch"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("`nosuch`"), "{err}");
+}
+
+#[test]
 fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
     let t = repo("outside");
     let shared = TempTree::new("diff-outside-shared", None);
     shared.write("shared.sls", "ntp:\n  pkg.installed: []\n");
+    // Listed in two environments and as a pillar root too: still one note.
     let ws = format!(
-        "file_roots: {{base: [salt, {}]}}\npillar_roots: {{base: [pillar]}}\nminions:\n  web01: {{grains: {{role: web, os_family: Debian}}}}\n",
+        "file_roots: {{base: [salt, {0}], dev: [{0}]}}\npillar_roots: {{base: [pillar, {0}]}}\nminions:\n  web01: {{grains: {{role: web, os_family: Debian}}}}\n",
         shared.root.display()
     );
     t.write("salt-analyzer.yaml", &ws);
@@ -184,15 +305,16 @@ fn a_root_outside_the_repository_is_read_from_disk_on_both_sides() {
     let doc = json(&out);
     let notes = doc["notes"].as_array().unwrap();
     assert_eq!(notes.len(), 1, "{out}");
-    let note = notes[0].as_str().unwrap();
-    assert!(note.contains(&shared.root.display().to_string()) && note.contains("outside the repository: read from disk on both sides"), "{note}");
+    let name = shared.root.file_name().unwrap().to_str().unwrap();
+    // Named from the repository's root, not the disk's.
+    assert_eq!(notes[0], format!("file and pillar root ../{name} (base, dev) is outside the repository: read from disk on both sides"), "{out}");
     assert_eq!(minion(&doc, "web01")["changed"], serde_json::json!([]));
     for format in ["text", "markdown"] {
         let (_, out, _) = run(&t.root, &["diff", "--format", format]);
-        assert!(out.contains("outside the repository"), "{format}: {out}");
+        assert_eq!(out.matches("outside the repository").count(), 1, "{format}: {out}");
+        assert!(!out.contains(&shared.root.display().to_string()), "{format}: {out}");
     }
     // The same root as `../NAME`, relative to the workspace file: outside too.
-    let name = shared.root.file_name().unwrap().to_str().unwrap();
     t.write("salt-analyzer.yaml", &ws.replace(&shared.root.display().to_string(), &format!("../{name}")));
     commit(&t.root, "relative shared root");
     shared.write("shared.sls", "ntp:\n  pkg.installed:\n    - version: '5'\n");

@@ -28,19 +28,24 @@ fn lenses(lsp: &mut Lsp, rel: &str) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
-    let tree = TempTree::new("impact", None);
-    tree.write(
-        "salt-analyzer.yaml",
-        "file_roots: {base: [salt]}\nminions:\n  web01: {grains: {role: web}}\n  web02: {grains: {role: web}}\n  db01: {grains: {role: db}}\n",
-    );
+/// A repository committed once: web servers `webs` whose `web.sls` pins nginx 1.0, and db01
+/// with `db` as its `db.sls`.
+fn committed(name: &str, webs: &[&str], db: &str) -> TempTree {
+    let tree = TempTree::new(name, None);
+    let webs: String = webs.iter().map(|w| format!("  {w}: {{grains: {{role: web}}}}\n")).collect();
+    tree.write("salt-analyzer.yaml", &format!("file_roots: {{base: [salt]}}\nminions:\n{webs}  db01: {{grains: {{role: db}}}}\n"));
     tree.write("salt/top.sls", "base:\n  'G@role:web': [web]\n  'G@role:db': [db]\n");
     tree.write("salt/web.sls", "nginx: {pkg.installed: [{version: '1.0'}]}\n");
-    tree.write("salt/db.sls", "postgres: {pkg.installed: []}\n");
+    tree.write("salt/db.sls", db);
     git(&tree.root, &["init", "-q"]);
     git(&tree.root, &["add", "-A"]);
     git(&tree.root, &["commit", "-qm", "init"]);
+    tree
+}
+
+#[test]
+fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
+    let tree = committed("impact", &["web01", "web02"], "postgres: {pkg.installed: []}\n");
     let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
     assert_eq!(lsp.capabilities["codeLensProvider"], json!({"resolveProvider": false}));
     lsp.sync();
@@ -74,5 +79,22 @@ fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
     lsp.change("salt/db.sls", 3, &[(None, "postgres: {pkg.installed: []}\n")]);
     lsp.change("salt/web.sls", 3, &[(None, "nginx: {pkg.installed: [{version: '1.0'}]}\n")]);
     assert_eq!(lenses(&mut lsp, "salt/web.sls"), Vec::<String>::new());
+    lsp.finish();
+}
+
+#[test]
+fn a_minion_broken_at_head_and_still_broken_is_counted_apart() {
+    let tree = committed("impact-still", &["web01"], "postgres: {pkg.installed: [}\n");
+    let mut lsp = Lsp::start(&tree.root, ClientOptions::default());
+    lsp.sync();
+    lsp.open_from_disk("salt/web.sls");
+    lsp.change("salt/web.sls", 2, &[(None, "nginx: {pkg.installed: [{version: '1.2'}]}\n")]);
+    // db01 failed at HEAD and fails now: not one of the changed, not unchanged either.
+    expect![[r#"
+        [
+            "changes vs HEAD: 1 of 2 minions' highstates change, 1 still fail -> salt-analyzer.showImpact",
+        ]
+    "#]]
+    .assert_debug_eq(&lenses(&mut lsp, "salt/web.sls"));
     lsp.finish();
 }

@@ -122,6 +122,19 @@ impl Repo {
         }
     }
 
+    /// The best common ancestor (as hex) of two revisions' commits, as `git merge-base A B`
+    /// finds it (what `git diff A...B` compares `B` with).
+    pub fn merge_base(&self, a: &str, b: &str) -> Result<String, GitError> {
+        let (one, two) = (self.commit_id(a)?, self.commit_id(b)?);
+        let repo = self.inner.to_thread_local();
+        let id = |hex: &str| gix::ObjectId::from_hex(hex.as_bytes()).map_err(|e| GitError(format!("{hex}: {e}")));
+        match repo.merge_base(id(&one)?, id(&two)?) {
+            Ok(Some(base)) => Ok(base.to_string()),
+            Ok(None) => Err(GitError(format!("`{a}` and `{b}` have no common ancestor"))),
+            Err(e) => Err(GitError(format!("{}: cannot find the merge base of `{a}` and `{b}` ({e})", self.git_dir().display()))),
+        }
+    }
+
     /// The tree a revision names (a commit's tree, a tag peeled to its commit's tree), with the
     /// path of every file in it listed once, here.
     pub fn tree(&self, rev: &str) -> Result<Tree, GitError> {

@@ -44,8 +44,12 @@ def expected(before, after):
 
 
 def ours_of(m):
+    # A rename (same ID, state, function and SLS, another name) is, by Salt's tags, the old tag
+    # removed and the new one added.
+    renamed = m.get("renamed", [])
     return {"errors_before": bool(m["errors_before"]), "errors_after": bool(m["errors_after"]),
-            "added": sorted(x["tag"] for x in m["added"]), "removed": sorted(x["tag"] for x in m["removed"]),
+            "added": sorted([x["tag"] for x in m["added"]] + [x["tag"] for x in renamed]),
+            "removed": sorted([x["tag"] for x in m["removed"]] + [x["from_tag"] for x in renamed]),
             "changed": sorted(x["tag"] for x in m["changed"])}
 
 

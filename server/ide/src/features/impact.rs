@@ -33,8 +33,8 @@ pub struct ImpactReport {
 }
 
 impl ImpactReport {
-    /// How many minions changed, stayed, and now fail.
-    pub fn counts(&self) -> (usize, usize, usize) {
+    /// How many minions changed, stayed, now fail, and fail at both sides.
+    pub fn counts(&self) -> report::Counts {
         report::counts(&self.groups, self.diffs.len())
     }
 
@@ -89,7 +89,7 @@ pub(crate) fn lens(snap: &Snapshot, path: &Path, base: &ImpactBase) -> Cancellab
         return Ok(None);
     }
     let r = report(snap, base)?;
-    let (changed, _, failing) = r.counts();
+    let report::Counts { changed, now_failing: failing, still_failing, .. } = r.counts();
     let total = r.diffs.len();
     let mut text = match changed {
         0 => format!("changes vs {}: no minion's highstate changes ({total} compared)", r.label),
@@ -97,6 +97,9 @@ pub(crate) fn lens(snap: &Snapshot, path: &Path, base: &ImpactBase) -> Cancellab
     };
     if failing > 0 {
         text.push_str(&format!(", {failing} now fail"));
+    }
+    if still_failing > 0 {
+        text.push_str(&format!(", {still_failing} still fail"));
     }
     Ok(Some(text))
 }

@@ -105,6 +105,18 @@ pub struct Changed {
     pub changes: IndexMap<String, (Option<Value>, Option<Value>)>,
 }
 
+/// A state whose `name` changed and nothing else of what Salt's tag is made of (ID, state,
+/// function, SLS): the same state under another name, not one removed and one added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Renamed {
+    /// The state as it is now.
+    pub state: StateRef,
+    /// The state as it was (its old tag and name).
+    pub from: StateRef,
+    /// Each other differing key (`name` and `order` aside), before and after.
+    pub changes: IndexMap<String, (Option<Value>, Option<Value>)>,
+}
+
 /// A state both sides have that now runs in another place relative to the others.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Moved {
@@ -137,6 +149,7 @@ pub struct MinionDiff {
     pub added: Vec<StateRef>,
     pub removed: Vec<StateRef>,
     pub changed: Vec<Changed>,
+    pub renamed: Vec<Renamed>,
     pub moved: Vec<Moved>,
     pub files: Vec<FileChange>,
     pub pillar: Vec<PillarChange>,
@@ -150,6 +163,7 @@ impl MinionDiff {
         self.added.is_empty()
             && self.removed.is_empty()
             && self.changed.is_empty()
+            && self.renamed.is_empty()
             && self.moved.is_empty()
             && self.files.is_empty()
             && self.pillar.is_empty()
@@ -161,30 +175,35 @@ impl MinionDiff {
         self.errors_before.is_empty() && !self.errors_after.is_empty()
     }
 
+    /// Fails at both sides (with the same errors or others): not the change's doing, but no
+    /// reviewer should read it as unchanged, since nothing about its highstate is known.
+    pub fn still_failing(&self) -> bool {
+        !self.errors_before.is_empty() && !self.errors_after.is_empty()
+    }
+
     /// The diff as the JSON contract has it (without the minion's name); pillar values only
     /// with `show_pillar`, since pillar holds secrets.
     pub fn to_json(&self, show_pillar: bool) -> serde_json::Map<String, Value> {
         let refs = |v: &[StateRef]| Value::Array(v.iter().map(StateRef::json).collect());
-        let changed: Vec<Value> = self
-            .changed
+        // A state's reference and what else the entry says of it.
+        let entry = |state: &StateRef, extra: Vec<(&str, Value)>| {
+            let mut v = state.json();
+            for (k, x) in extra {
+                v[k] = x;
+            }
+            v
+        };
+        let changed: Vec<Value> = self.changed.iter().map(|c| entry(&c.state, vec![("changes", Value::Object(changes_json(&c.changes)))])).collect();
+        let renamed: Vec<Value> = self
+            .renamed
             .iter()
-            .map(|c| {
-                let mut v = c.state.json();
-                let changes: serde_json::Map<String, Value> = c.changes.iter().map(|(k, (b, a))| (k.clone(), json!({"before": b, "after": a}))).collect();
-                v["changes"] = Value::Object(changes);
-                v
+            .map(|r| {
+                let changes = Value::Object(changes_json(&r.changes));
+                entry(&r.state, vec![("from_tag", json!(r.from.tag)), ("from_name", json!(r.from.name)), ("changes", changes)])
             })
             .collect();
-        let moved: Vec<Value> = self
-            .moved
-            .iter()
-            .map(|m| {
-                let mut v = m.state.json();
-                v["after_before"] = json!(m.after_before);
-                v["after_now"] = json!(m.after_now);
-                v
-            })
-            .collect();
+        let moved: Vec<Value> =
+            self.moved.iter().map(|m| entry(&m.state, vec![("after_before", json!(m.after_before)), ("after_now", json!(m.after_now))])).collect();
         let files: Vec<Value> = self.files.iter().map(|f| json!({"tag": f.tag, "source": f.source, "diff": f.diff})).collect();
         let pillar: Vec<Value> = self
             .pillar
@@ -209,6 +228,7 @@ impl MinionDiff {
         m.insert("added".into(), refs(&self.added));
         m.insert("removed".into(), refs(&self.removed));
         m.insert("changed".into(), Value::Array(changed));
+        m.insert("renamed".into(), Value::Array(renamed));
         m.insert("moved".into(), Value::Array(moved));
         m.insert("files".into(), Value::Array(files));
         m.insert("pillar".into(), Value::Array(pillar));
@@ -216,6 +236,47 @@ impl MinionDiff {
         m.insert("errors_after".into(), errors(&self.errors_after));
         m
     }
+}
+
+/// Each differing key as the JSON has it: `{"KEY": {"before": ..., "after": ...}}`.
+fn changes_json(changes: &IndexMap<String, (Option<Value>, Option<Value>)>) -> serde_json::Map<String, Value> {
+    changes.iter().map(|(k, (b, a))| (k.clone(), json!({"before": b, "after": a}))).collect()
+}
+
+/// The keys whose values differ between two chunks, `skip` aside.
+fn chunk_changes(o: &serde_json::Map<String, Value>, n: &serde_json::Map<String, Value>, skip: &[&str]) -> IndexMap<String, (Option<Value>, Option<Value>)> {
+    let mut changes = IndexMap::new();
+    for k in o.keys().chain(n.keys()) {
+        if skip.contains(&k.as_str()) || changes.contains_key(k) {
+            continue;
+        }
+        let (b, a) = (o.get(k), n.get(k));
+        if b != a {
+            changes.insert(k.clone(), (b.cloned(), a.cloned()));
+        }
+    }
+    changes
+}
+
+/// The added and removed states that are one state renamed: the only one removed and the only
+/// one added with the same ID, state, function and SLS (a `names:` list that changed in more
+/// than one name stays removals and additions: which became which is not known).
+fn renames(d: &mut MinionDiff, old: &IndexMap<&String, &serde_json::Map<String, Value>>, new: &IndexMap<&String, &serde_json::Map<String, Value>>) {
+    let key = |s: &StateRef| (s.id.clone(), s.state.clone(), s.fun.clone(), s.sls.clone());
+    let mut renamed = Vec::new();
+    for a in &d.added {
+        let k = key(a);
+        let mut removed = d.removed.iter().filter(|r| key(r) == k);
+        let (Some(r), None) = (removed.next(), removed.next()) else { continue };
+        if d.added.iter().filter(|x| key(x) == k).count() != 1 {
+            continue;
+        }
+        let (Some(o), Some(n)) = (old.get(&r.tag), new.get(&a.tag)) else { continue };
+        renamed.push(Renamed { state: a.clone(), from: r.clone(), changes: chunk_changes(o, n, &["order", "name"]) });
+    }
+    d.added.retain(|a| !renamed.iter().any(|r| r.state.tag == a.tag));
+    d.removed.retain(|s| !renamed.iter().any(|r| r.from.tag == s.tag));
+    d.renamed = renamed;
 }
 
 /// What changed for a minion between `before` and `after`.
@@ -230,24 +291,16 @@ pub fn diff(before: &Side, after: &Side) -> MinionDiff {
     let new: IndexMap<&String, &serde_json::Map<String, Value>> = after.chunks.iter().map(|(t, c)| (t, c)).collect();
     d.removed = old.iter().filter(|(t, _)| !new.contains_key(*t)).map(|(t, c)| StateRef::of(t, c)).collect();
     d.added = new.iter().filter(|(t, _)| !old.contains_key(*t)).map(|(t, c)| StateRef::of(t, c)).collect();
+    renames(&mut d, &old, &new);
     for (t, n) in &new {
         let Some(o) = old.get(t) else { continue };
-        let mut changes = IndexMap::new();
-        for k in o.keys().chain(n.keys()) {
-            if k == "order" || changes.contains_key(k) {
-                continue;
-            }
-            let (b, a) = (o.get(k), n.get(k));
-            if b != a {
-                changes.insert(k.clone(), (b.cloned(), a.cloned()));
-            }
-        }
+        let changes = chunk_changes(o, n, &["order"]);
         if !changes.is_empty() {
             d.changed.push(Changed { state: StateRef::of(t, n), changes });
         }
     }
     d.moved = moved(&before.run_order, &after.run_order, &new);
-    d.files = file_changes(before, after);
+    d.files = file_changes(before, after, &d.renamed);
     d
 }
 
@@ -275,16 +328,17 @@ fn moved(before: &[String], after: &[String], chunks: &IndexMap<&String, &serde_
     out
 }
 
-/// Managed files whose content differs, by state tag (a state only the after side has shows
-/// its whole file).
-fn file_changes(before: &Side, after: &Side) -> Vec<FileChange> {
+/// Managed files whose content differs, by state tag (a renamed state's by its old tag; a
+/// state only the after side has shows its whole file).
+fn file_changes(before: &Side, after: &Side, renamed: &[Renamed]) -> Vec<FileChange> {
     let text = |m: &ManagedFile| match &m.content {
         Ok(t) => t.clone(),
         Err(e) => format!("<{e}>\n"),
     };
     let mut out = Vec::new();
     for m in &after.managed {
-        let old = before.managed.iter().find(|o| o.tag == m.tag);
+        let old_tag = renamed.iter().find(|r| r.state.tag == m.tag).map_or(&m.tag, |r| &r.from.tag);
+        let old = before.managed.iter().find(|o| &o.tag == old_tag);
         let (old_text, new_text) = (old.map(text).unwrap_or_default(), text(m));
         if old.is_some() && old_text == new_text {
             continue;
@@ -451,12 +505,13 @@ pub struct Group {
     pub diff: MinionDiff,
 }
 
-/// The changed minions grouped by identical diffs (unchanged ones are in no group).
+/// The changed minions, and those that fail at both sides, grouped by identical diffs
+/// (unchanged ones are in no group).
 pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
     let mut groups: Vec<Group> = Vec::new();
     let mut by_key: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (minion, d) in diffs {
-        if d.is_empty() {
+        if d.is_empty() && !d.still_failing() {
             continue;
         }
         let key = Value::Object(d.to_json(true)).to_string();
@@ -468,8 +523,9 @@ pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
             }
         }
     }
-    // The loudest first: groups that now fail, then the larger ones.
-    groups.sort_by_key(|g| (!g.diff.now_failing(), std::cmp::Reverse(g.minions.len())));
+    // The loudest first: groups that now fail, then the changed ones, the larger first, and
+    // last those that failed before the change too (not its doing).
+    groups.sort_by_key(|g| (!g.diff.now_failing(), g.diff.still_failing(), std::cmp::Reverse(g.minions.len())));
     groups
 }
 
@@ -664,6 +720,48 @@ postgres: {pkg.installed: []}
                     ]
                   }
                 ]"#]],
+        );
+    }
+
+    #[test]
+    fn a_changed_name_is_a_rename_and_its_file_compares_with_the_old_one() {
+        let after = BEFORE.replace("/etc/nginx/nginx.conf", "/etc/nginx/main.conf").replace("{version: '1.0'}", "{version: '1.0'}, {name: nginx-full}");
+        check(
+            BEFORE,
+            &after,
+            expect![[r#"
+            [
+              {
+                "minions": [
+                  "web01",
+                  "web02"
+                ],
+                "renamed": [
+                  {
+                    "tag": "pkg_|-nginx_|-nginx-full_|-installed",
+                    "id": "nginx",
+                    "sls": "web",
+                    "state": "pkg",
+                    "fun": "installed",
+                    "name": "nginx-full",
+                    "from_tag": "pkg_|-nginx_|-nginx_|-installed",
+                    "from_name": "nginx",
+                    "changes": {}
+                  },
+                  {
+                    "tag": "file_|-nginx_conf_|-/etc/nginx/main.conf_|-managed",
+                    "id": "nginx_conf",
+                    "sls": "web",
+                    "state": "file",
+                    "fun": "managed",
+                    "name": "/etc/nginx/main.conf",
+                    "from_tag": "file_|-nginx_conf_|-/etc/nginx/nginx.conf_|-managed",
+                    "from_name": "/etc/nginx/nginx.conf",
+                    "changes": {}
+                  }
+                ]
+              }
+            ]"#]],
         );
     }
 

@@ -213,7 +213,7 @@ pub(crate) fn clear_spans(v: &mut Val, file: FileId) {
 /// output) or, for a plain file, on `text` itself. An error in rendered text is placed at the
 /// same line number of the file, as Salt reports it, and quotes the rendered line.
 pub fn render_data(text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
-    let data = renderer_pipe(text).into_iter().filter(|r| r == "json" || r == "yaml").last();
+    let data = renderer_pipe(text).into_iter().rfind(|r| r == "json" || r == "yaml");
     render_data_as(data.is_some_and(|r| r == "json"), text, rendered, file)
 }
 
