@@ -46,7 +46,8 @@ pub struct Common {
     pub fleet: FleetArgs,
     #[command(flatten)]
     pub quick: QuickMinion,
-    /// Print absolute paths (default: relative to the workspace root), in text and JSON.
+    /// Print absolute paths (default: relative to the directory of salt-analyzer.yaml, else to
+    /// the current directory), in text and JSON.
     #[arg(long)]
     pub absolute_paths: bool,
 }
@@ -295,7 +296,9 @@ fn load_workspace_at(common: &Common, start: Option<&Path>) -> Result<Workspace,
 /// [`disk`]. The remotes that cannot be served come back (the rest are).
 fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Workspace, Vec<salt_gitfs::serve::Problem>), ExitCode> {
     let root = find_root(start);
-    let _ = PATH_STYLE.set((root.clone(), common.absolute_paths));
+    // Paths are relative to the directory of salt-analyzer.yaml, else to the current one.
+    let base = if root.join(model::workspace::WORKSPACE_FILE).is_file() { root.clone() } else { std::env::current_dir().unwrap_or_else(|_| root.clone()) };
+    let _ = PATH_STYLE.set((base, common.absolute_paths));
     let mut ws = Workspace::load(&RealFs, &root, common.config_dir.as_deref()).map_err(|e| {
         errln!("salt-analyzer: error: {e}");
         ExitCode::from(2)
@@ -1159,8 +1162,8 @@ fn print_error_text(e: &SaltError, files: &FileTable) {
 }
 
 /// How every command prints a path, in text and JSON alike: relative to the workspace root
-/// (set when the workspace is loaded; the current directory before), or absolute with
-/// `--absolute-paths`.
+/// (the directory of `salt-analyzer.yaml`, else the current directory; set when the workspace
+/// is loaded), or absolute with `--absolute-paths`.
 static PATH_STYLE: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
 
 fn rel(p: &Path) -> String {
