@@ -331,22 +331,14 @@ impl<'input> SpannedEventReceiver<'input> for Builder<'_, '_> {
                 None => self.error = Some(YamlError { offset: start, message: "found undefined alias".to_string() }),
             },
             Event::SequenceStart(anchor, tag) => {
-                if anchor != 0 && self.anchor_error(start) {
-                    return;
-                }
-                if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "sequence")) {
-                    self.error = Some(YamlError { offset: start, message });
+                if self.collection_start_error(anchor, tag.as_deref(), start, "sequence") {
                     return;
                 }
                 let flow = self.opens_flow(start, end);
                 self.stack.push(Frame::Seq { items: Vec::new(), start, anchor, flow })
             }
             Event::MappingStart(anchor, tag) => {
-                if anchor != 0 && self.anchor_error(start) {
-                    return;
-                }
-                if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), "mapping")) {
-                    self.error = Some(YamlError { offset: start, message });
+                if self.collection_start_error(anchor, tag.as_deref(), start, "mapping") {
                     return;
                 }
                 let flow = self.opens_flow(start, end);
@@ -433,6 +425,19 @@ impl Builder<'_, '_> {
             return Some(Column0::Content(at));
         }
         comment.map(Column0::Comment)
+    }
+
+    /// An anchor or tag Salt refuses on a collection starting at `start` (a `kind`): sets the
+    /// error and says so.
+    fn collection_start_error(&mut self, anchor: usize, tag: Option<&saphyr_parser::Tag>, start: usize, kind: &str) -> bool {
+        if anchor != 0 && self.anchor_error(start) {
+            return true;
+        }
+        if let Some(message) = tag.and_then(|t| collection_tag_error(&format!("{}{}", t.handle, t.suffix), kind)) {
+            self.error = Some(YamlError { offset: start, message });
+            return true;
+        }
+        false
     }
 
     /// Checks the anchor of a node whose span starts at `start` (at its `&`, or at a tag before

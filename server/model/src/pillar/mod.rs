@@ -152,14 +152,18 @@ impl Pillar {
     /// What Salt puts under `_errors`: with any, every state function (`state.apply`,
     /// `show_lowstate`, `show_low_sls`, ...) refuses to run ("Pillar failed to render").
     pub fn salt_errors(&self) -> Vec<&SaltError> {
-        let own = self.errors.iter().any(|e| e.salt.is_some() && !e.carried);
-        self.errors.iter().filter(|e| e.salt.is_some() && e.carried != own).map(|e| &e.diag).collect()
+        self.in_errors().map(|e| &e.diag).collect()
     }
 
     /// [`Pillar::salt_errors`] in Salt's words, as `_errors` holds them.
     pub fn salt_error_texts(&self) -> Vec<&str> {
+        self.in_errors().filter_map(|e| e.salt.as_deref()).collect()
+    }
+
+    /// The errors that are `_errors`: this compile's own, else those a remote carried in.
+    fn in_errors(&self) -> impl Iterator<Item = &PillarError> {
         let own = self.errors.iter().any(|e| e.salt.is_some() && !e.carried);
-        self.errors.iter().filter(|e| e.carried != own).filter_map(|e| e.salt.as_deref()).collect()
+        self.errors.iter().filter(move |e| e.salt.is_some() && e.carried != own)
     }
 
     /// The pillar without anything computed: `base` as it is.
