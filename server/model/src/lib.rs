@@ -21,4 +21,5 @@ pub mod requisites;
 pub mod state;
 pub mod targeting;
 pub mod value;
+pub mod version;
 pub mod workspace;

@@ -8,15 +8,7 @@ use indexmap::IndexMap;
 use crate::value::{Dict, Val, V};
 use crate::workspace::vfs::Vfs;
 
-/// The Salt release whose rules we follow. Version-specific behaviour is keyed on this.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum SaltVersion {
-    /// 3006.x and 3007.x.
-    V3007,
-    /// 3008.x and master (the default).
-    #[default]
-    V3008,
-}
+pub use crate::version::{SaltVersion, VersionSource};
 
 /// The options the model reads, with Salt's defaults (`salt/config/__init__.py` `DEFAULT_MINION_OPTS`).
 #[derive(Debug, Clone)]
@@ -34,7 +26,10 @@ pub struct Opts {
     pub saltenv: Option<String>,
     pub renderer: String,
     pub id: String,
+    /// The Salt release whose rules the analysis follows, for this minion.
     pub version: SaltVersion,
+    /// Where [`Opts::version`] came from.
+    pub version_source: VersionSource,
     /// The whole merged configuration as JSON (grains, pillar, nodegroups, ...).
     pub raw: serde_json::Value,
     /// The files that were read, in order.
@@ -121,6 +116,7 @@ impl Default for Opts {
             renderer: "jinja|yaml".into(),
             id: "localhost".into(),
             version: SaltVersion::default(),
+            version_source: VersionSource::default(),
             raw: serde_json::Value::Object(Default::default()),
             sources: Vec::new(),
             fileserver_backend: vec!["roots".to_string()],
@@ -263,11 +259,6 @@ pub fn opts_from_dict(d: &Dict) -> Opts {
     }
     if let Some(v) = s("id") {
         opts.id = v;
-    }
-    if let Some(v) = s("salt_version") {
-        if v.starts_with("3006") || v.starts_with("3007") {
-            opts.version = SaltVersion::V3007;
-        }
     }
     opts.raw = d.to_json();
     opts.fileserver_backend = crate::workspace::gitfs::fileserver_backend(&opts.raw);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use crate::value::{Val, V};
+use crate::version::{SaltVersion, VersionSource};
 use crate::workspace::config::{opts_from_dict, read_config_dir, roots_of, ConfigError, Opts};
 use crate::workspace::discover::{discover, Discovery};
 use crate::workspace::vfs::Vfs;
@@ -71,8 +72,9 @@ impl Workspace {
         let file = root.join(WORKSPACE_FILE);
         let mut ws = Workspace::bare(root, Opts::default());
         let mut doc = None;
+        let mut text = String::new();
         if fs.is_file(&file) {
-            let text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
+            text = fs.read(&file).map_err(|e| ConfigError { path: file.clone(), line: 0, message: format!("cannot read: {e}") })?;
             let node = syntax::yaml::load(&text).map_err(|e| ConfigError {
                 path: file.clone(),
                 line: syntax::line_index::line_number(&text, e.offset),
@@ -142,6 +144,18 @@ impl Workspace {
             ws.gitfs_clones = clones.0.iter().filter_map(|(url, p)| p.as_str().map(|p| (url.py_str(), rel(p)))).collect();
         }
         ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
+        if let Some(v) = d.get("salt_version") {
+            let line = v.at.as_ref().map_or(0, |at| syntax::line_index::line_number(&text, at.span.start));
+            let Some(version) = SaltVersion::parse(&v.py_str()) else {
+                return Err(ConfigError {
+                    path: file,
+                    line,
+                    message: format!("salt_version: {} is not a Salt release salt-analyzer supports (3006, 3007 or 3008)", v.py_str()),
+                });
+            };
+            ws.opts.version = version;
+            ws.opts.version_source = VersionSource::WorkspaceFile;
+        }
         Ok(ws)
     }
 }
