@@ -50,6 +50,31 @@ pub struct Common {
     /// the current directory), in text and JSON.
     #[arg(long)]
     pub absolute_paths: bool,
+    /// The Salt release to answer for (3006, 3007 or 3008; a full version like 3006.9 is read
+    /// as its release line), over `salt_version:` in salt-analyzer.yaml, the minions'
+    /// `saltversioninfo` grain and the installed `salt-call --version`.
+    #[arg(long, value_name = "VERSION", value_parser = salt_version_arg)]
+    pub salt_version: Option<model::version::SaltVersion>,
+}
+
+pub(crate) fn salt_version_arg(s: &str) -> Result<model::version::SaltVersion, String> {
+    model::version::SaltVersion::parse(s).ok_or_else(|| format!("{s:?} is not a Salt release salt-analyzer supports (3006, 3007 or 3008)"))
+}
+
+/// Which Salt the workspace answers for: `--salt-version`, else `salt_version:` (already in
+/// `ws`), else the installed `salt-call`; a minion's own `saltversioninfo` grain goes over
+/// the last two (the pipeline reads it).
+pub(crate) fn choose_salt_version(ws: &mut Workspace, given: Option<model::version::SaltVersion>) {
+    use model::version::VersionSource;
+    if let Some(v) = given {
+        ws.opts.version = v;
+        ws.opts.version_source = VersionSource::CommandLine;
+    } else if ws.opts.version_source == VersionSource::Default {
+        if let Some((line, full)) = salt_analyzer::saltcall::installed_version() {
+            ws.opts.version = line;
+            ws.opts.version_source = VersionSource::Installed(full);
+        }
+    }
 }
 
 /// A minion given on the command line, without a profile.
@@ -204,6 +229,9 @@ pub enum Command {
         /// Print absolute paths (default: relative to the workspace root).
         #[arg(long)]
         absolute_paths: bool,
+        /// The Salt release to answer for (see `check --help`).
+        #[arg(long, value_name = "VERSION", value_parser = salt_version_arg)]
+        salt_version: Option<model::version::SaltVersion>,
     },
     /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
     /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
@@ -229,9 +257,9 @@ pub fn run(args: Args) -> ExitCode {
         Some(Command::Mapdata { tpldir, common }) => with(common, |c| mapdata(&tpldir, c)),
         Some(Command::Pillar { explain, common }) => with(common, |c| pillar(explain, c)),
         Some(Command::Fleet { common }) => with(common, fleet_list),
-        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet, quick, absolute_paths }) => {
-            let common =
-                Common { config_dir, minion, format: if format == PlanFormat::Json { Format::Json } else { Format::Text }, fleet, quick, absolute_paths };
+        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet, quick, absolute_paths, salt_version }) => {
+            let format_of = if format == PlanFormat::Json { Format::Json } else { Format::Text };
+            let common = Common { config_dir, minion, format: format_of, fleet, quick, absolute_paths, salt_version };
             with(common, |c| plan(&sls, saltenv.as_deref(), c, format))
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
@@ -306,6 +334,7 @@ fn load_workspace_served(common: &Common, start: Option<&Path>) -> Result<(Works
     if let Some(found) = &ws.discovery {
         errln!("salt-analyzer: {}", found.summary(&ws.root));
     }
+    choose_salt_version(&mut ws, common.salt_version);
     if common.quick.given() {
         let q = &common.quick;
         model::workspace::minion::add_command_line_minion(&RealFs, &mut ws, common.minion.as_deref(), q.grains.as_deref(), q.pillar.as_deref()).map_err(

@@ -59,6 +59,9 @@ pub struct DiffArgs {
     /// for a CI matrix.
     #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// The Salt release both sides answer for: 3006, 3007 or 3008, as `check --salt-version`.
+    #[arg(long, value_name = "VERSION", value_parser = crate::cli::salt_version_arg)]
+    pub salt_version: Option<model::version::SaltVersion>,
 }
 
 /// The revisions the sides are read at, and their names in the report.
@@ -111,6 +114,7 @@ fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Ar
 
 fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<impact::Tree, String> {
     let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
+    crate::cli::choose_salt_version(&mut ws, args.salt_version);
     ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
     // The side's gitfs remotes (as its master configuration names them) mounted over it.
     let served = salt_gitfs::serve::serve_gitfs(&mut ws);
@@ -132,6 +136,7 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
         fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
         quick: Default::default(),
         absolute_paths: false,
+        salt_version: None,
     };
     if !args.minions.is_empty() {
         return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());

@@ -2,3 +2,4 @@
 //! the binary (`cli.rs`); both only convert and call `model` / `ide`.
 
 pub mod lsp;
+pub mod saltcall;

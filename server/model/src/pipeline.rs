@@ -174,7 +174,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
     // What this compile asked of its minion, when the memo shares compiles.
     let mut shared_by = None;
     if let Ok(minion) = &mut minion {
-        let opts = request_opts(ws, req);
+        let mut opts = request_opts(ws, req);
+        minion_version(&mut opts, minion);
         // grains -> pillar -> everything else: the pillar from `pillar_roots`, then the
         // profile's own pillar over it.
         let computed = minion_pillar(&recorder, &ws.opts, &mut files, minion, ws.sql.as_ref().map(|d| &*d.0), memo);
@@ -196,7 +197,7 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         let jinja = jinja_setup(&recorder, roots, minion, &opts, memo, log.as_ref(), ordered);
         let ctx = minion.context().recording(log.as_deref(), true);
         if let Some(log) = &log {
-            shared_by = Some((log.clone(), files.len()));
+            shared_by = Some((log.clone(), files.len(), opts.version));
         }
         match &req.scope {
             Scope::Top => top = Some(compile_top(&*recorder, &opts, roots, &mut files, &ctx, Some(&jinja))),
@@ -246,8 +247,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
         roots: roots.clone(),
         serial: next_serial(),
     };
-    if let (Some(shared), Some((log, pillar_files))) = (&memo.compiles, shared_by) {
-        let kept = SharedCompile::of(&compiled, req, pillar_files);
+    if let (Some(shared), Some((log, pillar_files, version))) = (&memo.compiles, shared_by) {
+        let kept = SharedCompile::of(&compiled, req, pillar_files, version);
         let weight = kept.weight();
         shared.put(log.facts(), Arc::new(kept), weight);
     }
@@ -259,6 +260,8 @@ pub fn compile_with(fs: Arc<dyn Vfs>, ws: &Workspace, roots: &Arc<FileRoots>, re
 /// without the minion and its pillar, which each minion has of its own.
 pub struct SharedCompile {
     scope: Scope,
+    /// The Salt release it was compiled for (a fleet that is upgrading has several).
+    version: crate::version::SaltVersion,
     saltenv: Option<String>,
     /// The files the pillar put in the table first: another minion's pillar must have put the
     /// same there, so that the locations in what is kept point into its table too.
@@ -278,9 +281,10 @@ impl SharedCompile {
         matches!(scope, Scope::Top | Scope::Highstate | Scope::Impact | Scope::Sls { .. })
     }
 
-    fn of(c: &Compiled, req: &Request, pillar_files: usize) -> SharedCompile {
+    fn of(c: &Compiled, req: &Request, pillar_files: usize, version: crate::version::SaltVersion) -> SharedCompile {
         SharedCompile {
             scope: req.scope.clone(),
+            version,
             saltenv: req.saltenv.clone(),
             pillar_files: (0..pillar_files).map(|i| c.files.path(i as crate::value::FileId).to_path_buf()).collect(),
             top: c.top.clone(),
@@ -308,6 +312,7 @@ impl SharedCompile {
         let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
         let fits = |s: &SharedCompile| {
             s.scope == req.scope
+                && s.version == opts.version
                 && s.saltenv == req.saltenv
                 && s.pillar_files.len() == files.len()
                 && s.pillar_files.iter().enumerate().all(|(i, p)| files.path(i as crate::value::FileId) == p.as_path())
@@ -405,6 +410,21 @@ fn request_opts(ws: &Workspace, req: &Request) -> Opts {
         opts.saltenv = req.saltenv.clone();
     }
     opts
+}
+
+/// The minion's own Salt release, its `saltversioninfo` grain, when neither the command line
+/// nor the workspace file pins one: in a fleet that is upgrading, each minion is compiled as
+/// its own Salt compiles it.
+fn minion_version(opts: &mut Opts, minion: &Minion) {
+    use crate::version::{SaltVersion, VersionSource};
+    if !matches!(opts.version_source, VersionSource::Default | VersionSource::Installed(_)) {
+        return;
+    }
+    if let Some(v) = minion.grains.get("saltversioninfo").and_then(SaltVersion::from_grain) {
+        opts.version = v;
+        let full = minion.grains.get("saltversion").and_then(|s| s.as_str()).map_or_else(|| v.to_string(), str::to_string);
+        opts.version_source = VersionSource::Grain(full);
+    }
 }
 
 /// The Jinja setup templates of `minion` render with, loading and reading through `recorder`,

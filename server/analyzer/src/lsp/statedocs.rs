@@ -5,16 +5,14 @@
 //! Salt the hovers say where the docs would come from. The docs also cover the Salt
 //! extensions the user installed, since their Salt loads them.
 
-use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ide::{DocsStatus, StateDocs};
-use wait_timeout::ChildExt;
 
 use super::state::{lock, SaltCall, State};
+use crate::saltcall::{on_path, run};
 
 /// How long `salt-call --version` may take.
 const VERSION_TIMEOUT: Duration = Duration::from_secs(30);
@@ -99,46 +97,6 @@ fn parse(version: &str, text: &str) -> Option<StateDocs> {
     let local = v.get("local")?.as_object()?;
     let docs = local.iter().filter_map(|(k, v)| v.as_str().map(|d| (k.clone(), d.to_string()))).collect();
     Some(StateDocs { salt_version: version.to_string(), docs })
-}
-
-/// Runs `program args`, its stdout on success; a readable error on failure or timeout.
-fn run(program: &Path, args: &[&str], timeout: Duration) -> Result<String, String> {
-    let shown = format!("{} {}", program.display(), args.join(" "));
-    let mut child = Command::new(program)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
-    let mut stdout = child.stdout.take().ok_or_else(|| format!("`{shown}`: no stdout"))?;
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        let _ = stdout.read_to_string(&mut s);
-        s
-    });
-    match child.wait_timeout(timeout) {
-        Ok(Some(status)) => {
-            let out = reader.join().unwrap_or_default();
-            if status.success() {
-                Ok(out)
-            } else {
-                Err(format!("`{shown}` failed ({status})"))
-            }
-        }
-        Ok(None) => {
-            let _ = child.kill();
-            let _ = child.wait();
-            Err(format!("`{shown}` took longer than {} s", timeout.as_secs()))
-        }
-        Err(e) => Err(format!("`{shown}`: {e}")),
-    }
-}
-
-/// `name` in a directory of `PATH`.
-fn on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| p.is_file())
 }
 
 /// `$XDG_CACHE_HOME/salt-analyzer`, else `~/.cache/salt-analyzer`.
