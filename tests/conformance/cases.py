@@ -103,6 +103,14 @@ def judge(cases, jobs, check):
     return passed, failed, ok
 
 
+def salt_major():
+    """The release line of the Salt this Python runs (`3006`, `3007`, `3008`): the binary is
+    asked to answer for it (`--salt-version`)."""
+    import salt.version  # pylint: disable=import-outside-toplevel
+
+    return str(salt.version.__version__).split(".", 1)[0]
+
+
 def run_on_case(binary, command, case, timeout):
     """`BIN COMMAND -c CASE/etc --sls A,B --saltenv ENV --format json` for a case: its
     case.json, its salt.json, the command line, and (exit code, stdout, stderr) or, when the
@@ -112,7 +120,7 @@ def run_on_case(binary, command, case, timeout):
     with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
         salt = json.load(fh)
     cmd = [binary, command, "-c", os.path.join(case, "etc"), "--sls", ",".join(meta["sls"]),
-           "--saltenv", meta.get("saltenv", "base"), "--format", "json"]
+           "--saltenv", meta.get("saltenv", "base"), "--format", "json", "--salt-version", salt_major()]
     try:
         p = subprocess.run(cmd, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:

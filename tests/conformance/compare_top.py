@@ -70,7 +70,9 @@ def load_json(path):
 
 
 def run_bin(binary, case, args, timeout):
-    cmd = [binary, *args]
+    import salt.version  # the release the binary answers for is the Salt this Python runs
+
+    cmd = [binary, *args, "--salt-version", str(salt.version.__version__).split(".", 1)[0]]
     try:
         p = subprocess.run(cmd, capture_output=True, timeout=timeout, cwd=case)
     except subprocess.TimeoutExpired:

@@ -20,7 +20,7 @@ use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{self, LowState};
-use crate::state::order::order_chunks;
+use crate::state::order::order_chunks_as;
 use crate::state::verify::verify_high;
 use crate::targeting::matchers;
 use crate::targeting::top::{compile_top, TopResult};
@@ -961,7 +961,7 @@ fn compile_highstate(
     if let Some(raised) = top.raised.clone() {
         // `compile_low_chunks` runs get_top and top_matches unprotected: Salt raises here.
         let highstate = HighState::default();
-        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), calls: Vec::new(), highstate }, top);
+        return (LowState { chunks: None, show_errors: vec![raised], apply_errors: Vec::new(), calls: Vec::new(), highstate, version: opts.version }, top);
     }
     let mut builder = Builder::new(fs, roots, opts, files);
     builder.jinja = jinja.cloned();
@@ -979,21 +979,24 @@ fn compile_highstate(
     let extended = if lowstate::has_extend_or_requisite_in(rendered) || rendered.contains("__exclude__") {
         let mut high = rendered.clone();
         errors.extend(reconcile_extend(&mut high, false));
-        errors.extend(verify_high(&high));
+        errors.extend(verify_high(&high, opts.version));
         errors.extend(requisite_in(&mut high));
         apply_exclude(&mut high);
         Some(high)
     } else {
-        errors.extend(verify_high(rendered));
+        errors.extend(verify_high(rendered, opts.version));
         None
     };
     let mut chunks = None;
+    let mut run_errors = Vec::new();
     if errors.is_empty() {
-        let compiled = compile_high_data(extended.as_ref().unwrap_or(rendered));
+        let high = extended.as_ref().unwrap_or(rendered);
+        run_errors = lowstate::run_time_requisite_errors(opts.version, high);
+        let compiled = compile_high_data(high);
         // The extended copy is done with once it is in chunks (ordering holds the chunks and
         // a graph over them).
         drop(extended);
-        let ordered = order_chunks(compiled);
+        let ordered = order_chunks_as(compiled, opts.version);
         if ordered.errors.is_empty() {
             chunks = Some(ordered.chunks);
         } else {
@@ -1002,11 +1005,12 @@ fn compile_highstate(
     }
     // Declarations are found in the rendered high data (extend and `_in` change bodies, never
     // which IDs declare which functions where), as `state.sls`'s path does.
-    let calls = match &chunks {
+    let mut calls = match &chunks {
         Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
         None => Vec::new(),
     };
-    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate }, top)
+    calls.extend(run_errors);
+    (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate, version: opts.version }, top)
 }
 
 /// Compiled minions kept until something they read changes. A hit costs re-reading (and

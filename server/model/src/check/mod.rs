@@ -107,8 +107,8 @@ impl CheckContext {
         builder.static_mode = true;
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
-        let (show, apply, applies) = static_errors(&highstate, &ordering);
-        let calls = root_call_errors(&workspace_catalog(fs, &self.roots), &highstate, files, path);
+        let (show, apply, applies) = static_errors(&highstate, &ordering, ws.opts.version);
+        let calls = root_call_errors(&workspace_catalog(fs, &self.roots), &highstate, files, path, ws.opts.version);
         let check = self.diagnose(&root_errors(&show, &apply, &calls), &highstate, files, path);
         Ok((check, highstate, ordering, calls, applies))
     }
@@ -178,9 +178,15 @@ pub(crate) fn root_errors(show: &[SaltError], apply: &[SaltError], calls: &[Salt
 /// The call problems ([`call_errors`]) of the states `path` itself declares, judged on the
 /// chunks of its whole include closure (another file may `extend` them), when `extend`, `_in`
 /// and `use` go through (a missing include elsewhere does not hide them).
-pub(crate) fn root_call_errors(catalog: &Catalog, highstate: &HighState, files: &FileTable, path: &std::path::Path) -> Vec<SaltError> {
+pub(crate) fn root_call_errors(
+    catalog: &Catalog,
+    highstate: &HighState,
+    files: &FileTable,
+    path: &std::path::Path,
+    version: crate::version::SaltVersion,
+) -> Vec<SaltError> {
     let Some(root) = judged_root(highstate, files, path) else { return Vec::new() };
-    let Ok(chunks) = apply_chunks(&highstate.high) else { return Vec::new() };
+    let Ok(chunks) = apply_chunks(&highstate.high, version) else { return Vec::new() };
     root_calls(catalog, &highstate.high, &chunks, root)
 }
 

@@ -84,7 +84,7 @@ impl CheckContext {
             Some((file, text)) => Some(patch(s, ws, file, text)?),
             None => None,
         };
-        let (show, apply, applies) = static_errors(&s.highstate, &s.ordering);
+        let (show, apply, applies) = static_errors(&s.highstate, &s.ordering, ws.opts.version);
         // Where the apply steps got through before and after, the custom modules are the same
         // and no state's chunks borrow from another's, only the edited state's chunks can have
         // changed: its calls are judged again. Otherwise (a custom module edited, say) all are.
@@ -93,7 +93,7 @@ impl CheckContext {
         let catalog = catalog_with(custom.clone());
         s.calls = match local {
             Some(pos) => recheck_calls(&catalog, s, pos),
-            None => root_call_errors(&catalog, &s.highstate, &s.files, &s.path),
+            None => root_call_errors(&catalog, &s.highstate, &s.files, &s.path, ws.opts.version),
         };
         (s.applied, s.custom) = (applies, custom);
         let errors = root_errors(&show, &apply, &s.calls);

@@ -31,8 +31,7 @@ pub struct JinjaContext {
     pub sls: String,
     /// The file's path relative to its root (`web/tls.sls`).
     pub tplfile: String,
-    /// The file's absolute path (Salt's `tplpath`: with a local file client, the file in the
-    /// file roots).
+    /// Salt's `tplpath`: the file client's cached copy of the file (`{cachedir}/files/{saltenv}/{rel}`).
     pub tplpath: String,
     /// Reads `salt://` relative paths for `import`/`include`/`from`.
     pub loader: Loader,
@@ -52,6 +51,8 @@ pub struct JinjaContext {
     pub list_states: Option<StateLister>,
     /// How long the render may take ([`crate::render::budget`]).
     pub budget: std::time::Duration,
+    /// The Salt release whose Jinja environment renders it.
+    pub version: crate::version::SaltVersion,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -80,6 +81,8 @@ pub struct JinjaSetup {
     pub parses: Option<crate::render::memo::ParseMemo>,
     /// How long one file's render may take ([`crate::render::budget::DEFAULT`]).
     pub budget: std::time::Duration,
+    /// The minion's Salt release.
+    pub version: crate::version::SaltVersion,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -104,7 +107,7 @@ impl JinjaSetup {
             saltenv: saltenv.to_string(),
             sls: sls.to_string(),
             tplfile: rel.to_string(),
-            tplpath: std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned(),
+            tplpath: self.tplpath(saltenv, rel, path),
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
             matcher: self.matcher.clone(),
@@ -114,7 +117,18 @@ impl JinjaSetup {
             list_states: self.list_states.clone(),
             template_pillar: None,
             budget: self.budget,
+            version: self.version,
         }
+    }
+
+    /// Salt's `tplpath` for the file: the copy the file client caches and renders,
+    /// `{cachedir}/files/{saltenv}/{rel}`; for a file outside the roots (no `rel`), its path.
+    fn tplpath(&self, saltenv: &str, rel: &str, path: &std::path::Path) -> String {
+        if rel.is_empty() || rel.starts_with('/') {
+            return std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned();
+        }
+        let cachedir = self.opts.get("cachedir").and_then(|v| v.as_str()).unwrap_or("/var/cache/salt/minion");
+        format!("{}/files/{saltenv}/{}", cachedir.trim_end_matches('/'), crate::py::path::normpath(rel))
     }
 
     /// `cp.list_states` answered by `list` (the pipeline passes the file roots' listing).
@@ -140,7 +154,7 @@ impl JinjaSetup {
         let raw = minion_opts(minion, opts);
         let fingerprint = crate::workspace::reads::hash(&(
             serde_json::json!([minion.id, minion.grains, minion.pillar, minion.nodegroups, raw, minion.functions]).to_string(),
-            format!("{:?} {:?}", opts.saltenv, opts.file_roots),
+            format!("{:?} {:?} {}", opts.saltenv, opts.file_roots, opts.version),
         ));
         JinjaSetup {
             grains: Data::new(Which::Grains, minion.grains.clone()),
@@ -155,6 +169,7 @@ impl JinjaSetup {
             memo: None,
             parses: None,
             budget: budget::DEFAULT,
+            version: opts.version,
         }
     }
 
@@ -342,7 +357,7 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
     }
     env.add_global("saltenv", ctx.saltenv.clone());
     env.add_global("env", ctx.saltenv.clone());
-    for (k, v) in sls_context(&ctx.sls, &ctx.tplfile, &ctx.tplpath) {
+    for (k, v) in sls_context(&ctx.sls, &ctx.tplfile, &ctx.tplpath, ctx.version) {
         env.add_global(k, v);
     }
     for (k, v) in &ctx.extra {
@@ -482,9 +497,11 @@ fn resolve_import(name: &str, tpldir: &Mutex<String>) -> Option<String> {
 /// `pkg`). A top file (no SLS name) is its base name; a file the name does not spell is not an
 /// SLS being processed, where Salt sets only `tplfile` and `tpldir` (the name's parent) and we
 /// keep the file's own directory for the rest.
-fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, String)> {
+fn sls_context(sls: &str, tplfile: &str, tplpath: &str, version: crate::version::SaltVersion) -> Vec<(&'static str, String)> {
     let slspath = sls.replace('.', "/");
-    let slspath = slspath.trim_end_matches('/');
+    // 3008 strips the trailing `/` of `pkg.`'s path; 3006 and 3007 keep it, so `pkg.` spells
+    // neither `pkg/.sls` nor `pkg//init.sls`.
+    let slspath = if version >= crate::version::SaltVersion::V3008 { slspath.trim_end_matches('/') } else { slspath.as_str() };
     let tail = |n: usize| -> String {
         let chars: Vec<char> = tplpath.chars().collect();
         chars[chars.len().saturating_sub(n)..].iter().collect()
@@ -502,6 +519,11 @@ fn sls_context(sls: &str, tplfile: &str, tplpath: &str) -> Vec<(&'static str, St
         Some(t) => {
             let dir = t.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default();
             (t, dir)
+        }
+        // 3006 and 3007 ("Failed to determine proper template path"): the whole path, and its
+        // directory for the rest.
+        None if version < crate::version::SaltVersion::V3008 && !tplpath.is_empty() => {
+            (tplpath.to_string(), tplpath.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default())
         }
         // Not an SLS this name loads (a managed file's template): the file's own directory.
         None => (tplfile.to_string(), tplfile.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default()),
@@ -944,6 +966,7 @@ mod tests {
             list_states: None,
             template_pillar: None,
             budget: budget::DEFAULT,
+            version: Default::default(),
         }
     }
 
@@ -1063,9 +1086,9 @@ mod tests {
         let src = "{% from 'map.jinja' import port %}{% for r in grains['roles'] %}{{ r }}_{{ port }}:\n  test.nop\n{% endfor %}db: {{ salt['pillar.get']('db:port', 5432) }} {{ salt.pillar.get('no:such', 'd') }}{{ grains.get('nope', '') }} {{ salt['cmd.run']('rm -rf /') }}|{{ slspath }}|{{ sls_path }}\n";
         let r = render(src, &ctx()).unwrap();
         assert_eq!(r.text, "web_80:\n  test.nop\ndb: 6432 d |web|web\n");
-        assert_eq!(sls_context("init", "init.sls", "/srv/salt/init.sls")[5].1, "");
+        assert_eq!(sls_context("init", "init.sls", "/srv/salt/init.sls", crate::version::SaltVersion::V3008)[5].1, "");
         // Checked in Salt 3008: the context of `/formulas/common/base` and of `pkg.`.
-        let of = |sls, rel, path| sls_context(sls, rel, path).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
+        let of = |sls, rel, path| sls_context(sls, rel, path, crate::version::SaltVersion::V3008).into_iter().map(|(_, v)| v).collect::<Vec<_>>();
         expect_test::expect![[r#"
             [
                 "/formulas/common/base",

@@ -300,7 +300,9 @@ impl<'a> Builder<'a> {
                     let (nstate, err) = self.render_state(&target, &r_env, mods, matches, item_loc.clone());
                     self.depth -= 1;
                     if let Some(mut nstate) = nstate.filter(|n| !n.is_empty()) {
-                        for (k, body) in nstate.0.iter_mut() {
+                        // 3006 does not mark included states.
+                        let mark = self.opts.version.sls_included_from();
+                        for (k, body) in nstate.0.iter_mut().filter(|_| mark) {
                             if k.as_str().is_some_and(|s| s.starts_with("__")) {
                                 continue;
                             }
@@ -336,7 +338,10 @@ impl<'a> Builder<'a> {
     /// the index returned): its data, or the errors in `errors`. Where renders are kept, what
     /// it read (its own text included) is a part of the compile's reads ([`Rendered::part`]).
     fn fetch(&mut self, sls: &str, saltenv: &str, origin: &Option<Loc>, errors: &mut Vec<SaltError>) -> (usize, Option<Val>) {
-        let state_data = reads::state(self.fs, self.roots, saltenv, sls);
+        // Before 3008 the file server refuses the absolute path `/x` gives (`salt:///x.sls`),
+        // whatever the roots hold.
+        let refused = sls.starts_with('/') && !self.opts.version.strips_leading_slash();
+        let state_data = if refused { None } else { reads::state(self.fs, self.roots, saltenv, sls) };
         let index = self.rendered.len();
         self.rendered.push(Rendered { env: saltenv.into(), sls: sls.into(), file: state_data.clone(), includes: Vec::new(), templated: false, part: None });
         let Some(file) = &state_data else {

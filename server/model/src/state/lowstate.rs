@@ -8,9 +8,10 @@ use crate::state::catalog::workspace_catalog;
 use crate::state::compile::{compile_high_data, Chunk};
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::state::highstate::{Builder, HighState};
-use crate::state::order::order_chunks;
+use crate::state::order::{order_chunks, order_chunks_as, ordering_errors};
 use crate::state::verify::verify_high;
 use crate::targeting::Matches;
+use crate::version::SaltVersion;
 use crate::workspace::config::Opts;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -30,6 +31,8 @@ pub struct LowState {
     /// [`LowState::errors`], since Salt compiles these states fine.
     pub calls: Vec<SaltError>,
     pub highstate: HighState,
+    /// The Salt release the chunks were compiled and ordered for.
+    pub version: SaltVersion,
 }
 
 impl LowState {
@@ -78,18 +81,20 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
 
 fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     let (fs, roots) = (builder.fs, builder.roots);
+    let builder_version = builder.opts.version;
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // `show_low_sls` verifies what did render before it returns the render errors;
         // `state.sls` stops at them.
-        show_errors.extend(verify_high(&highstate.high));
-        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate };
+        show_errors.extend(verify_high(&highstate.high, builder_version));
+        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate, version: builder_version };
     }
-    show_errors.extend(verify_high(&highstate.high));
+    let version = builder_version;
+    show_errors.extend(verify_high(&highstate.high, version));
     let mut chunks = None;
     if show_errors.is_empty() {
-        let ordered = order_chunks(compile_high_data(&highstate.high));
+        let ordered = order_chunks_as(compile_high_data(&highstate.high), version);
         if ordered.errors.is_empty() {
             chunks = Some(ordered.chunks);
         } else {
@@ -98,27 +103,32 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     }
     // `State.call_high` up to the point where states would run; the calls are judged on
     // the chunks it would run, when it would run them.
-    let (apply_errors, calls) = match apply_chunks(&highstate.high) {
+    let (apply_errors, calls) = match apply_chunks(&highstate.high, version) {
         Ok(applied) => {
-            let calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots), &|_| false);
-            let errors = order_chunks(applied).errors;
+            let mut calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots), &|_| false);
+            let errors = if version.requisite_graph() {
+                order_chunks(applied).errors
+            } else {
+                calls.extend(run_time_requisite_errors(version, &applied_high(&highstate.high)));
+                Vec::new()
+            };
             let calls = if show_errors.is_empty() && errors.is_empty() { calls } else { Vec::new() };
             (errors, calls)
         }
         Err(errors) => (errors, Vec::new()),
     };
-    LowState { chunks, show_errors, apply_errors, calls, highstate }
+    LowState { chunks, show_errors, apply_errors, calls, highstate, version }
 }
 
 /// The static pipeline's show and apply errors for rendered high data whose
 /// [`ordering_errors`] are `ordering` (computed by the caller, which may have kept them from
 /// an earlier compile), and whether [`apply_chunks`] gets through (without `extend`: no
 /// `verify_high` error, no `_in` error).
-pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError]) -> (Vec<SaltError>, Vec<SaltError>, bool) {
+pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError], version: SaltVersion) -> (Vec<SaltError>, Vec<SaltError>, bool) {
     // A checker keeps going past render and shape errors to find requisite problems too;
     // a target that exists but was malformed is not reported missing.
     let mut show_errors = highstate.errors.clone();
-    let verify = verify_high(&highstate.high);
+    let verify = verify_high(&highstate.high, version);
     let mut applies = verify.is_empty();
     show_errors.extend(verify);
     let high = &highstate.high;
@@ -153,10 +163,10 @@ fn apply_pipeline(high: &crate::value::Dict) -> Vec<SaltError> {
 
 /// The unordered chunks `State.call_high` would order before running them (after extend,
 /// `verify_high`, `_in` and `use`, exclude), or the errors it stops on first.
-pub(crate) fn apply_chunks(high: &crate::value::Dict) -> Result<Vec<Chunk>, Vec<SaltError>> {
+pub(crate) fn apply_chunks(high: &crate::value::Dict, version: SaltVersion) -> Result<Vec<Chunk>, Vec<SaltError>> {
     let mut high = high.clone();
     let mut errors = reconcile_extend(&mut high, false);
-    errors.extend(verify_high(&high));
+    errors.extend(verify_high(&high, version));
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -166,6 +176,31 @@ pub(crate) fn apply_chunks(high: &crate::value::Dict) -> Result<Vec<Chunk>, Vec<
         return Err(errors);
     }
     Ok(compile_high_data(&high))
+}
+
+/// What Salt 3006 and 3007 find wrong with the requisites of `high` (extended, `_in`
+/// applied) only once the states run: a requisite naming no state fails that state ("The
+/// following requisites were not found"), a cycle fails its members ("Recursive requisite
+/// found"); the other states run. Salt 3008 refuses both before running anything, so they
+/// are among its compile errors instead, and this is empty.
+pub(crate) fn run_time_requisite_errors(version: SaltVersion, high: &crate::value::Dict) -> Vec<SaltError> {
+    if version.requisite_graph() {
+        return Vec::new();
+    }
+    ordering_errors(high)
+}
+
+/// `high` as `State.call_high` has it before compiling chunks (extend, `_in`, exclude
+/// applied); `high` itself when that fails (the failure is reported elsewhere).
+fn applied_high(high: &crate::value::Dict) -> crate::value::Dict {
+    let mut high = high.clone();
+    if !has_extend_or_requisite_in(&high) && !high.contains("__exclude__") {
+        return high;
+    }
+    let _ = reconcile_extend(&mut high, false);
+    let _ = requisite_in(&mut high);
+    apply_exclude(&mut high);
+    high
 }
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).

@@ -1,6 +1,7 @@
-//! Salt 3008's chunk ordering (`salt/state.py` `State.order_chunks` and
-//! `salt/utils/requisite.py` `DependencyGraph`): requisite edges, the priority topological
-//! sort, missing requisite targets and the first cycle found.
+//! Chunk ordering, `State.order_chunks`: Salt 3008's (`salt/utils/requisite.py`
+//! `DependencyGraph`: requisite edges, the priority topological sort, missing requisite
+//! targets and the first cycle found), and 3006's and 3007's (a sort by `order` alone; they
+//! find requisite problems while running).
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -14,6 +15,7 @@ use crate::py::fnmatch;
 use crate::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
 use crate::state::compile::Chunk;
 use crate::value::{py_str_repr, Dict, Loc, Val, V};
+use crate::version::SaltVersion;
 
 /// The ordered chunks, or the errors that stop the run.
 pub struct Ordered {
@@ -332,9 +334,65 @@ impl Ord for Key {
     }
 }
 
-/// `State.order_chunks(chunks)` on freshly compiled chunks (`compile_high_data`'s tail).
+/// `State.order_chunks(chunks)` of Salt 3008 on freshly compiled chunks (`compile_high_data`'s tail).
 pub fn order_chunks(chunks: Vec<Chunk>) -> Ordered {
     sort(chunks, false).0
+}
+
+/// `State.order_chunks(chunks)` as the minion's release does it: 3008's requisite graph, or
+/// the sort by `order` of 3006 and 3007, which never fails.
+pub fn order_chunks_as(chunks: Vec<Chunk>, version: SaltVersion) -> Ordered {
+    if version.requisite_graph() {
+        order_chunks(chunks)
+    } else {
+        Ordered { chunks: order_by_order(chunks), errors: Vec::new() }
+    }
+}
+
+/// `State.order_chunks` of Salt 3006 and 3007: `cap` is 100 past the largest positive
+/// integer `order` (a bool is an integer); a chunk without `order` gets `cap` (and keeps its
+/// `name_order`); `last` is `cap + 1000000`, `first` 0, anything else not a number `cap`;
+/// `name_order` adds a ten-thousandth per place; a negative order counts back from
+/// `cap + 1000000`. Then a stable sort by `(order, state + name + fun)`.
+fn order_by_order(mut chunks: Vec<Chunk>) -> Vec<Chunk> {
+    let cap = order_cap(&chunks, &[]);
+    let mut keys = Vec::with_capacity(chunks.len());
+    for c in &mut chunks {
+        let d = &mut c.d;
+        let order = match d.get("order") {
+            None => {
+                d.set_str("order", num_val(cap));
+                cap
+            }
+            Some(v) => {
+                let (mut order, mut is_float) = match (&v.v, num_of(v)) {
+                    (V::Float(_), Some(n)) => (n, true),
+                    (_, Some(n)) => (n, false),
+                    (V::Str(s), None) if s == "last" => (cap + 1_000_000.0, false),
+                    (V::Str(s), None) if s == "first" => (0.0, false),
+                    _ => (cap, false),
+                };
+                let mut changed = num_of(v).is_none();
+                if let Some((_, n)) = d.remove("name_order") {
+                    order += num_of(&n).unwrap_or(0.0) / 10000.0;
+                    (is_float, changed) = (true, true);
+                }
+                if order < 0.0 {
+                    order += cap + 1_000_000.0;
+                    changed = true;
+                }
+                if changed {
+                    d.set_str("order", num_val_like(order, is_float));
+                }
+                order
+            }
+        };
+        keys.push((order, format!("{}{}{}", c.get_str("state"), c.get_str("name"), c.get_str("fun"))));
+    }
+    let mut at: Vec<usize> = (0..chunks.len()).collect();
+    at.sort_by(|&a, &b| keys[a].0.total_cmp(&keys[b].0).then_with(|| keys[a].1.cmp(&keys[b].1)));
+    let mut slots: Vec<Option<Chunk>> = chunks.into_iter().map(Some).collect();
+    at.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
 /// One node of the sorted requisite graph, at the same position as its chunk in

@@ -11,6 +11,7 @@ use crate::state::order::{order_chunks_traced, LowChunk, Step};
 use std::collections::HashMap;
 
 use crate::value::{Dict, Loc, Val, V};
+use crate::version::SaltVersion;
 
 /// One state in the run.
 #[derive(Debug, Clone)]
@@ -127,12 +128,12 @@ pub fn plan(low: &LowState) -> Result<Plan, Vec<SaltError>> {
     if !low.apply_errors.is_empty() {
         return Err(low.apply_errors.clone());
     }
-    plan_high(&highstate.high)
+    plan_high(&highstate.high, low.version)
 }
 
 /// [`plan`] of rendered high data.
-pub fn plan_high(high: &Dict) -> Result<Plan, Vec<SaltError>> {
-    let chunks = apply_chunks(high)?;
+pub fn plan_high(high: &Dict, version: SaltVersion) -> Result<Plan, Vec<SaltError>> {
+    let chunks = apply_chunks(high, version)?;
     let (ordered, steps) = order_chunks_traced(chunks);
     if !ordered.errors.is_empty() {
         return Err(ordered.errors);
@@ -424,7 +425,7 @@ mod tests {
 
     fn plan_of_yaml(text: &str) -> Plan {
         let v = crate::render::render_yaml(text, 0).expect("yaml");
-        plan_high(v.as_dict().expect("dict")).expect("plan")
+        plan_high(v.as_dict().expect("dict"), SaltVersion::V3008).expect("plan")
     }
 
     fn order(p: &Plan) -> Vec<String> {
@@ -496,7 +497,7 @@ mod tests {
             body.set_str("__env__", Val::str("base"));
             high.set(id.clone(), Val::dict(body));
         }
-        plan_high(&high).expect("plan")
+        plan_high(&high, SaltVersion::V3008).expect("plan")
     }
 
     /// The plan as `plan` prints it, one line per run: number, tag, and what decides it.
@@ -609,7 +610,7 @@ mod tests {
     #[test]
     fn errors_stop_the_plan() {
         let v = crate::render::render_yaml("a:\n  test:\n    - nop\n    - require: [nowhere]\n  __sls__: r\n  __env__: base\n", 0).expect("yaml");
-        let errors = plan_high(v.as_dict().expect("dict")).expect_err("missing target");
+        let errors = plan_high(v.as_dict().expect("dict"), SaltVersion::V3008).expect_err("missing target");
         assert!(errors[0].message.starts_with("Referenced state does not exist"), "{}", errors[0].message);
     }
 }

@@ -340,6 +340,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
         list_states: None,
         template_pillar: None,
         budget: crate::render::budget::DEFAULT,
+        version: Default::default(),
     }
 }
 
