@@ -312,7 +312,7 @@ def main():
     binary, cases = a.binary, a.cases
     if cases is None:
         return 2
-    passed, failed, _ = judge(cases, a.jobs, lambda c: run_one(binary, c, a.keep, a.timeout))
+    passed, failed, _ = judge(cases, a.jobs, lambda c: run_one(binary, c, a.keep, a.timeout), a.known_cases)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

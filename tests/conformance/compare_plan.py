@@ -220,7 +220,7 @@ def main():
     binary, cases = a.binary, a.cases
     if cases is None:
         return 2
-    passed, failed, ok = judge(cases, a.jobs, lambda c: run_one(binary, c, a.timeout))
+    passed, failed, ok = judge(cases, a.jobs, lambda c: run_one(binary, c, a.timeout), a.known_cases)
     ran = sum(1 for _, _, n in ok if n > 0)
     states = sum(n for _, _, n in ok if n > 0)
     crashed = sum(1 for _, _, n in ok if n < 0)

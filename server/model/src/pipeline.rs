@@ -976,11 +976,11 @@ fn compile_highstate(
     // Extending, `_in` requisites and excludes change a copy of the high data (the rendered
     // one is kept): without any of them there is nothing to copy.
     let rendered = &highstate.high;
-    let extended = if lowstate::has_extend_or_requisite_in(rendered) || rendered.contains("__exclude__") {
+    let extended = if lowstate::has_extend_or_requisite_in(rendered, opts.version) || rendered.contains("__exclude__") {
         let mut high = rendered.clone();
         errors.extend(reconcile_extend(&mut high, false));
         errors.extend(verify_high(&high, opts.version));
-        errors.extend(requisite_in(&mut high));
+        errors.extend(requisite_in(&mut high, opts.version));
         apply_exclude(&mut high);
         Some(high)
     } else {

@@ -8,6 +8,7 @@ use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
 use crate::requisites::{REQUISITE_IN, REQ_IN_ALL, STATE_REQUISITE_KEYWORDS};
 use crate::value::{Dict, Val, V};
+use crate::version::SaltVersion;
 
 fn state_keys(body: &Val) -> Vec<String> {
     body.as_dict().map(|d| d.keys().map(Val::py_str).filter(|k| !k.starts_with("__")).collect()).unwrap_or_default()
@@ -240,8 +241,9 @@ fn copyable_args(src: Option<&Vec<Val>>, ignore: &HashSet<String>) -> Vec<Val> {
 
 /// `requisite_in(high)`: expand `_in` requisites, `use` and `use_in` into extends, then
 /// `reconcile_extend(strict=True)`.
-pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
-    if !has_requisite_in(high) {
+pub fn requisite_in(high: &mut Dict, version: SaltVersion) -> Vec<SaltError> {
+    let legacy = !version.requisite_graph();
+    if !(has_requisite_in(high) || (legacy && has_prereq(high))) {
         // Nothing to extend with: `high` stays as it is (and is not copied to find that out).
         return Vec::new();
     }
@@ -262,7 +264,8 @@ pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
             for arg in run_l {
                 let Some(ad) = arg.as_dict() else { continue };
                 let Some(key) = ad.first_key_str().map(str::to_string) else { continue };
-                if !REQUISITE_IN.contains(&key.as_str()) {
+                // 3006 and 3007 also expand `prereq`: its target is `prerequired` by the state.
+                if !(REQUISITE_IN.contains(&key.as_str()) || (legacy && key == "prereq")) {
                     continue;
                 }
                 let rkey = key.split('_').next().unwrap_or("").to_string();
@@ -341,6 +344,19 @@ pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
                         );
                     }
                     for (name, target_state) in hinges.clone() {
+                        if legacy && key == "prereq_in" {
+                            // The origin is `prerequired` by its target.
+                            let req = Val::dict(Dict(vec![(Val::str(&target_state), Val::str(&name))]));
+                            list_entry(ext_entry(&mut extend, &id), &state).push(Val::dict(Dict(vec![(Val::str("prerequired"), Val::list(vec![req]))])));
+                        }
+                        if legacy && key == "prereq" {
+                            for (ext_id, req_state) in find_name(&name, &target_state, high, true) {
+                                let req = Val::dict(Dict(vec![(Val::str(&state), Val::str(&id))]));
+                                list_entry(ext_entry(&mut extend, &ext_id), &req_state)
+                                    .push(Val::dict(Dict(vec![(Val::str("prerequired"), Val::list(vec![req]))])));
+                            }
+                            continue;
+                        }
                         if key == "use_in" {
                             for (ext_id, req_state) in find_name(&name, &target_state, high, true) {
                                 let ignore = state_args(&ext_id, &target_state, high);
@@ -371,6 +387,15 @@ pub fn requisite_in(high: &mut Dict) -> Vec<SaltError> {
     high.set_str("__extend__", Val::list(ext_list));
     errors.extend(reconcile_extend(high, true));
     errors
+}
+
+/// Whether a state of `high` has a `prereq` argument (3006's and 3007's [`requisite_in`]
+/// expands those too).
+pub fn has_prereq(high: &Dict) -> bool {
+    high.0
+        .iter()
+        .filter_map(|(_, body)| body.as_dict())
+        .any(|b| b.0.iter().any(|(_, run)| run.as_list().is_some_and(|args| args.iter().any(|a| a.as_dict().and_then(Dict::first_key_str) == Some("prereq")))))
 }
 
 /// Whether a state of `high` has an argument [`requisite_in`] acts on (a `_in` requisite,
@@ -444,7 +469,7 @@ mod tests {
         let plain = "a: {test.nop: [{require: [{test: b}]}, {watch: [b]}]}\nb: {test.nop: [{prereq: [{test: a}]}]}\n";
         assert!(!has_requisite_in(&high(plain)));
         let mut h = high(plain);
-        assert!(requisite_in(&mut h).is_empty());
+        assert!(requisite_in(&mut h, SaltVersion::V3008).is_empty());
         assert_eq!(h.to_json(), high(plain).to_json(), "left as it was");
         for with in
             ["require_in: [{test: b}]", "watch_in: [b]", "use: [{test: b}]", "use_in: [{test: b}]", "prereq_in: [{test: b}]", "onchanges_in: [{test: b}]"]

@@ -109,7 +109,7 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
             let errors = if version.requisite_graph() {
                 order_chunks(applied).errors
             } else {
-                calls.extend(run_time_requisite_errors(version, &applied_high(&highstate.high)));
+                calls.extend(run_time_requisite_errors(version, &applied_high(&highstate.high, version)));
                 Vec::new()
             };
             let calls = if show_errors.is_empty() && errors.is_empty() { calls } else { Vec::new() };
@@ -141,7 +141,7 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError], versi
             })
             .cloned(),
     );
-    let mut apply_errors = apply_pipeline(&highstate.high);
+    let mut apply_errors = apply_pipeline(&highstate.high, version);
     applies &= apply_errors.is_empty();
     apply_errors.retain(|e| !show_errors.contains(e));
     (show_errors, apply_errors, applies)
@@ -150,14 +150,14 @@ pub(crate) fn static_errors(highstate: &HighState, ordering: &[SaltError], versi
 /// The checker's part of `State.call_high` before states run: only extend/`_in` problems
 /// are looked for and returned, and it keeps going past them (it gets shape and ordering
 /// problems from the show pipeline).
-fn apply_pipeline(high: &crate::value::Dict) -> Vec<SaltError> {
-    if !has_extend_or_requisite_in(high) {
+fn apply_pipeline(high: &crate::value::Dict, version: SaltVersion) -> Vec<SaltError> {
+    if !has_extend_or_requisite_in(high, version) {
         // Without `extend` and `_in` requisites, extending and `requisite_in` find nothing.
         return Vec::new();
     }
     let mut high = high.clone();
     let mut errors = reconcile_extend(&mut high, false);
-    errors.extend(requisite_in(&mut high));
+    errors.extend(requisite_in(&mut high, version));
     errors
 }
 
@@ -170,7 +170,7 @@ pub(crate) fn apply_chunks(high: &crate::value::Dict, version: SaltVersion) -> R
     if !errors.is_empty() {
         return Err(errors);
     }
-    errors.extend(requisite_in(&mut high));
+    errors.extend(requisite_in(&mut high, version));
     apply_exclude(&mut high);
     if !errors.is_empty() {
         return Err(errors);
@@ -192,18 +192,18 @@ pub(crate) fn run_time_requisite_errors(version: SaltVersion, high: &crate::valu
 
 /// `high` as `State.call_high` has it before compiling chunks (extend, `_in`, exclude
 /// applied); `high` itself when that fails (the failure is reported elsewhere).
-fn applied_high(high: &crate::value::Dict) -> crate::value::Dict {
+fn applied_high(high: &crate::value::Dict, version: SaltVersion) -> crate::value::Dict {
     let mut high = high.clone();
-    if !has_extend_or_requisite_in(&high) && !high.contains("__exclude__") {
+    if !has_extend_or_requisite_in(&high, version) && !high.contains("__exclude__") {
         return high;
     }
     let _ = reconcile_extend(&mut high, false);
-    let _ = requisite_in(&mut high);
+    let _ = requisite_in(&mut high, version);
     apply_exclude(&mut high);
     high
 }
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).
-pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict) -> bool {
-    high.contains("__extend__") || crate::state::extend::has_requisite_in(high)
+pub(crate) fn has_extend_or_requisite_in(high: &crate::value::Dict, version: SaltVersion) -> bool {
+    high.contains("__extend__") || crate::state::extend::has_requisite_in(high) || (!version.requisite_graph() && crate::state::extend::has_prereq(high))
 }

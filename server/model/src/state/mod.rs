@@ -14,3 +14,4 @@ pub mod order;
 pub mod patch;
 pub mod run;
 pub mod verify;
+pub mod walk;

@@ -1,6 +1,7 @@
 //! The order `state.apply` runs the states in (`State.call_high` -> `call_chunks` ->
-//! `call_chunk`, then `call_listen`, Salt 3008): the chunks `call_high` compiles, sorted by the
-//! requisite graph of [`crate::state::order`], the `__run_num__` each gets when every state
+//! `call_chunk`, then `call_listen`): the chunks `call_high` compiles, sorted by the
+//! requisite graph of [`crate::state::order`] (3008) or walked as 3006 and 3007 run them
+//! ([`crate::state::walk`]), the `__run_num__` each gets when every state
 //! runs once, the `mod_watch` runs `listen`/`listen_in` add at the end and when each fires,
 //! and the `parallel: True` states whose place depends on when another one finishes.
 
@@ -134,14 +135,22 @@ pub fn plan(low: &LowState) -> Result<Plan, Vec<SaltError>> {
 /// [`plan`] of rendered high data.
 pub fn plan_high(high: &Dict, version: SaltVersion) -> Result<Plan, Vec<SaltError>> {
     let chunks = apply_chunks(high, version)?;
+    if !version.requisite_graph() {
+        // `call_listen` walks the chunks as `order` sorted them, not as they ran.
+        let sorted = crate::state::order::order_chunks_as(chunks, version).chunks;
+        let (ran, steps) = crate::state::walk::walk(sorted.clone(), version);
+        return Ok(plan_of(&ran, &steps, &sorted));
+    }
     let (ordered, steps) = order_chunks_traced(chunks);
     if !ordered.errors.is_empty() {
         return Err(ordered.errors);
     }
-    Ok(plan_of(&ordered.chunks, &steps))
+    Ok(plan_of(&ordered.chunks, &steps, &ordered.chunks))
 }
 
-fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
+/// The plan of `chunks` run in `steps`; `call_listen` then walks `listened` (3008: the same
+/// chunks; 3006 and 3007: the chunks as `order` sorted them).
+fn plan_of(chunks: &[Chunk], steps: &[Step], listened: &[Chunk]) -> Plan {
     // The chunk tag of every position: a test run carries its state's tag.
     let tags: Vec<String> = chunks.iter().map(LowChunk::tag).collect();
     // Each real state's position, and the position of its test run; the numbers count real
@@ -234,9 +243,9 @@ fn plan_of(chunks: &[Chunk], steps: &[Step]) -> Plan {
             }
         }
     }
-    let listen_crash = listen_crash(chunks);
+    let listen_crash = listen_crash(listened);
     // Salt raises in `call_listen` before any listener runs.
-    let listeners = if listen_crash.is_some() { Vec::new() } else { call_listen(chunks, states.len()) };
+    let listeners = if listen_crash.is_some() { Vec::new() } else { call_listen(listened, states.len()) };
     Plan { states, listeners, dot: to_dot(chunks, steps), listen_crash }
 }
 

@@ -192,3 +192,42 @@ fn direct_cycle(reqs: &mut DirectReqs, name: &str, (key, value): (&str, &Val), (
             .target(value.py_str())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::Code;
+
+    fn verify(text: &str, version: SaltVersion) -> Vec<(Code, String)> {
+        let high = crate::render::render_yaml(text, 0).expect("yaml");
+        verify_high(high.as_dict().expect("dict"), version).into_iter().map(|e| (e.code, e.message)).collect()
+    }
+
+    #[test]
+    fn a_direct_cycle_is_refused_before_3008_only() {
+        let text =
+            "a:\n  __sls__: s\n  test:\n    - nop\n    - require:\n      - test: b\nb:\n  __sls__: s\n  test:\n    - nop\n    - require:\n      - test: a\n";
+        let old = verify(text, SaltVersion::V3006);
+        assert_eq!(old, [(Code::RequisiteCycle, "A recursive requisite was found, SLS \"s\" ID \"b\" ID \"a\"".to_string())]);
+        assert!(verify(text, SaltVersion::V3008).is_empty());
+    }
+
+    #[test]
+    fn each_release_words_and_checks_its_own_shapes() {
+        // 3006 checks four requisite types' shapes; 3008 all of them.
+        let text = "a:\n  __sls__: s\n  test:\n    - nop\n    - onfail: b\n";
+        assert!(verify(text, SaltVersion::V3006).is_empty());
+        assert_eq!(
+            verify(text, SaltVersion::V3008),
+            [(Code::MalformedState, "The onfail statement in state 'a' in SLS 's' needs to be formed as a list".to_string())]
+        );
+        // A requisite dict of two keys: 3006 takes the first, 3008 refuses it.
+        let text = "a:\n  __sls__: s\n  test:\n    - nop\n    - require:\n      - {test: b, pkg: c}\nb:\n  test: [nop]\n";
+        assert!(verify(text, SaltVersion::V3007).is_empty());
+        assert_eq!(verify(text, SaltVersion::V3008).len(), 1);
+        // A `require:` "state" without a function is skipped before 3008.
+        let text = "a:\n  __sls__: s\n  require:\n    - test: b\n";
+        assert!(verify(text, SaltVersion::V3006).is_empty());
+        assert_eq!(verify(text, SaltVersion::V3008), [(Code::MalformedState, "No function declared in state 'a' in SLS 's'".to_string())]);
+    }
+}

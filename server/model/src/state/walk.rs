@@ -1,0 +1,265 @@
+//! The order Salt 3006 and 3007 run states in (`State.call_chunks` -> `call_chunk` ->
+//! `check_requisite`): the chunks as `order` sorted them, each state's requisites run first,
+//! depth first, where they are not run yet; a `prereq`'d state's test run before the state
+//! that prereqs it, its own run later; a cycle or a requisite naming no state fails the state
+//! there. 3008 sorts a requisite graph instead ([`crate::state::order`]); both hand
+//! [`crate::state::run`] the same steps.
+
+use std::collections::HashSet;
+
+use crate::py::fnmatch;
+use crate::state::compile::Chunk;
+use crate::state::order::{LowChunk, Step};
+use crate::value::{Val, V};
+use crate::version::SaltVersion;
+
+/// `check_requisite`'s requisite types, in its order (`prerequired` last, when asked).
+const CHECKED: &[&str] = &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"];
+/// `call_chunk`'s, in its order, for the requisites it runs first.
+const CALLED: &[&str] = &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onchanges", "onchanges_any"];
+
+struct Walk<'c> {
+    chunks: &'c [Chunk],
+    tags: Vec<String>,
+    version: SaltVersion,
+    /// `__prereq__` / `__prerequired__` marks `call_chunk` leaves on chunks.
+    prereq: Vec<bool>,
+    prerequired: Vec<bool>,
+    running: HashSet<usize>,
+    pre: HashSet<usize>,
+    active: HashSet<usize>,
+    /// The runs in order: the chunk, and whether it is a prereq test run.
+    out: Vec<(usize, bool)>,
+    /// How deep the walk is.
+    stack: usize,
+}
+
+/// How deep `call_chunk` goes before we stop (Python stops near 1,000 frames, a few a call).
+const MAX_STACK: usize = 300;
+
+/// The steps of `state.apply`'s run of `chunks` (sorted by 3006's and 3007's `order_chunks`),
+/// as [`crate::state::order::order_chunks_traced`] gives 3008's: the chunks in run order (a
+/// prereq test run is a copy) and a [`Step`] for each.
+pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> (Vec<Chunk>, Vec<Step>) {
+    let n = chunks.len();
+    let mut w = Walk {
+        tags: chunks.iter().map(LowChunk::tag).collect(),
+        chunks: &chunks,
+        version,
+        prereq: vec![false; n],
+        prerequired: vec![false; n],
+        running: HashSet::new(),
+        pre: HashSet::new(),
+        active: HashSet::new(),
+        out: Vec::new(),
+        stack: 0,
+    };
+    for i in 0..n {
+        if !w.running.contains(&i) {
+            w.call_chunk(i, 0);
+        }
+        w.active.clear();
+    }
+    // Where each run landed, to point the edges at the runs before it.
+    let mut real_at: Vec<Option<usize>> = vec![None; n];
+    let mut test_at: Vec<Option<usize>> = vec![None; n];
+    let mut steps = Vec::with_capacity(w.out.len());
+    for (pos, &(i, test)) in w.out.iter().enumerate() {
+        let mut after = Vec::new();
+        for kind in CHECKED.iter().copied().chain(["prerequired"]) {
+            if test && kind == "prerequired" {
+                continue;
+            }
+            for t in w.targets(i, kind).into_iter().flatten() {
+                let at = if kind == "prereq" { test_at[t] } else { real_at[t] };
+                if let Some(at) = at.filter(|_| t != i) {
+                    if !after.contains(&(at, kind)) {
+                        after.push((at, kind));
+                    }
+                }
+            }
+        }
+        let tag = if test { format!("{}_|-__prereq_test__", w.tags[i]) } else { w.tags[i].clone() };
+        steps.push(Step { tag, prereq_test: test, after });
+        if test {
+            test_at[i] = Some(pos);
+        } else {
+            real_at[i] = Some(pos);
+        }
+    }
+    let ordered = w.out.iter().map(|&(i, _)| chunks[i].clone()).collect();
+    (ordered, steps)
+}
+
+impl Walk<'_> {
+    /// The chunks one requisite of chunk `i` names, per entry of `kind` (`None`: an entry that
+    /// names no state, a "requisite not found").
+    fn targets(&self, i: usize, kind: &str) -> Vec<Option<usize>> {
+        let Some(list) = self.chunks[i].get(kind).and_then(Val::as_list) else { return Vec::new() };
+        let mut out = Vec::new();
+        for req in list {
+            let (key, val) = match &req.v {
+                V::Str(_) => ("id".to_string(), req),
+                V::Dict(d) if !d.is_empty() => (d.0[0].0.py_str(), &d.0[0].1),
+                _ => continue,
+            };
+            let Some(val) = val.as_str() else { continue };
+            let mut found = false;
+            for (j, c) in self.chunks.iter().enumerate() {
+                let hit = if key == "sls" {
+                    fnmatch::fnmatch(&c.get_str("__sls__"), val) || (self.version.sls_included_from() && included_from(c, val))
+                } else {
+                    (fnmatch::fnmatch(&c.get_str("name"), val) || fnmatch::fnmatch(&c.get_str("__id__"), val)) && (key == "id" || c.get_str("state") == key)
+                };
+                if hit {
+                    found = true;
+                    out.push(Some(j));
+                }
+            }
+            if !found {
+                out.push(None);
+            }
+        }
+        out
+    }
+
+    /// `check_requisite` as far as the order goes: whether every state a requisite names has
+    /// run (a `prereq` target's test run, for `prereq`). A requisite naming no state is unmet.
+    fn unmet(&self, i: usize, with_prerequired: bool) -> bool {
+        let kinds = CHECKED.iter().copied().chain(with_prerequired.then_some("prerequired"));
+        kinds.into_iter().any(|kind| {
+            let ran = if kind == "prereq" { &self.pre } else { &self.running };
+            self.targets(i, kind).into_iter().any(|t| t.is_none_or(|t| !ran.contains(&t)))
+        })
+    }
+
+    /// A state's result, real or test.
+    fn record(&mut self, i: usize) {
+        if self.prereq[i] {
+            self.prereq[i] = false;
+            self.pre.insert(i);
+            self.out.push((i, true));
+        } else {
+            self.running.insert(i);
+            self.out.push((i, false));
+        }
+    }
+
+    fn call_chunk(&mut self, i: usize, depth: usize) {
+        // Python's recursion limit ends a walk this deep (Salt raises); a state fails here.
+        if self.stack >= MAX_STACK {
+            self.record(i);
+            return;
+        }
+        self.stack += 1;
+        self.call_chunk_inner(i, depth);
+        self.stack -= 1;
+    }
+
+    fn call_chunk_inner(&mut self, i: usize, depth: usize) {
+        if !self.chunks[i].get("prerequired").is_some_and(Val::truthy) {
+            self.active.insert(i);
+        }
+        let is_prereq = self.prereq[i];
+        if !self.unmet(i, !is_prereq) {
+            self.record(i);
+            return;
+        }
+        let kinds = CALLED.iter().copied().chain((!is_prereq).then_some("prerequired"));
+        let mut reqs = Vec::new();
+        let mut lost = false;
+        for kind in kinds {
+            for t in self.targets(i, kind) {
+                match t {
+                    Some(t) => {
+                        if kind == "prereq" {
+                            self.prereq[t] = true;
+                        } else if kind == "prerequired" {
+                            self.prerequired[t] = true;
+                        }
+                        reqs.push(t);
+                    }
+                    None => lost = true,
+                }
+            }
+        }
+        if lost {
+            // "The following requisites were not found": the state fails here.
+            self.record(i);
+            return;
+        }
+        for t in reqs {
+            if self.running.contains(&t) {
+                continue;
+            }
+            if self.active.contains(&t) {
+                if self.prerequired[t] {
+                    // A prereq loop: this state is test-run, its result filed under the other's
+                    // tag (`self.pre[ctag] = self.call(low)`).
+                    if !self.pre.contains(&i) {
+                        self.pre.insert(t);
+                        self.out.push((i, true));
+                    }
+                    return;
+                }
+                // "Recursive requisite found": the state fails here.
+                self.record(i);
+                return;
+            }
+            self.call_chunk(t, 0);
+        }
+        // A test run is recorded now; a state walked 20 times fails ("Recursive requisite found").
+        if self.prereq[i] || depth + 1 >= 20 {
+            self.record(i);
+        } else {
+            self.call_chunk(i, depth + 1);
+        }
+    }
+}
+
+/// `req_val in chunk.get("__sls_included_from__", [])`.
+fn included_from(c: &Chunk, sls: &str) -> bool {
+    c.get("__sls_included_from__").and_then(Val::as_list).is_some_and(|l| l.iter().any(|v| v.as_str() == Some(sls)))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::state::run::plan_high;
+    use crate::version::SaltVersion;
+
+    fn run_order(text: &str, version: SaltVersion) -> Vec<String> {
+        let high = crate::render::render_yaml(text, 0).expect("yaml");
+        plan_high(high.as_dict().expect("dict"), version).expect("plan").states.iter().map(|s| s.id.clone()).collect()
+    }
+
+    #[test]
+    fn requisites_run_first_where_the_sort_puts_their_dependent() {
+        let text = "a:\n  test:\n    - nop\n    - require:\n      - test: c\nb:\n  test: [nop]\nc:\n  test: [nop]\n";
+        // 3006 and 3007 take `a` first (by `order`, then `state + name + fun`) and run `c` for it;
+        // 3008 sorts the graph: `b` and `c` have no dependencies, `a` waits.
+        assert_eq!(run_order(text, SaltVersion::V3006), ["c", "a", "b"]);
+        assert_eq!(run_order(text, SaltVersion::V3007), ["c", "a", "b"]);
+        assert_eq!(run_order(text, SaltVersion::V3008), ["b", "c", "a"]);
+    }
+
+    #[test]
+    fn a_prereq_test_runs_its_target_before_and_the_target_runs_after() {
+        let text = "target:\n  test: [succeed_with_changes]\npre:\n  test:\n    - nop\n    - prereq:\n      - test: target\nafter:\n  test:\n    - nop\n    - require:\n      - test: target\n";
+        let high = crate::render::render_yaml(text, 0).expect("yaml");
+        let plan = plan_high(high.as_dict().expect("dict"), SaltVersion::V3006).expect("plan");
+        let ids: Vec<&str> = plan.states.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["pre", "target", "after"]);
+        let target = &plan.states[1];
+        assert!(target.test_step.is_some_and(|t| t < plan.states[0].step), "{:?}", target.test_step);
+        assert!(target.after.iter().any(|(t, k)| t.contains("pre") && *k == "prerequired"), "{:?}", target.after);
+    }
+
+    #[test]
+    fn a_cycle_fails_where_the_walk_meets_it() {
+        // No compile error before 3008 for a cycle of three (3006 refuses only two states that
+        // require each other): `c` meets `a` still active and fails there, then `b` and `a` run.
+        let text = "a:\n  test:\n    - nop\n    - require:\n      - test: b\nb:\n  test:\n    - nop\n    - require:\n      - test: c\nc:\n  test:\n    - nop\n    - require:\n      - test: a\n";
+        assert_eq!(run_order(text, SaltVersion::V3006), ["c", "b", "a"]);
+        assert!(crate::render::render_yaml(text, 0).ok().and_then(|h| plan_high(h.as_dict()?, SaltVersion::V3008).err()).is_some());
+    }
+}
