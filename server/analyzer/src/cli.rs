@@ -1288,7 +1288,14 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         let warnings = selected.iter().filter(|m| m.diagnostic.severity == Severity::Warning).count();
         let hints = selected.len() - errors - warnings;
         let hints = if hints > 0 { format!(", {hints} hint(s)") } else { String::new() };
-        outln!("{errors} error(s), {warnings} warning(s){hints}");
+        // Which Salt the answers are for (a minion's own `saltversioninfo` grain goes over a
+        // release that nothing pinned).
+        let grains = if matches!(ws.opts.version_source, model::version::VersionSource::CommandLine | model::version::VersionSource::WorkspaceFile) {
+            ""
+        } else {
+            ", or a minion's own saltversioninfo grain"
+        };
+        outln!("{errors} error(s), {warnings} warning(s){hints}, for Salt {} ({}{grains})", ws.opts.version, ws.opts.version_source);
     }
     if errors > 0 {
         ExitCode::from(1)

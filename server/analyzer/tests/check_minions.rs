@@ -63,7 +63,7 @@ fn every_profile_is_checked_and_a_shared_finding_is_printed_once() {
             The conflicting ID is 'shared_id' and is found in SLS 'base:app' and SLS 'base:monitoring'
           --> salt/app.sls:4:1"#]]
     .assert_eq(&first);
-    assert!(text.ends_with("2 error(s), 0 warning(s)\n"), "{text}");
+    assert!(text.contains("\n2 error(s), 0 warning(s), for Salt 3008 ("), "{text}");
 }
 
 #[test]
@@ -104,7 +104,7 @@ fn a_function_never_executed_is_a_hint_where_the_template_calls_it() {
         out.contains("hint[not-analysed]: In the highstate of minion `db1`: `salt['cmd.run']` is not executed during analysis; it rendered as an empty value\n  --> salt/db.sls:2:1"),
         "{out}"
     );
-    assert!(out.ends_with("0 error(s), 0 warning(s), 1 hint(s)\n"), "{out}");
+    assert!(out.contains("\n0 error(s), 0 warning(s), 1 hint(s), for Salt 3008 ("), "{out}");
 }
 
 /// A templated SLS no top assigns is still rendered for each minion, as `state.apply NAME`

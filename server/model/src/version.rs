@@ -106,7 +106,7 @@ pub enum VersionSource {
 impl fmt::Display for VersionSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VersionSource::Default => write!(f, "the newest supported release; set salt_version: in salt-analyzer.yaml or --salt-version"),
+            VersionSource::Default => write!(f, "the default: set salt_version: in salt-analyzer.yaml or --salt-version"),
             VersionSource::CommandLine => write!(f, "--salt-version"),
             VersionSource::WorkspaceFile => write!(f, "salt_version: in salt-analyzer.yaml"),
             VersionSource::Installed(v) => write!(f, "the installed salt-call {v}"),
