@@ -25,6 +25,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cases import compare_main  # noqa: E402
 
+# The release the binary answers for: the Salt this Python runs (`--salt-version`).
+SALT_MAJOR = __import__("salt.version").version.__version__.split(".")[0]
+
 
 def tag(c):
     return f"{c['state']}_|-{c['__id__']}_|-{c['name']}_|-{c['fun']}"
@@ -56,7 +59,7 @@ def ours_of(m):
 def run_scenario(binary, case, meta, salt, sc):
     """[(label, problem or None)] for each minion of one scenario."""
     label = f"{os.path.basename(case)}/{sc['name']}"
-    proc = subprocess.run([binary, "diff", "--format", "json", *sc["args"]], cwd=os.path.join(case, "repo"),
+    proc = subprocess.run([binary, "diff", "--format", "json", "--salt-version", SALT_MAJOR, *sc["args"]], cwd=os.path.join(case, "repo"),
                           capture_output=True, text=True, timeout=300)
     results = []
     try:

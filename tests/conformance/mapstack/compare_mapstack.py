@@ -17,6 +17,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cases import compare_main  # noqa: E402
 
+# The release the binary answers for: the Salt this Python runs (`--salt-version`).
+SALT_MAJOR = __import__("salt.version").version.__version__.split(".")[0]
+
 
 def compare(binary, case_dir):
     with open(os.path.join(case_dir, "case.json"), encoding="utf-8") as fh:
@@ -27,7 +30,7 @@ def compare(binary, case_dir):
     except OSError:
         return "no salt.json: the Salt side did not run this case"
     p = subprocess.run(
-        [binary, "mapdata", tpldir, "-c", os.path.join(case_dir, "etc"), "--format", "json"],
+        [binary, "mapdata", tpldir, "-c", os.path.join(case_dir, "etc"), "--format", "json", "--salt-version", SALT_MAJOR],
         capture_output=True,
         text=True,
         cwd=case_dir,

@@ -22,6 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from cases import compare_main  # noqa: E402
 
+# The release the binary answers for: the Salt this Python runs (`--salt-version`).
+SALT_MAJOR = __import__("salt.version").version.__version__.split(".")[0]
+
 
 def normalise(p):
     if isinstance(p, dict) and isinstance(p.get("_errors"), list):
@@ -44,7 +47,7 @@ def compare(binary, case):
         salt = json.load(fh)
     if "exception" in salt:
         return f"Salt raised: {salt['exception']}"
-    proc = subprocess.run([binary, "pillar", "-c", os.path.join(case, "etc"), "--format", "json"], capture_output=True, text=True, cwd=case)
+    proc = subprocess.run([binary, "pillar", "-c", os.path.join(case, "etc"), "--format", "json", "--salt-version", SALT_MAJOR], capture_output=True, text=True, cwd=case)
     try:
         ours = json.loads(proc.stdout)
     except json.JSONDecodeError:

@@ -38,6 +38,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from cases import find_cases  # noqa: E402 (tests/conformance/cases.py)
 
+# The release the binary answers for: the Salt this Python runs (`--salt-version`).
+SALT_MAJOR = __import__("salt.version").version.__version__.split(".")[0]
+
 
 def ordered(text):
     """JSON with objects as lists of pairs: order-sensitive equality, ints apart from floats."""
@@ -108,7 +111,7 @@ def run_case(case, binary, keep):
         salt_text = fh.read()
     salt = json.loads(salt_text)
     sls = os.path.join(case, "srv", meta["sls"])
-    cmd = [binary, "render", sls, "-c", os.path.join(case, "etc"), "--format", "json"]
+    cmd = [binary, "render", sls, "-c", os.path.join(case, "etc"), "--format", "json", "--salt-version", SALT_MAJOR]
     try:
         p = subprocess.run(cmd, cwd=case, capture_output=True, text=True, timeout=120)
         rc, out, err = p.returncode, p.stdout, p.stderr

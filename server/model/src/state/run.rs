@@ -138,7 +138,7 @@ pub fn plan_high(high: &Dict, version: SaltVersion) -> Result<Plan, Vec<SaltErro
     if !version.requisite_graph() {
         // `call_listen` walks the chunks as `order` sorted them, not as they ran.
         let sorted = crate::state::order::order_chunks_as(chunks, version).chunks;
-        let (ran, steps) = crate::state::walk::walk(sorted.clone(), version);
+        let (ran, steps) = crate::state::walk::walk(sorted.clone(), version).map_err(|e| vec![e])?;
         return Ok(plan_of(&ran, &steps, &sorted));
     }
     let (ordered, steps) = order_chunks_traced(chunks);

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
 use crate::state::compile::Chunk;
 use crate::state::order::{LowChunk, Step};
@@ -25,9 +26,11 @@ struct Walk<'c> {
     /// `__prereq__` / `__prerequired__` marks `call_chunk` leaves on chunks.
     prereq: Vec<bool>,
     prerequired: Vec<bool>,
-    running: HashSet<usize>,
-    pre: HashSet<usize>,
-    active: HashSet<usize>,
+    /// `running`, `self.pre` and `self.active`: Salt keys them by tag, so of two chunks with
+    /// one tag (two `names` entries alike) the second counts as run when the first has.
+    running: HashSet<String>,
+    pre: HashSet<String>,
+    active: HashSet<String>,
     /// The runs in order: the chunk, and whether it is a prereq test run.
     out: Vec<(usize, bool)>,
     /// How deep the walk is.
@@ -40,7 +43,10 @@ const MAX_STACK: usize = 300;
 /// The steps of `state.apply`'s run of `chunks` (sorted by 3006's and 3007's `order_chunks`),
 /// as [`crate::state::order::order_chunks_traced`] gives 3008's: the chunks in run order (a
 /// prereq test run is a copy) and a [`Step`] for each.
-pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> (Vec<Chunk>, Vec<Step>) {
+pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec<Step>), SaltError> {
+    if let Some(e) = raises(&chunks) {
+        return Err(e);
+    }
     let n = chunks.len();
     let mut w = Walk {
         tags: chunks.iter().map(LowChunk::tag).collect(),
@@ -55,7 +61,7 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> (Vec<Chunk>, Vec<Step>)
         stack: 0,
     };
     for i in 0..n {
-        if !w.running.contains(&i) {
+        if !w.running.contains(&w.tags[i]) {
             w.call_chunk(i, 0);
         }
         w.active.clear();
@@ -88,7 +94,27 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> (Vec<Chunk>, Vec<Step>)
         }
     }
     let ordered = w.out.iter().map(|&(i, _)| chunks[i].clone()).collect();
-    (ordered, steps)
+    Ok((ordered, steps))
+}
+
+/// What `check_requisite` raises on, which ends the run: a requisite value that is not a
+/// string (`{test: 12}`; `None` is skipped), named after the first chunk it compares it with.
+fn raises(chunks: &[Chunk]) -> Option<SaltError> {
+    let first = chunks.first()?.get_str("name");
+    for c in chunks {
+        for kind in CHECKED.iter().copied().chain(["prerequired"]) {
+            let Some(list) = c.get(kind).and_then(Val::as_list) else { continue };
+            for req in list {
+                let Some(d) = req.as_dict().filter(|d| !d.is_empty()) else { continue };
+                let (key, val) = (&d.0[0].0, &d.0[0].1);
+                if val.as_str().is_none() && !val.is_none() {
+                    let message = format!("Could not locate requisite of [{}] present in state with name [{first}]", key.py_str());
+                    return Some(SaltError::new(Code::MalformedState, message).at(val.at.clone().or(req.at.clone())).id(c.get_str("__id__")));
+                }
+            }
+        }
+    }
+    None
 }
 
 impl Walk<'_> {
@@ -129,7 +155,7 @@ impl Walk<'_> {
         let kinds = CHECKED.iter().copied().chain(with_prerequired.then_some("prerequired"));
         kinds.into_iter().any(|kind| {
             let ran = if kind == "prereq" { &self.pre } else { &self.running };
-            self.targets(i, kind).into_iter().any(|t| t.is_none_or(|t| !ran.contains(&t)))
+            self.targets(i, kind).into_iter().any(|t| t.is_none_or(|t| !ran.contains(&self.tags[t])))
         })
     }
 
@@ -137,10 +163,10 @@ impl Walk<'_> {
     fn record(&mut self, i: usize) {
         if self.prereq[i] {
             self.prereq[i] = false;
-            self.pre.insert(i);
+            self.pre.insert(self.tags[i].clone());
             self.out.push((i, true));
         } else {
-            self.running.insert(i);
+            self.running.insert(self.tags[i].clone());
             self.out.push((i, false));
         }
     }
@@ -158,7 +184,7 @@ impl Walk<'_> {
 
     fn call_chunk_inner(&mut self, i: usize, depth: usize) {
         if !self.chunks[i].get("prerequired").is_some_and(Val::truthy) {
-            self.active.insert(i);
+            self.active.insert(self.tags[i].clone());
         }
         let is_prereq = self.prereq[i];
         if !self.unmet(i, !is_prereq) {
@@ -189,15 +215,15 @@ impl Walk<'_> {
             return;
         }
         for t in reqs {
-            if self.running.contains(&t) {
+            if self.running.contains(&self.tags[t]) {
                 continue;
             }
-            if self.active.contains(&t) {
+            if self.active.contains(&self.tags[t]) {
                 if self.prerequired[t] {
                     // A prereq loop: this state is test-run, its result filed under the other's
                     // tag (`self.pre[ctag] = self.call(low)`).
-                    if !self.pre.contains(&i) {
-                        self.pre.insert(t);
+                    if !self.pre.contains(&self.tags[i]) {
+                        self.pre.insert(self.tags[t].clone());
                         self.out.push((i, true));
                     }
                     return;
