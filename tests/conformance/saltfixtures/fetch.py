@@ -477,8 +477,11 @@ class Module:
 
     def fixture_modules(self, fdef):
         """The custom modules (`_states/x.py`, ...) the module's fixtures this test uses
-        (by parameter name, or autouse) write into the state tree."""
+        (by parameter name, `usefixtures`, or autouse) write into the state tree."""
         used = {a.arg for a in fdef.args.args}
+        for d in fdef.decorator_list:
+            if isinstance(d, ast.Call) and (dotted(d.func) or "").endswith("mark.usefixtures"):
+                used |= {a.value for a in d.args if isinstance(a, ast.Constant)}
         out = []
         for name, fx in self.fixtures.items():
             autouse = any(isinstance(d, ast.Call) and any(k.arg == "autouse" and getattr(k.value, "value", False) for k in d.keywords)
