@@ -209,7 +209,7 @@ def run_one(binary, case, timeout, salt_version=None):
     ran = "run_order" in salt and not salt.get("run_errors") and "run_exception" not in salt
     if ran:
         if rc != 0:
-            return case, f"exit {rc}, Salt ran this case: {stdout[:300]}", 0
+            return case, f"exit {rc}, Salt ran this case: {json.dumps(got, ensure_ascii=False)[:300]}", 0
         return case, check_plan(got, salt["run_order"], set(salt.get("run_unnumbered", [])), set(salt.get("run_changed", []))), len(got)
     if rc != 1 or not (isinstance(got, dict) and got.get("errors")):
         return case, f"exit {rc}, Salt stopped on {str(salt.get('run_errors') or salt.get('run_exception'))[:200]}", 0
