@@ -5,7 +5,8 @@
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher and YAML loader
 #      conformance cases computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
-#      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar),
+#      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar, and
+#      Salt's own requisite test fixtures under Salt 3006, 3007 and 3008),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
 #      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
@@ -107,6 +108,9 @@ suites=(
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"
+  "saltfixtures-3008|tests/conformance/saltfixtures/run.sh $PY $BIN"
+  "saltfixtures-3006|tests/conformance/saltfixtures/run.sh $PY3006 $BIN"
+  "saltfixtures-3007|tests/conformance/saltfixtures/run.sh $PY3007 $BIN"
   "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"

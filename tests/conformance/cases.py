@@ -69,11 +69,32 @@ def comparer_args(doc, keep=False):
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--known", help="a file of cases known to differ, one `NAME  reason` a line: "
                     "each must still differ (one that agrees fails the run, to be taken off)")
+    ap.add_argument("--salt-version", default=None,
+                    help="the Salt release the binary answers for, passed on every call as "
+                         "`--salt-version` (default: the major of the Salt this Python imports)")
     a = ap.parse_args()
     a.known_cases = read_known(a.known) if a.known else {}
     a.binary = os.path.abspath(a.bin) if os.path.sep in a.bin else a.bin
+    if a.salt_version is None:
+        a.salt_version = installed_salt_major()
     a.cases = judged_cases(a.dirs, a.only)
     return a
+
+
+def installed_salt_major():
+    """'3008' for the Salt this Python imports (3008.4 -> 3008), None without one."""
+    try:
+        from importlib.metadata import PackageNotFoundError, version  # noqa: PLC0415
+
+        try:
+            return version("salt").split(".")[0]
+        except PackageNotFoundError:
+            pass
+        import salt.version  # noqa: PLC0415
+
+        return salt.version.__version__.split(".")[0]
+    except ImportError:
+        return None
 
 
 def judged_cases(dirs, only):
@@ -130,24 +151,18 @@ def judge(cases, jobs, check, known=None):
     return passed, failed, ok
 
 
-def salt_major():
-    """The release line of the Salt this Python runs (`3006`, `3007`, `3008`): the binary is
-    asked to answer for it (`--salt-version`)."""
-    import salt.version  # pylint: disable=import-outside-toplevel
-
-    return str(salt.version.__version__).split(".", 1)[0]
-
-
-def run_on_case(binary, command, case, timeout):
-    """`BIN COMMAND -c CASE/etc --sls A,B --saltenv ENV --format json` for a case: its
-    case.json, its salt.json, the command line, and (exit code, stdout, stderr) or, when the
-    binary did not run to its end, why not (a string)."""
+def run_on_case(binary, command, case, timeout, salt_version=None):
+    """`BIN COMMAND -c CASE/etc --sls A,B --saltenv ENV --format json [--salt-version V]` for
+    a case: its case.json, its salt.json, the command line, and (exit code, stdout, stderr) or,
+    when the binary did not run to its end, why not (a string)."""
     with open(os.path.join(case, "case.json"), encoding="utf-8") as fh:
         meta = json.load(fh)
     with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
         salt = json.load(fh)
     cmd = [binary, command, "-c", os.path.join(case, "etc"), "--sls", ",".join(meta["sls"]),
-           "--saltenv", meta.get("saltenv", "base"), "--format", "json", "--salt-version", salt_major()]
+           "--saltenv", meta.get("saltenv", "base"), "--format", "json"]
+    if salt_version:
+        cmd += ["--salt-version", str(salt_version)]
     try:
         p = subprocess.run(cmd, capture_output=True, timeout=timeout)
     except subprocess.TimeoutExpired:

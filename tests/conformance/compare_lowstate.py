@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Compare `salt-analyzer lowstate` with real Salt on conformance cases.
 
-Usage: compare_lowstate.py --bin target/debug/salt-analyzer [--jobs N]
+Usage: compare_lowstate.py --bin target/debug/salt-analyzer [--jobs N] [--salt-version V]
                            [--only CASE] [--keep] [--verbose] DIR [DIR...]
 
 DIR is a case (holds case.json and salt.json from salt_driver.py) or a
 directory of cases. Per case this runs
 
-    BIN lowstate -c CASE/etc --sls a,b.c --saltenv ENV --format json
+    BIN lowstate -c CASE/etc --sls a,b.c --saltenv ENV --format json --salt-version V
 
-The expected answer comes from CASE/salt.json:
+(V: --salt-version, by default the major of the Salt this Python imports, e.g. 3008;
+without one, the flag is left out). The expected answer comes from CASE/salt.json:
 
 * show_low_sls returned chunks and the test=True run compiled: our stdout must
   be the same JSON list (same order, same keys in the same order, same values
@@ -265,8 +266,8 @@ def compare_errors(salt_msgs, aliases, got):
     return None
 
 
-def run_one(binary, case, keep, timeout):
-    _, salt, cmd, ran = run_on_case(binary, "lowstate", case, timeout)
+def run_one(binary, case, keep, timeout, salt_version=None):
+    _, salt, cmd, ran = run_on_case(binary, "lowstate", case, timeout, salt_version)
     if isinstance(ran, str):
         return case, ran
     rc, stdout, stderr = ran
@@ -312,7 +313,7 @@ def main():
     binary, cases = a.binary, a.cases
     if cases is None:
         return 2
-    passed, failed, _ = judge(cases, a.jobs, lambda c: run_one(binary, c, a.keep, a.timeout), a.known_cases)
+    passed, failed, _ = judge(cases, a.jobs, lambda c: run_one(binary, c, a.keep, a.timeout, a.salt_version), a.known_cases)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Compare `salt-analyzer plan` with the order real Salt ran the states in.
 
-Usage: compare_plan.py --bin target/debug/salt-analyzer [--jobs N] [--only CASE] DIR [DIR...]
+Usage: compare_plan.py --bin target/debug/salt-analyzer [--jobs N] [--salt-version V] [--only CASE] DIR [DIR...]
 
 DIR is a case (holds case.json and salt.json from salt_driver.py) or a directory of cases.
 Per case this runs
 
-    BIN plan -c CASE/etc --sls a,b.c --saltenv ENV --format json
+    BIN plan -c CASE/etc --sls a,b.c --saltenv ENV --format json --salt-version V
 
-and compares it with CASE/salt.json, where salt_driver.py recorded what
+(V: --salt-version, by default the major of the Salt this Python imports; without one, the
+flag is left out) and compares it with CASE/salt.json, where salt_driver.py recorded what
 `state.sls ... test=True` returned:
 
 * it ran ("run_order": the tags sorted by `__run_num__`): we must exit 0, and our tags, in
@@ -185,8 +186,8 @@ def check_plan(got, want, unnumbered, changed):
     return None
 
 
-def run_one(binary, case, timeout):
-    _, salt, _, ran = run_on_case(binary, "plan", case, timeout)
+def run_one(binary, case, timeout, salt_version=None):
+    _, salt, _, ran = run_on_case(binary, "plan", case, timeout, salt_version)
     if isinstance(ran, str):
         return case, ran, 0
     rc, stdout, stderr = ran
@@ -208,7 +209,7 @@ def run_one(binary, case, timeout):
     ran = "run_order" in salt and not salt.get("run_errors") and "run_exception" not in salt
     if ran:
         if rc != 0:
-            return case, f"exit {rc}, Salt ran this case: {stdout[:300]}", 0
+            return case, f"exit {rc}, Salt ran this case: {json.dumps(got, ensure_ascii=False)[:300]}", 0
         return case, check_plan(got, salt["run_order"], set(salt.get("run_unnumbered", [])), set(salt.get("run_changed", []))), len(got)
     if rc != 1 or not (isinstance(got, dict) and got.get("errors")):
         return case, f"exit {rc}, Salt stopped on {str(salt.get('run_errors') or salt.get('run_exception'))[:200]}", 0
@@ -220,7 +221,7 @@ def main():
     binary, cases = a.binary, a.cases
     if cases is None:
         return 2
-    passed, failed, ok = judge(cases, a.jobs, lambda c: run_one(binary, c, a.timeout), a.known_cases)
+    passed, failed, ok = judge(cases, a.jobs, lambda c: run_one(binary, c, a.timeout, a.salt_version), a.known_cases)
     ran = sum(1 for _, _, n in ok if n > 0)
     states = sum(n for _, _, n in ok if n > 0)
     crashed = sum(1 for _, _, n in ok if n < 0)

@@ -35,6 +35,12 @@ struct Walk<'c> {
     out: Vec<(usize, bool)>,
     /// How deep the walk is.
     stack: usize,
+    /// The test runs in `out`.
+    tests: HashSet<usize>,
+    /// The state the walk was at when it went too deep (Salt's RecursionError).
+    overflow: Option<usize>,
+    /// The state whose `call_chunk` raises UnboundLocalError.
+    unbound: Option<usize>,
 }
 
 /// How deep `call_chunk` goes before we stop (Python stops near 1,000 frames, a few a call).
@@ -59,6 +65,9 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
         active: HashSet::new(),
         out: Vec::new(),
         stack: 0,
+        tests: HashSet::new(),
+        overflow: None,
+        unbound: None,
     };
     for i in 0..n {
         if !w.running.contains(&w.tags[i]) {
@@ -66,10 +75,21 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
         }
         w.active.clear();
     }
+    if let Some(i) = w.unbound {
+        let message = "Salt's call_chunk raises UnboundLocalError (cannot access local variable 'chunk'): this state waits on an onfail_all requisite no other requisite of it runs first, and the run ends there";
+        return Err(SaltError::new(Code::RequisiteCycle, message).at(chunks[i].id_loc.clone()).id(chunks[i].get_str("__id__")));
+    }
+    if let Some(i) = w.overflow {
+        let message =
+            "maximum recursion depth exceeded: Salt's call_chunk recursion never ends (states that prereq each other), and the run raises RecursionError";
+        return Err(SaltError::new(Code::RequisiteCycle, message).at(chunks[i].id_loc.clone()).id(chunks[i].get_str("__id__")));
+    }
     // Where each run landed, to point the edges at the runs before it.
     let mut real_at: Vec<Option<usize>> = vec![None; n];
     let mut test_at: Vec<Option<usize>> = vec![None; n];
     let mut steps = Vec::with_capacity(w.out.len());
+    // A state only ever test-run (its own requisites were not found) is no step to wait for.
+    let runs: HashSet<usize> = w.out.iter().filter(|(_, test)| !test).map(|&(i, _)| i).collect();
     for (pos, &(i, test)) in w.out.iter().enumerate() {
         let mut after = Vec::new();
         for kind in CHECKED.iter().copied().chain(["prerequired"]) {
@@ -77,7 +97,7 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
                 continue;
             }
             for t in w.targets(i, kind).into_iter().flatten() {
-                let at = if kind == "prereq" { test_at[t] } else { real_at[t] };
+                let at = if kind == "prereq" { test_at[t].filter(|_| runs.contains(&t)) } else { real_at[t] };
                 if let Some(at) = at.filter(|_| t != i) {
                     if !after.contains(&(at, kind)) {
                         after.push((at, kind));
@@ -159,22 +179,54 @@ impl Walk<'_> {
         })
     }
 
-    /// A state's result, real or test.
-    fn record(&mut self, i: usize) {
+    /// `State.call`'s result: a test run (into `self.pre`, which clears `__prereq__`) or the
+    /// state's run.
+    fn called(&mut self, i: usize) {
         if self.prereq[i] {
             self.prereq[i] = false;
-            self.pre.insert(self.tags[i].clone());
-            self.out.push((i, true));
+            self.tested(i);
         } else {
-            self.running.insert(self.tags[i].clone());
-            self.out.push((i, false));
+            self.ran(i);
+        }
+    }
+
+    /// A result `call_chunk` makes up ("The following requisites were not found"): filed
+    /// where a call would be, but a test run's `__prereq__` stays (no call cleared it).
+    fn made_up(&mut self, i: usize) {
+        if self.prereq[i] {
+            self.tested(i);
+        } else {
+            self.ran(i);
+        }
+    }
+
+    /// "Recursive requisite found": filed in `running`, a test run or not.
+    fn recursive(&mut self, i: usize) {
+        self.ran(i);
+    }
+
+    /// A result in `running`: a state filed again under its tag keeps only its last number.
+    fn ran(&mut self, i: usize) {
+        if !self.running.insert(self.tags[i].clone()) {
+            let tag = &self.tags[i];
+            let tags = &self.tags;
+            self.out.retain(|&(j, test)| test || tags[j] != *tag);
+        }
+        self.out.push((i, false));
+    }
+
+    /// A test run, in the order once (a state tested again is planned at its first).
+    fn tested(&mut self, i: usize) {
+        self.pre.insert(self.tags[i].clone());
+        if self.tests.insert(i) {
+            self.out.push((i, true));
         }
     }
 
     fn call_chunk(&mut self, i: usize, depth: usize) {
-        // Python's recursion limit ends a walk this deep (Salt raises); a state fails here.
+        // Python's recursion limit ends a walk this deep: Salt raises, and the run with it.
         if self.stack >= MAX_STACK {
-            self.record(i);
+            self.overflow.get_or_insert(i);
             return;
         }
         self.stack += 1;
@@ -183,12 +235,15 @@ impl Walk<'_> {
     }
 
     fn call_chunk_inner(&mut self, i: usize, depth: usize) {
+        if self.overflow.is_some() || self.unbound.is_some() {
+            return;
+        }
         if !self.chunks[i].get("prerequired").is_some_and(Val::truthy) {
             self.active.insert(self.tags[i].clone());
         }
         let is_prereq = self.prereq[i];
         if !self.unmet(i, !is_prereq) {
-            self.record(i);
+            self.called(i);
             return;
         }
         let kinds = CALLED.iter().copied().chain((!is_prereq).then_some("prerequired"));
@@ -210,8 +265,13 @@ impl Walk<'_> {
             }
         }
         if lost {
-            // "The following requisites were not found": the state fails here.
-            self.record(i);
+            self.made_up(i);
+            return;
+        }
+        if reqs.is_empty() {
+            // Unmet only through a type `call_chunk` does not run first (`onfail_all`): its
+            // `check_failhard(chunk, ...)` then names a `chunk` never bound, and the run raises.
+            self.unbound.get_or_insert(i);
             return;
         }
         for t in reqs {
@@ -223,20 +283,24 @@ impl Walk<'_> {
                     // A prereq loop: this state is test-run, its result filed under the other's
                     // tag (`self.pre[ctag] = self.call(low)`).
                     if !self.pre.contains(&self.tags[i]) {
+                        self.prereq[i] = false;
                         self.pre.insert(self.tags[t].clone());
-                        self.out.push((i, true));
+                        if self.tests.insert(i) {
+                            self.out.push((i, true));
+                        }
                     }
                     return;
                 }
-                // "Recursive requisite found": the state fails here.
-                self.record(i);
+                self.recursive(i);
                 return;
             }
             self.call_chunk(t, 0);
         }
-        // A test run is recorded now; a state walked 20 times fails ("Recursive requisite found").
-        if self.prereq[i] || depth + 1 >= 20 {
-            self.record(i);
+        if self.prereq[i] {
+            self.called(i);
+        } else if depth + 1 >= 20 {
+            // Walked 20 times: "Recursive requisite found".
+            self.recursive(i);
         } else {
             self.call_chunk(i, depth + 1);
         }
