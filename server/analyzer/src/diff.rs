@@ -30,8 +30,8 @@ pub enum DiffFormat {
 pub struct DiffArgs {
     /// The side before the change: a git revision (default `HEAD`); `A..B` is from A to B and
     /// `A...B` from the merge base of A and B to B, as `git diff` reads them (then no `--to`).
-    #[arg(long, default_value = "HEAD")]
-    pub from: String,
+    #[arg(long)]
+    pub from: Option<String>,
     /// The side after the change: a git revision (default: the work tree, uncommitted changes
     /// included).
     #[arg(long)]
@@ -59,9 +59,15 @@ pub struct DiffArgs {
     /// for a CI matrix.
     #[arg(long, value_name = "K/N", value_parser = model::workspace::fleet::parse_shard)]
     pub shard: Option<(usize, usize)>,
-    /// The Salt release both sides answer for: 3006, 3007 or 3008, as `check --salt-version`.
+    /// The Salt release both sides answer for (3006, 3007 or 3008, as `check --salt-version`);
+    /// with --to-salt-version, the before side's.
     #[arg(long, value_name = "VERSION", value_parser = crate::cli::salt_version_arg)]
     pub salt_version: Option<model::version::SaltVersion>,
+    /// The Salt release of the after side: what upgrading Salt changes. Without --from and
+    /// --to, both sides are the work tree (the same states, two releases); with them, this
+    /// change on the new release.
+    #[arg(long, value_name = "VERSION", value_parser = crate::cli::salt_version_arg)]
+    pub to_salt_version: Option<model::version::SaltVersion>,
 }
 
 /// The revisions the sides are read at, and their names in the report.
@@ -112,9 +118,9 @@ fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Ar
     Ok(Arc::new(salt_gitfs::MountedFs::with_mounts(RealFs, vec![salt_gitfs::Mount::new(work_dir, tree)])))
 }
 
-fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str) -> Result<impact::Tree, String> {
+fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str, version: Option<model::version::SaltVersion>) -> Result<impact::Tree, String> {
     let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
-    crate::cli::choose_salt_version(&mut ws, args.salt_version);
+    crate::cli::choose_salt_version(&mut ws, version);
     ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
     // The side's gitfs remotes (as its master configuration names them) mounted over it.
     let served = salt_gitfs::serve::serve_gitfs(&mut ws);
@@ -213,42 +219,88 @@ fn outside_notes(work_dir: &Path, sides: [&Workspace; 2]) -> Vec<String> {
         .collect()
 }
 
-pub fn run(args: &DiffArgs) -> ExitCode {
-    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let root = crate::cli::find_root(None);
-    let repo = match salt_gitfs::Repo::discover(&root) {
-        Ok(r) => r,
-        Err(e) => return fail(format!("`diff` compares git revisions, and {} is not in a git repository: {e}", root.display())),
-    };
+/// What the two sides are read from, and how the report names them.
+struct Sides {
+    work_dir: PathBuf,
+    root: PathBuf,
+    before_fs: Arc<dyn Vfs>,
+    after_fs: Arc<dyn Vfs>,
+    /// The before side's revision as JSON names it (a commit id for `A...B`).
+    from_rev: String,
+    from_label: String,
+    to_label: String,
+}
+
+/// Both sides the work tree, as it is on disk.
+fn work_tree_sides(root: &Path) -> Sides {
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let work_dir = salt_gitfs::Repo::discover(&root).ok().and_then(|r| r.work_dir().map(Path::to_path_buf)).unwrap_or_else(|| root.clone());
+    let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
+    Sides {
+        work_dir,
+        root,
+        before_fs: Arc::new(RealFs),
+        after_fs: Arc::new(RealFs),
+        from_rev: "work tree".into(),
+        from_label: "work tree".into(),
+        to_label: "work tree".into(),
+    }
+}
+
+/// The sides `--from`/`--to` name (`HEAD` and the work tree by default).
+fn revision_sides(root: &Path, args: &DiffArgs) -> Result<Sides, String> {
+    let repo =
+        salt_gitfs::Repo::discover(root).map_err(|e| format!("`diff` compares git revisions, and {} is not in a git repository: {e}", root.display()))?;
     let Some(work_dir) = repo.work_dir().map(Path::to_path_buf) else {
-        return fail(format!("{} is a bare repository: `diff` needs a work tree", repo.git_dir().display()));
+        return Err(format!("{} is a bare repository: `diff` needs a work tree", repo.git_dir().display()));
     };
     let work_dir = std::fs::canonicalize(&work_dir).unwrap_or(work_dir);
-    let root = std::fs::canonicalize(&root).unwrap_or(root);
-    let revs = match revisions(&repo, &args.from, args.to.as_deref()) {
-        Ok(r) => r,
-        Err(e) => return fail(e),
-    };
-    let before_fs = match at_revision(&repo, &work_dir, &revs.from) {
-        Ok(fs) => fs,
-        Err(e) => return fail(e),
-    };
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let revs = revisions(&repo, args.from.as_deref().unwrap_or("HEAD"), args.to.as_deref())?;
+    let before_fs = at_revision(&repo, &work_dir, &revs.from)?;
     let after_fs: Arc<dyn Vfs> = match &revs.to {
-        Some(rev) => match at_revision(&repo, &work_dir, rev) {
-            Ok(fs) => fs,
-            Err(e) => return fail(e),
-        },
+        Some(rev) => at_revision(&repo, &work_dir, rev)?,
         None => Arc::new(RealFs),
     };
     let to_label = revs.to.clone().unwrap_or_else(|| "work tree".to_string());
-    let before = match setup(before_fs, &root, args, &revs.from_label) {
+    Ok(Sides { work_dir, root, before_fs, after_fs, from_rev: revs.from, from_label: revs.from_label, to_label })
+}
+
+/// `LABEL on Salt 3006`, or, where nothing pinned the release, on each minion's own.
+fn on_release(label: &str, ws: &Workspace) -> String {
+    use model::version::VersionSource;
+    match ws.opts.version_source {
+        VersionSource::CommandLine | VersionSource::WorkspaceFile => format!("{label} on Salt {}", ws.opts.version),
+        _ => format!("{label} on each minion's Salt (its saltversioninfo grain, else {})", ws.opts.version),
+    }
+}
+
+pub fn run(args: &DiffArgs) -> ExitCode {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let root = crate::cli::find_root(None);
+    // The same tree on two Salt releases needs no revisions (nor a repository).
+    let same_tree = args.to_salt_version.is_some() && args.from.is_none() && args.to.is_none();
+    let sides = if same_tree { Ok(work_tree_sides(&root)) } else { revision_sides(&root, args) };
+    let Sides { work_dir, root, before_fs, after_fs, from_rev, from_label, to_label } = match sides {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
-    let after = match setup(after_fs, &root, args, &to_label) {
+    let before = match setup(before_fs, &root, args, &from_label, args.salt_version) {
         Ok(s) => s,
         Err(e) => return fail(e),
     };
+    let after = match setup(after_fs, &root, args, &to_label, args.to_salt_version.or(args.salt_version)) {
+        Ok(s) => s,
+        Err(e) => return fail(e),
+    };
+    // Each side says its release when the releases are the question.
+    let json_to = to_label.clone();
+    let (from_label, to_label) = match args.to_salt_version {
+        Some(_) => (on_release(&from_label, &before.ws), on_release(&to_label, &after.ws)),
+        None => (from_label, to_label),
+    };
+    // Each side's release, in JSON, when two are compared.
+    let releases = args.to_salt_version.map(|_| json!({"from": before.ws.opts.version.to_string(), "to": after.ws.opts.version.to_string()}));
     let who = match minions(args, &before.ws, &after.ws) {
         Ok(who) => who,
         Err(code) => return code,
@@ -279,7 +331,7 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     }
     let groups = impact::group(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
-    let summary = report::Summary { from: &revs.from_label, to: &to_label, minions: diffs.len(), notes: &notes };
+    let summary = report::Summary { from: &from_label, to: &to_label, minions: diffs.len(), notes: &notes };
     let out = match args.format {
         DiffFormat::Text => report::text(&summary, &groups, args.show_pillar),
         DiffFormat::Markdown => report::markdown(&summary, &groups, args.show_pillar),
@@ -303,11 +355,14 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                 })
                 .collect();
             let c = report::counts(&impact::group(&diffs), diffs.len());
-            let doc = json!({
-                "from": revs.from, "to": to_label, "notes": notes,
+            let mut doc = json!({
+                "from": from_rev, "to": json_to, "notes": notes,
                 "summary": {"changed": c.changed, "unchanged": c.unchanged, "now_failing": c.now_failing, "still_failing": c.still_failing},
                 "minions": minions, "groups": groups,
             });
+            if let Some(r) = &releases {
+                doc["salt"] = r.clone();
+            }
             serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
         }
     };

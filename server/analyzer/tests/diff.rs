@@ -358,3 +358,41 @@ fn a_minion_whose_reads_did_not_change_is_not_compiled_again() {
     t.write("salt/top.sls", "base:\n  'role:web': [{match: grain}, web]\n  'role:db': [{match: grain}, db]\n  '*': []\n");
     assert_eq!(stats(&t.root), "diff stats: 3 minions, 3 compiled at both sides, 0 skipped on unchanged reads");
 }
+
+/// `--to-salt-version`: the same tree on two releases, no repository needed; with `--from`,
+/// the change on the new release. A minion whose requisite names no state runs on 3006 (one
+/// state fails there) and is refused by 3008: it now fails, exit 1.
+#[test]
+fn an_upgrade_compares_the_same_tree_on_two_releases() {
+    let t = TempTree::new("diff-upgrade", None);
+    t.write("salt-analyzer.yaml", "file_roots: {base: [salt]}\nminions:\n  web01: {grains: {role: web}}\n  db01: {grains: {role: db}}\n");
+    t.write("salt/top.sls", "base:\n  'web01': [web]\n  'db01': [db]\n");
+    t.write("salt/web.sls", "include: [common]\nnginx:\n  pkg.installed: []\n");
+    t.write("salt/common.sls", "ntp:\n  pkg.installed: []\n");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - require:\n      - pkg: nosuch\n");
+    let (code, out, err) = run(&t.root, &["diff", "--salt-version", "3006", "--to-salt-version", "3008", "--format", "json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!(doc["salt"], serde_json::json!({"from": "3006", "to": "3008"}));
+    assert_eq!(doc["summary"]["now_failing"], 1, "{out}");
+    // 3007 and 3008 mark included states.
+    let changed = &minion(&doc, "web01")["changed"][0];
+    assert_eq!(changed["id"], "ntp", "{out}");
+    assert_eq!(changed["changes"]["__sls_included_from__"], serde_json::json!({"before": null, "after": ["web"]}), "{out}");
+    assert!(minion(&doc, "db01")["errors_before"].as_array().unwrap().is_empty(), "{out}");
+    assert_eq!(minion(&doc, "db01")["errors_after"][0]["code"], "missing-requisite-target", "{out}");
+    let (_, text, _) = run(&t.root, &["diff", "--salt-version", "3006", "--to-salt-version", "3008"]);
+    assert!(text.starts_with("salt-analyzer diff work tree on Salt 3006..work tree on Salt 3008: 2 minion(s) changed"), "{text}");
+    // 3007 to 3008: the included states are marked at both.
+    let (_, out, _) = run(&t.root, &["diff", "--salt-version", "3007", "--to-salt-version", "3008", "--format", "json"]);
+    assert!(minion(&json(&out), "web01")["changed"].as_array().unwrap().is_empty(), "{out}");
+    // With a revision: this change on the new release.
+    git(&t.root, &["init", "-q", "-b", "main"]);
+    commit(&t.root, "first");
+    t.write("salt/db.sls", "postgres:\n  pkg.installed: []\n");
+    let (code, out, err) = run(&t.root, &["diff", "--from", "HEAD", "--salt-version", "3006", "--to-salt-version", "3008", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let doc = json(&out);
+    assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some("HEAD"), Some("work tree")));
+    assert!(minion(&doc, "db01")["errors_after"].as_array().unwrap().is_empty(), "{out}");
+}
