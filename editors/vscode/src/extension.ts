@@ -16,7 +16,7 @@ import {
 
 import { describeSource, findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
 import { firstRunMessage, parseWorkspaceInfo, starterWorkspaceFile, WorkspaceInfo } from './firstrun';
-import { COMMANDS, parseMinions, pickItems, selectedMinion, statusText, topExplainArguments, topExplainText } from './minions';
+import { COMMANDS, parseMinions, pickItems, selectedMinion, selectedSalt, statusText, topExplainArguments, topExplainText } from './minions';
 import { didChangeConfigurationParams, SECTION, ServerSettings, toServerSettings } from './settings';
 
 const LANGUAGE_ID = 'sls';
@@ -272,8 +272,9 @@ class SaltExtension implements vscode.Disposable {
 
   private async refreshMinion(): Promise<void> {
     try {
-      this.selected = selectedMinion(parseMinions(await this.execute(COMMANDS.listMinions, [])));
-      this.setStatus({ kind: 'running', minion: this.selected });
+      const minions = parseMinions(await this.execute(COMMANDS.listMinions, []));
+      this.selected = selectedMinion(minions);
+      this.setStatus({ kind: 'running', minion: this.selected, salt: selectedSalt(minions) });
     } catch (err) {
       this.output.appendLine(`${COMMANDS.listMinions} failed: ${errorText(err)}`);
       this.setStatus({ kind: 'running', minion: undefined });

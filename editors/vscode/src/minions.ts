@@ -18,6 +18,8 @@ export interface Minion {
   source?: string;
   /** The grains people target by (`os_family=Debian roles=web ...`), searched by the pick. */
   detail?: string;
+  /** The Salt release its answers are for (`3006`), and where that came from. */
+  salt?: { version: string; source: string };
 }
 
 /**
@@ -30,11 +32,15 @@ export function parseMinions(result: unknown): Minion[] {
   const out: Minion[] = [];
   for (const item of result) {
     if (typeof item !== 'object' || item === null) continue;
-    const { id, selected, source, detail } = item as { id?: unknown; selected?: unknown; source?: unknown; detail?: unknown };
+    const { id, selected, source, detail, salt } = item as { id?: unknown; selected?: unknown; source?: unknown; detail?: unknown; salt?: unknown };
     if (typeof id !== 'string' || id === '') continue;
     const minion: Minion = { id, selected: selected === true };
     if (source === 'fleet') minion.source = 'fleet';
     if (typeof detail === 'string' && detail !== '') minion.detail = detail;
+    if (typeof salt === 'object' && salt !== null) {
+      const { version, source: from } = salt as { version?: unknown; source?: unknown };
+      if (typeof version === 'string' && version !== '') minion.salt = { version, source: typeof from === 'string' ? from : '' };
+    }
     out.push(minion);
   }
   return out;
@@ -44,13 +50,20 @@ export function selectedMinion(minions: readonly Minion[]): string | undefined {
   return minions.find((m) => m.selected)?.id;
 }
 
+/** The Salt release the selected minion's answers are for. */
+export function selectedSalt(minions: readonly Minion[]): Minion['salt'] {
+  return minions.find((m) => m.selected)?.salt;
+}
+
 export interface StatusText {
   text: string;
   tooltip: string;
 }
 
-/** Status-bar text: `$(server) web01`, or why there is none. */
-export function statusText(state: { kind: 'starting' } | { kind: 'stopped'; reason?: string } | { kind: 'running'; minion?: string }): StatusText {
+/** Status-bar text: `$(server) web01 · Salt 3008`, or why there is none. */
+export function statusText(
+  state: { kind: 'starting' } | { kind: 'stopped'; reason?: string } | { kind: 'running'; minion?: string; salt?: Minion['salt'] },
+): StatusText {
   switch (state.kind) {
     case 'starting':
       return { text: '$(sync~spin) salt', tooltip: 'salt-analyzer is starting' };
@@ -59,7 +72,12 @@ export function statusText(state: { kind: 'starting' } | { kind: 'stopped'; reas
     case 'running':
       return state.minion === undefined
         ? { text: '$(server) no minion', tooltip: 'No minion profile selected. Click to select one.' }
-        : { text: `$(server) ${state.minion}`, tooltip: `Minion profile: ${state.minion}. Click to select another.` };
+        : state.salt === undefined
+          ? { text: `$(server) ${state.minion}`, tooltip: `Minion profile: ${state.minion}. Click to select another.` }
+          : {
+              text: `$(server) ${state.minion} · Salt ${state.salt.version}`,
+              tooltip: `Minion profile: ${state.minion}, answered for Salt ${state.salt.version}${state.salt.source === '' ? '' : ` (${state.salt.source})`}. Click to select another.`,
+            };
   }
 }
 

@@ -130,6 +130,13 @@ impl Analysis {
         top::minions(&self.snap)
     }
 
+    /// The Salt release the workspace answers for and where it came from (`{"version": "3008",
+    /// "source": ...}`; a minion's own `saltversioninfo` grain may go over it: [`Self::minions`]).
+    pub fn salt_release(&self) -> serde_json::Value {
+        let opts = &self.snap.world().ws.opts;
+        serde_json::json!({"version": opts.version.to_string(), "source": opts.version_source.to_string()})
+    }
+
     /// What zero configuration found for this workspace, in one line (`None`: the workspace
     /// file or a Salt configuration says where the states are).
     pub fn discovery(&self) -> Option<String> {

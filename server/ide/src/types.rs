@@ -169,4 +169,7 @@ pub struct MinionInfo {
     pub source: &'static str,
     /// What a picker shows and searches besides the id: the grains people target by.
     pub detail: String,
+    /// The Salt release its answers are for (`3006`), and where that came from.
+    pub salt: String,
+    pub salt_source: String,
 }

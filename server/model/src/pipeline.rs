@@ -416,14 +416,20 @@ fn request_opts(ws: &Workspace, req: &Request) -> Opts {
 /// nor the workspace file pins one: in a fleet that is upgrading, each minion is compiled as
 /// its own Salt compiles it.
 fn minion_version(opts: &mut Opts, minion: &Minion) {
+    (opts.version, opts.version_source) = release_for(opts, &minion.grains);
+}
+
+/// The Salt release a minion with `grains` is compiled for under `opts`: the one the command
+/// line or the workspace file pins, else its `saltversioninfo` grain, else the options' own.
+pub fn release_for(opts: &Opts, grains: &serde_json::Value) -> (crate::version::SaltVersion, crate::version::VersionSource) {
     use crate::version::{SaltVersion, VersionSource};
-    if !matches!(opts.version_source, VersionSource::Default | VersionSource::Installed(_)) {
-        return;
-    }
-    if let Some(v) = minion.grains.get("saltversioninfo").and_then(SaltVersion::from_grain) {
-        opts.version = v;
-        let full = minion.grains.get("saltversion").and_then(|s| s.as_str()).map_or_else(|| v.to_string(), str::to_string);
-        opts.version_source = VersionSource::Grain(full);
+    let pinned = !matches!(opts.version_source, VersionSource::Default | VersionSource::Installed(_));
+    match grains.get("saltversioninfo").and_then(SaltVersion::from_grain).filter(|_| !pinned) {
+        Some(v) => {
+            let full = grains.get("saltversion").and_then(|s| s.as_str()).map_or_else(|| v.to_string(), str::to_string);
+            (v, VersionSource::Grain(full))
+        }
+        None => (opts.version, opts.version_source.clone()),
     }
 }
 

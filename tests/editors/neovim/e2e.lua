@@ -345,6 +345,7 @@ step(':checkhealth salt-analyzer: binary, version, workspace file, Salt config, 
     'workspace file: ' .. root .. '/salt-analyzer.yaml',
     'Salt config read from the salt_config option: ' .. root .. '/etc/salt/minion',
     'minion selected: web01.example.com',
+    'answers are for Salt 3008 (',
   }) do
     assert(report:find(want, 1, true), 'no "' .. want .. '" in:\n' .. report)
   end

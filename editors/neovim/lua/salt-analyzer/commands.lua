@@ -82,6 +82,8 @@ function M.parse_minions(result)
         selected = item.selected == true,
         fleet = item.source == 'fleet',
         detail = type(item.detail) == 'string' and item.detail or '',
+        -- The Salt release its answers are for, and where that came from.
+        salt = type(item.salt) == 'table' and type(item.salt.version) == 'string' and item.salt or nil,
       })
     end
   end

@@ -137,15 +137,18 @@ function M.check()
     return
   end
   local minions = commands.parse_minions(response.result)
-  local ids, selected = {}, nil
+  local ids, selected, salt = {}, nil, nil
   for _, m in ipairs(minions) do
     table.insert(ids, m.id)
     if m.selected then
-      selected = m.id
+      selected, salt = m.id, m.salt
     end
   end
   if selected then
     health.ok(('minion selected: %s (profiles: %s)'):format(selected, table.concat(ids, ', ')))
+    if salt then
+      health.info(('answers are for Salt %s (%s)'):format(salt.version, tostring(salt.source)))
+    end
   else
     health.warn('no minion selected (profiles: ' .. (#ids > 0 and table.concat(ids, ', ') or 'none') .. ')', {
       ':SaltMinion ID, or default_minion in salt-analyzer.yaml',

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 
-import { parseMinions, pickItems, selectedMinion, statusText, topExplainArguments, topExplainText } from '../minions';
+import { parseMinions, pickItems, selectedMinion, selectedSalt, statusText, topExplainArguments, topExplainText } from '../minions';
 
 test('parses the server answer and ignores junk', () => {
   const parsed = parseMinions([
@@ -24,6 +24,22 @@ test('parses the server answer and ignores junk', () => {
   ]);
   assert.deepEqual(parseMinions(null), []);
   assert.deepEqual(parseMinions({ id: 'web01' }), []);
+});
+
+test('each minion says which Salt release it is answered for, and the status bar shows it', () => {
+  const parsed = parseMinions([
+    { id: 'web01', selected: true, salt: { version: '3006', source: "the minion's saltversioninfo grain, 3006.9" } },
+    { id: 'db01', salt: { version: 7 } },
+  ]);
+  assert.deepEqual(parsed, [
+    { id: 'web01', selected: true, salt: { version: '3006', source: "the minion's saltversioninfo grain, 3006.9" } },
+    { id: 'db01', selected: false },
+  ]);
+  const salt = selectedSalt(parsed);
+  assert.deepEqual(salt, { version: '3006', source: "the minion's saltversioninfo grain, 3006.9" });
+  const shown = statusText({ kind: 'running', minion: 'web01', salt });
+  assert.equal(shown.text, '$(server) web01 · Salt 3006');
+  assert.equal(shown.tooltip, "Minion profile: web01, answered for Salt 3006 (the minion's saltversioninfo grain, 3006.9). Click to select another.");
 });
 
 test('selected minion', () => {

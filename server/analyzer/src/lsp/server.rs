@@ -484,9 +484,15 @@ fn workspace_info_json(a: &Analysis) -> Value {
         "discovery": a.discovery(),
         "file_roots": roots(found.as_ref().map(|f| f.0.clone())),
         "pillar_roots": roots(found.map(|f| f.1)),
+        "salt": a.salt_release(),
     })
 }
 
 fn minions_json(a: &Analysis) -> Value {
-    Value::Array(a.minions().into_iter().map(|m| json!({"id": m.id, "selected": m.selected, "source": m.source, "detail": m.detail})).collect())
+    Value::Array(
+        a.minions()
+            .into_iter()
+            .map(|m| json!({"id": m.id, "selected": m.selected, "source": m.source, "detail": m.detail, "salt": {"version": m.salt, "source": m.salt_source}}))
+            .collect(),
+    )
 }

@@ -20,21 +20,29 @@ pub(crate) fn minions(snap: &Snapshot) -> Vec<MinionInfo> {
     let in_fleet = |c: &String| fleet.iter().any(|m| &m.id == c);
     if ws.profiles.is_empty() && fleet.is_empty() {
         // No profiles: the minion the Salt configuration describes is the only one.
-        return vec![MinionInfo { id: ws.opts.id.clone(), selected: true, source: "config", detail: String::new() }];
+        let (salt, salt_source) = release(ws, &serde_json::Value::Null);
+        return vec![MinionInfo { id: ws.opts.id.clone(), selected: true, source: "config", detail: String::new(), salt, salt_source }];
     }
     let chosen = chosen.filter(|c| ws.profiles.contains_key(c) || in_fleet(c)).or_else(|| ws.profiles.keys().next().cloned());
     let mut out: Vec<MinionInfo> = ws
         .profiles
         .iter()
-        .map(|(id, p)| MinionInfo { id: id.clone(), selected: Some(id) == chosen.as_ref(), source: "profile", detail: grains_detail(&p.grains) })
+        .map(|(id, p)| {
+            let (salt, salt_source) = release(ws, &p.grains);
+            MinionInfo { id: id.clone(), selected: Some(id) == chosen.as_ref(), source: "profile", detail: grains_detail(&p.grains), salt, salt_source }
+        })
         .collect();
-    out.extend(fleet.iter().filter(|m| !ws.profiles.contains_key(&m.id)).map(|m| MinionInfo {
-        id: m.id.clone(),
-        selected: Some(&m.id) == chosen.as_ref(),
-        source: "fleet",
-        detail: grains_detail(&m.grains),
+    out.extend(fleet.iter().filter(|m| !ws.profiles.contains_key(&m.id)).map(|m| {
+        let (salt, salt_source) = release(ws, &m.grains);
+        MinionInfo { id: m.id.clone(), selected: Some(&m.id) == chosen.as_ref(), source: "fleet", detail: grains_detail(&m.grains), salt, salt_source }
     }));
     out
+}
+
+/// The Salt release a minion with `grains` is answered for, and where it came from.
+fn release(ws: &model::workspace::Workspace, grains: &serde_json::Value) -> (String, String) {
+    let (v, source) = model::pipeline::release_for(&ws.opts, grains);
+    (v.to_string(), source.to_string())
 }
 
 /// The grains people target by, as one searchable line (`os_family=Debian osfinger=Debian-12
@@ -78,8 +86,9 @@ pub(crate) fn hover_env(snap: &Snapshot, path: &Path, env: &TopEnv) -> String {
     match compile(snap, None) {
         Ok((minion, result, _)) => match result.sections.iter().find(|s| s.section == env.env && s.path.as_deref() == Some(path)) {
             Some(s) => out.push_str(&format!(
-                "\nFor minion `{}` (`top_file_merging_strategy: {}`): **{}**. {}\n",
+                "\nFor minion `{}` on Salt {} (`top_file_merging_strategy: {}`): **{}**. {}\n",
                 minion.id,
+                release(&world.ws, &minion.grains).0,
                 result.strategy,
                 if s.used { "used" } else { "ignored" },
                 s.reason.trim_start_matches("used: ").trim_start_matches("ignored: ")
@@ -110,7 +119,13 @@ pub(crate) fn hover_target(snap: &Snapshot, path: &Path, env: &TopEnv, target: &
             match result.targets.iter().find(|t| t.section == env.env && t.target == target.target && t.source.as_deref() == Some(path)) {
                 Some(t) => {
                     let mut out = format!("**target** `{}` in section `{}` (matcher `{}`)\n", target.target, env.env, t.matcher);
-                    out.push_str(&format!("\nMinion `{}` **{}**: {}\n", minion.id, if t.matched { "matches" } else { "does not match" }, t.explanation));
+                    let salt = release(&snap.world().ws, &minion.grains).0;
+                    out.push_str(&format!(
+                        "\nMinion `{}` (Salt {salt}) **{}**: {}\n",
+                        minion.id,
+                        if t.matched { "matches" } else { "does not match" },
+                        t.explanation
+                    ));
                     for e in &t.errors {
                         out.push_str(&format!("\nerror: {e}\n"));
                     }

@@ -61,7 +61,7 @@ fn minions_and_the_top_explanation() {
         r#"
 #- salt-analyzer.yaml
 minions:
-  web01: {grains: {os: Debian}}
+  web01: {grains: {os: Debian, saltversioninfo: [3006, 9, 0, 0], saltversion: '3006.9'}}
   db01: {}
 default_minion: db01
 #- top.sls
@@ -75,8 +75,22 @@ w: test.nop
     assert_eq!(
         f.analysis().minions(),
         [
-            MinionInfo { id: "web01".into(), selected: false, source: "profile", detail: "os=Debian".into() },
-            MinionInfo { id: "db01".into(), selected: true, source: "profile", detail: String::new() }
+            MinionInfo {
+                id: "web01".into(),
+                selected: false,
+                source: "profile",
+                detail: "os=Debian".into(),
+                salt: "3006".into(),
+                salt_source: "the minion's saltversioninfo grain, 3006.9".into()
+            },
+            MinionInfo {
+                id: "db01".into(),
+                selected: true,
+                source: "profile",
+                detail: String::new(),
+                salt: "3008".into(),
+                salt_source: "the default: set salt_version: in salt-analyzer.yaml or --salt-version".into()
+            }
         ]
     );
     f.host.set_minion(Some("web01".into()));

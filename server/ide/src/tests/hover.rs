@@ -106,37 +106,37 @@ fn hover_on_top_file_parts_follows_the_selected_minion() {
         'A',
         None,
         expect![[r#"
-        **top-file section** `base`
+            **top-file section** `base`
 
-        For minion `web01` (`top_file_merging_strategy: merge`): **used**. base's top file is authoritative for every environment (top_file_merging_strategy: merge)
+            For minion `web01` on Salt 3008 (`top_file_merging_strategy: merge`): **used**. base's top file is authoritative for every environment (top_file_merging_strategy: merge)
 
-        Other top files defining `base`:
-        - `dev/top.sls` (dev's top file)
-    "#]],
+            Other top files defining `base`:
+            - `dev/top.sls` (dev's top file)
+        "#]],
     );
     hover(
         'B',
         None,
         expect![[r#"
-        **target** `G@roles:db` in section `base` (matcher `compound`)
+            **target** `G@roles:db` in section `base` (matcher `compound`)
 
-        Minion `web01` **does not match**: compound: `G@roles:db` -> False
+            Minion `web01` (Salt 3008) **does not match**: compound: `G@roles:db` -> False
 
-        SLS: `db`
-    "#]],
+            SLS: `db`
+        "#]],
     );
     hover(
         'B',
         Some("db01"),
         expect![[r#"
-        **target** `G@roles:db` in section `base` (matcher `compound`)
+            **target** `G@roles:db` in section `base` (matcher `compound`)
 
-        Minion `db01` **matches**: compound: `G@roles:db` -> True
+            Minion `db01` (Salt 3008) **matches**: compound: `G@roles:db` -> True
 
-        Adds `base:db`
+            Adds `base:db`
 
-        SLS: `db`
-    "#]],
+            SLS: `db`
+        "#]],
     );
 }
 
