@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Each concern, after everything it may use.
 const ORDER: &[&str] =
-    &["py", "requisites", "value", "diagnostic", "workspace", "render", "targeting", "mapstack", "pillar", "state", "pipeline", "check", "impact"];
+    &["py", "version", "requisites", "value", "diagnostic", "workspace", "render", "targeting", "mapstack", "pillar", "state", "pipeline", "check", "impact"];
 
 fn sources(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     for e in std::fs::read_dir(dir).expect("read src").flatten() {
