@@ -1003,7 +1003,7 @@ fn compile_highstate(
     // Declarations are found in the rendered high data (extend and `_in` change bodies, never
     // which IDs declare which functions where), as `state.sls`'s path does.
     let calls = match &chunks {
-        Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
+        Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots, opts), &|_| false),
         None => Vec::new(),
     };
     (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate }, top)

@@ -77,7 +77,7 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
 }
 
 fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
-    let (fs, roots) = (builder.fs, builder.roots);
+    let (fs, roots, opts) = (builder.fs, builder.roots, builder.opts);
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
@@ -100,7 +100,7 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     // the chunks it would run, when it would run them.
     let (apply_errors, calls) = match apply_chunks(&highstate.high) {
         Ok(applied) => {
-            let calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots), &|_| false);
+            let calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots, opts), &|_| false);
             let errors = order_chunks(applied).errors;
             let calls = if show_errors.is_empty() && errors.is_empty() { calls } else { Vec::new() };
             (errors, calls)
