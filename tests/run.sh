@@ -103,6 +103,8 @@ suites=(
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"
+  "calls-conformance-3006|tests/conformance/calls/run.sh $PY3006 $BIN"
+  "calls-conformance-3007|tests/conformance/calls/run.sh $PY3007 $BIN"
   "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"
