@@ -111,6 +111,8 @@ suites=(
   "saltfixtures-3008|tests/conformance/saltfixtures/run.sh $PY $BIN"
   "saltfixtures-3006|tests/conformance/saltfixtures/run.sh $PY3006 $BIN"
   "saltfixtures-3007|tests/conformance/saltfixtures/run.sh $PY3007 $BIN"
+  "calls-conformance-3006|tests/conformance/calls/run.sh $PY3006 $BIN"
+  "calls-conformance-3007|tests/conformance/calls/run.sh $PY3007 $BIN"
   "bench-quick|tests/bench/run.sh --quick $PY $BIN"
   "pillar-conformance|tests/conformance/pillar/run.sh $PY $BIN"
   "fleet-conformance|tests/conformance/fleet/run.sh $PY $BIN"

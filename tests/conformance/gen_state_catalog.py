@@ -1,8 +1,12 @@
-"""Generate salt-analyzer's state-function catalog from the installed Salt.
+"""Generate salt-analyzer's state-function catalog of one Salt release line from the
+installed Salt (run it under each release's Python: 3006, 3007, 3008).
 
+    tests/.work/venv-3006/bin/python tests/conformance/gen_state_catalog.py [OUT]
+    tests/.work/venv-3007/bin/python tests/conformance/gen_state_catalog.py [OUT]
     tests/.work/venv/bin/python tests/conformance/gen_state_catalog.py [OUT]
 
-Writes compact JSON (to OUT, default server/model/src/state/catalog.json):
+Writes compact JSON (to OUT, default server/model/src/state/catalog-MAJOR.json, MAJOR the
+installed Salt's release line):
 
     {"salt": VERSION, "modules": {NAME: {FUNCTION: {"args": [[ARG, DEFAULT_REPR_OR_NULL], ...],
                                                     "kwargs": BOOL, "deprecated": TEXT_OR_NULL}}}}
@@ -16,8 +20,8 @@ host (what `baredoc.list_states` lists by parsing sources): each `salt/states/*.
 its functions are `__load__`, else `__all__`, else `dir(module)`, minus names starting with
 `_`, minus anything that is not a function or a `functools.partial`, minus functions imported
 from another module (`_only_pack_properly_namespaced_functions`), renamed by `__func_alias__`.
-Two files claiming one name: the one a Linux minion of Salt 3008 loads by default, picked
-below (`DEFAULT_FILE`).
+Two files claiming one name: the one a Linux minion of this Salt loads by default, picked
+below (`DEFAULT_FILE`), else both (the loader merges them).
 
 Deprecation, where Salt itself says so when the function is called:
   * the module has `__deprecated__` (the loader wraps every function in
@@ -41,10 +45,16 @@ import warnings
 import salt
 import salt.version
 
-# Virtual names claimed by several files: the file a Linux minion of Salt 3008 loads with
-# default options (`x509.py`'s `__virtual__` declines unless `features: {x509_v2: false}`;
-# `win_network.py` loads on Windows only).
-DEFAULT_FILE = {"x509": "x509_v2", "network": "network"}
+# Virtual names claimed by several files whose `__virtual__` lets only one load: the file a
+# Linux minion of this Salt loads with default options. 3008: `x509.py` declines unless
+# `features: {x509_v2: false}`; 3006 and 3007: `x509_v2.py` declines unless
+# `features: {x509_v2: true}`. `win_network.py` loads on Windows only. Any other name claimed
+# twice is loaded from both files (`nxos.py` and `nxos_upgrade.py` in 3006 and 3007): the
+# loader keeps loading files until it finds the function asked for, so it has the union.
+DEFAULT_FILE = {
+    "x509": "x509_v2" if salt.version.__saltstack_version__.major >= 3008 else "x509",
+    "network": "network",
+}
 
 
 def deprecation_of_module(mod):
@@ -113,8 +123,10 @@ def function_facts(func, fdef, mod, module_deprecation):
     return {"args": args, "kwargs": kwargs, "deprecated": deprecated}
 
 
-def load(stem, path):
-    mod = importlib.import_module(f"salt.states.{stem}")
+def load(modname, stem, path):
+    """The loader's name for the state module file `path` (imported as `modname`) and its
+    functions' facts."""
+    mod = importlib.import_module(modname)
     with open(path, encoding="utf8") as fh:
         tree = ast.parse(fh.read())
     defs = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -138,33 +150,53 @@ def load(stem, path):
     return name, functions
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(__file__), "..", "..", "server", "model", "src", "state", "catalog.json"
-    )
-    warnings.simplefilter("ignore")
-    states_dir = os.path.join(os.path.dirname(salt.__file__), "states")
-    modules, owner, failed = {}, {}, []
-    for fname in sorted(os.listdir(states_dir)):
-        if not fname.endswith(".py") or fname == "__init__.py":
-            continue
-        stem = fname[:-3]
+def collect(files, default_file):
+    """The modules of `files` (`(stem, modname, path)`, sorted by stem) as the loader names
+    them, with `default_file` picking between files that claim one name. Returns the sorted
+    modules and the files that could not be imported."""
+    modules, failed = {}, []
+    for stem, modname, path in files:
         try:
-            name, functions = load(stem, os.path.join(states_dir, fname))
+            name, functions = load(modname, stem, path)
         except Exception as exc:  # an import Salt's loader would also fail: report, do not list
-            failed.append(f"{stem}: {exc!r}")
+            failed.append(f"{modname}: {exc!r}")
             continue
-        if name in modules and DEFAULT_FILE.get(name) != stem:
-            if DEFAULT_FILE.get(name) != owner[name]:
-                raise SystemExit(f"{stem}.py and {owner[name]}.py both claim {name!r}: add it to DEFAULT_FILE")
+        if name in modules and name not in default_file:
+            # Both files load under one name; of a function both define, the later file's.
+            modules[name].update(functions)
             continue
-        modules[name], owner[name] = functions, stem
-    for f in failed:
-        print("not importable:", f, file=sys.stderr)
-    data = {"salt": salt.version.__version__, "modules": {k: dict(sorted(v.items())) for k, v in sorted(modules.items())}}
+        if name in modules and default_file[name] != stem:
+            continue
+        modules[name] = functions
+    return {k: dict(sorted(v.items())) for k, v in sorted(modules.items())}, failed
+
+
+def module_files(directory, package):
+    """`(stem, modname, path)` of the state module files in `directory` (the package `package`)."""
+    return [
+        (f[:-3], f"{package}.{f[:-3]}", os.path.join(directory, f))
+        for f in sorted(os.listdir(directory))
+        if f.endswith(".py") and f != "__init__.py"
+    ]
+
+
+def write(data, out):
     with open(out, "w", encoding="utf8") as fh:
         json.dump(data, fh, separators=(",", ":"), sort_keys=False)
         fh.write("\n")
+
+
+def main():
+    major = salt.version.__saltstack_version__.major
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(__file__), "..", "..", "server", "model", "src", "state", f"catalog-{major}.json"
+    )
+    warnings.simplefilter("ignore")
+    states_dir = os.path.join(os.path.dirname(salt.__file__), "states")
+    modules, failed = collect(module_files(states_dir, "salt.states"), DEFAULT_FILE)
+    for f in failed:
+        print("not importable:", f, file=sys.stderr)
+    write({"salt": salt.version.__version__, "modules": modules}, out)
     print(f"{len(modules)} modules, {sum(len(v) for v in modules.values())} functions -> {out}", file=sys.stderr)
 
 

@@ -51,6 +51,10 @@ pub enum Code {
     /// A state module or function no module of the catalog (Salt's plus the workspace's
     /// `_states`) has (a warning: the minion may have an extension that provides it).
     UnknownFunction,
+    /// A state function the minion's Salt release does not ship but a Salt extension does
+    /// (`mysql_user.present` on 3008 without saltext-mysql): Salt fails the state unless the
+    /// minion has the extension, which `saltexts:` in `salt-analyzer.yaml` then says.
+    NotInCore,
     /// A required argument of the state function that the state does not give.
     MissingParameter,
     /// An argument a state function without `**kwargs` does not take (Salt aborts the run).
@@ -89,6 +93,7 @@ impl Code {
             Code::ParametersLayer => "parameters-layer",
             Code::ExtPillar => "ext-pillar",
             Code::UnknownFunction => "unknown-function",
+            Code::NotInCore => "not-in-core",
             Code::MissingParameter => "missing-parameter",
             Code::UnknownArgument => "unknown-argument",
             Code::DeprecatedFunction => "deprecated-function",

@@ -1012,7 +1012,7 @@ fn compile_highstate(
     // Declarations are found in the rendered high data (extend and `_in` change bodies, never
     // which IDs declare which functions where), as `state.sls`'s path does.
     let mut calls = match &chunks {
-        Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots), &|_| false),
+        Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots, opts), &|_| false),
         None => Vec::new(),
     };
     calls.extend(run_errors);

@@ -165,7 +165,7 @@ fn item(label: impl Into<String>, kind: CompletionKind, detail: Option<String>, 
 }
 
 fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
-    workspace_catalog(&snap.files, &snap.world().ctx.roots)
+    workspace_catalog(&snap.files, &snap.world().ctx.roots, &snap.world().ws.opts)
 }
 
 fn sls_items(snap: &Snapshot, path: &Path, masked: &str, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {

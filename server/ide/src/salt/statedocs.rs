@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use model::check::summary::StateFunction;
 use model::state::calls::unknown_function_name;
-use model::state::catalog::{workspace_catalog, Catalog, Function};
+use model::state::catalog::{workspace_catalog, Catalog, Function, Saltexts};
 
 use crate::db::docs::DocsStatus;
 use crate::snapshot::Snapshot;
@@ -51,18 +51,18 @@ pub(crate) fn arg_doc(doc: &str, arg: &str) -> Option<String> {
     None
 }
 
-/// Whether `d` is an unknown-function warning about a function the user's own Salt documents
-/// (one of the extensions it loads, which the catalog of Salt's own modules cannot know).
+/// Whether `d` is an unknown-function or not-in-core finding about a function the user's own
+/// Salt documents (one of the extensions it loads, which `saltexts:` may not list).
 pub(crate) fn known_to_salt(snap: &Snapshot, d: &model::diagnostic::Diagnostic) -> bool {
     let DocsStatus::Ready(docs) = &*snap.state_docs else { return false };
     // The message may start with the minion it is about ("Applying `x` alone on minion ...: ").
     let name = d.message.lines().next().and_then(|l| unknown_function_name(l).or_else(|| l.split_once(": ").and_then(|(_, rest)| unknown_function_name(rest))));
-    d.code == model::diagnostic::Code::UnknownFunction && name.is_some_and(|f| docs.docs.contains_key(f))
+    matches!(d.code, model::diagnostic::Code::UnknownFunction | model::diagnostic::Code::NotInCore) && name.is_some_and(|f| docs.docs.contains_key(f))
 }
 
 /// The workspace's catalog as this snapshot sees it (open `_states` buffers included).
 fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
-    workspace_catalog(&snap.files, &snap.world().ctx.roots)
+    workspace_catalog(&snap.files, &snap.world().ctx.roots, &snap.world().ws.opts)
 }
 
 /// The docstring of `module.function`: the custom module's own, else Salt's when it answered.
@@ -93,15 +93,26 @@ pub(crate) fn hover_function(snap: &Snapshot, f: &StateFunction) -> Option<Strin
         }
     }
     let Some(m) = catalog.module(&f.module) else {
-        return Some(format!("**{full}**\n\nNo state module `{}` in Salt {} or the workspace's `_states`.\n", f.module, catalog.salt_version()));
+        let mut out = format!("**{full}**\n\nNo state module `{}` in Salt {} or the workspace's `_states`.\n", f.module, catalog.release());
+        if let Some(p) = Saltexts::builtin().packages().find(|p| p.module(&f.module).is_some()) {
+            out.push_str(&format!(
+                "\nThe Salt extension {} {} has it: list it under `saltexts:` in salt-analyzer.yaml if your minions have it installed.\n",
+                p.name, p.version
+            ));
+        }
+        return Some(out);
     };
     let Some(fun) = m.function(function) else {
         return Some(format!("**{}.{function}**\n\nState module `{}` has no function `{function}`.\n", f.module, f.module));
     };
     let mut out = format!("```python\n{}\n```\n", fun.signature(&m.name));
-    match &m.custom {
-        Some(file) => out.push_str(&format!("\nCustom state module `{}`\n", snap.world().rel(file))),
-        None => out.push_str(&format!("\nSalt {} state function\n", catalog.salt_version())),
+    match (&m.custom, &m.saltext) {
+        (Some(file), _) => out.push_str(&format!("\nCustom state module `{}`\n", snap.world().rel(file))),
+        (None, Some(package)) => {
+            let version = Saltexts::builtin().package(package).map(|p| format!(" {}", p.version)).unwrap_or_default();
+            out.push_str(&format!("\nSalt extension {package}{version} state function\n"));
+        }
+        (None, None) => out.push_str(&format!("\nSalt {} state function\n", catalog.release())),
     }
     if let Some(words) = &fun.deprecated {
         out.push_str(&format!("\n**Deprecated**: {words}\n"));

@@ -343,7 +343,7 @@ fn hover_on_a_state_function_and_its_arguments() {
             file.replace(name, pattern, repl, count=0, flags=8, bufsize=1, append_if_not_found=False, prepend_if_not_found=False, not_found_content=None, backup='.bak', show_changes=True, ignore_if_missing=False, backslash_literal=False, encoding=None)
             ```
 
-            Salt 3008.4 state function
+            Salt 3008 state function
 
             _no Salt was asked for documentation_
         "#]],
@@ -356,7 +356,7 @@ fn hover_on_a_state_function_and_its_arguments() {
             file.replace(name, pattern, repl, count=0, flags=8, bufsize=1, append_if_not_found=False, prepend_if_not_found=False, not_found_content=None, backup='.bak', show_changes=True, ignore_if_missing=False, backslash_literal=False, encoding=None)
             ```
 
-            Salt 3008.4 state function
+            Salt 3008 state function
 
             ---
 
@@ -450,4 +450,32 @@ fn hover_on_a_custom_state_function_shows_its_docstring() {
             Not in the signature: `webapp.deployed` takes it through `**kwargs`.
         "#]],
     );
+}
+
+const RELEASES: &str = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [salt]}
+salt_version: 3006
+#- salt/db.sls
+app:
+  mysql_user.pres$Aent:
+    - host: localhost
+"#;
+
+#[test]
+fn hover_says_which_release_or_extension_a_function_is_from() {
+    let first = |tree: &str| Fixture::at_marker(tree, 'A', None).hover_markdown().lines().nth(4).unwrap_or_default().to_string();
+    assert_eq!(first(RELEASES), "Salt 3006 state function");
+    let with_ext = RELEASES.replace("salt_version: 3006", "salt_version: 3008\nsaltexts: [saltext.mysql]");
+    let version = model::state::catalog::Saltexts::builtin().package("mysql").unwrap().version.clone();
+    assert_eq!(first(&with_ext), format!("Salt extension saltext-mysql {version} state function"));
+    let without = RELEASES.replace("salt_version: 3006", "salt_version: 3008");
+    expect![[r#"
+        **mysql_user.present**
+
+        No state module `mysql_user` in Salt 3008 or the workspace's `_states`.
+
+        The Salt extension saltext-mysql 1.1.0 has it: list it under `saltexts:` in salt-analyzer.yaml if your minions have it installed.
+    "#]]
+    .assert_eq(&Fixture::at_marker(&without, 'A', None).hover_markdown());
 }

@@ -108,7 +108,7 @@ impl CheckContext {
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
         let (show, apply, applies) = static_errors(&highstate, &ordering, ws.opts.version);
-        let calls = root_call_errors(&workspace_catalog(fs, &self.roots), &highstate, files, path, ws.opts.version);
+        let calls = root_call_errors(&workspace_catalog(fs, &self.roots, &ws.opts), &highstate, files, path, ws.opts.version);
         let check = self.diagnose(&root_errors(&show, &apply, &calls), &highstate, files, path);
         Ok((check, highstate, ordering, calls, applies))
     }

@@ -90,7 +90,7 @@ impl CheckContext {
         // changed: its calls are judged again. Otherwise (a custom module edited, say) all are.
         let custom = custom_modules(fs, &self.roots);
         let local = edited.filter(|_| s.applied && applies && custom == s.custom && local_calls(&s.highstate.high));
-        let catalog = catalog_with(custom.clone());
+        let catalog = catalog_with(&ws.opts, custom.clone());
         s.calls = match local {
             Some(pos) => recheck_calls(&catalog, s, pos),
             None => root_call_errors(&catalog, &s.highstate, &s.files, &s.path, ws.opts.version),

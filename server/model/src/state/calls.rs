@@ -3,19 +3,26 @@
 //! required argument not given ("Missing parameter"), an argument a function without
 //! `**kwargs` does not take (`format_call`: "... is an invalid keyword argument for ...", which
 //! aborts the whole run), an argument of a function with `**kwargs` that is a likely typo of a
-//! named parameter (Salt ignores it silently), and a function Salt says is deprecated. Checked on low chunks (after
+//! named parameter (Salt ignores it silently), and a function Salt says is deprecated. A
+//! function the minion's release does not ship but a Salt extension does is its own finding,
+//! naming the package. Checked on low chunks (after
 //! `names`, `extend` and `use` gave each state its arguments), against a
 //! [`Catalog`](crate::state::catalog::Catalog).
 
 use crate::diagnostic::{Code, SaltError};
 use crate::requisites::is_internal_keyword;
-use crate::state::catalog::Catalog;
+use crate::state::catalog::{Catalog, Saltexts};
 use crate::state::compile::Chunk;
 use crate::value::{Dict, Loc};
+use crate::version::SaltVersion;
 
-/// Keys a low chunk carries that `State.call` never passes on: `name_order` (popped while
-/// ordering, `salt/utils/requisite.py`).
-const CHUNK_BOOKKEEPING: &[&str] = &["name_order"];
+/// Whether `State.call` passes a chunk's `name_order` (a `names` entry's place) on to the
+/// state function: 3008 pops it while ordering (`salt/utils/requisite.py`); 3006 and 3007 pop
+/// it only from a chunk with an `order`, so without one the function gets it, and
+/// `format_call` refuses it when the function takes no `**kwargs`.
+fn passes_name_order(chunk: &Chunk, release: SaltVersion) -> bool {
+    release < SaltVersion::V3008 && !chunk.d.contains("order")
+}
 
 /// The call problems of `chunks` (compiled from `high`), each once. `skip` says which
 /// declarations not to judge (a static check leaves templated files to the rendered
@@ -40,9 +47,26 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
             continue;
         }
         let Some(function) = catalog.function(&state, &fun) else {
+            let module = catalog.module(&state);
+            // A custom module of that name hides any extension's: no extension can help.
+            if let Some(package) = Saltexts::builtin().provider(&state, &fun).filter(|_| module.is_none_or(|m| m.custom.is_none())) {
+                let what = if module.is_some() { full.clone() } else { state.clone() };
+                let message = format!(
+                    "State '{full}' was not found in SLS '{sls}'\nReason: `{what}` is not in Salt {}'s core: install {}, or list it under `saltexts:`",
+                    catalog.release(),
+                    package.name
+                );
+                push(SaltError::new(Code::NotInCore, message).at(decl.clone()).id(id.clone()));
+                continue;
+            }
             let mut message = format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available.");
             if let Some(near) = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name)))) {
                 message.push_str(&format!("\nDid you mean '{near}'?"));
+            }
+            if module.is_none_or(|m| m.custom.is_none()) {
+                if let Some(note) = removed_note(catalog, &state, &fun) {
+                    message.push_str(&format!("\n{note}"));
+                }
             }
             push(SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone()));
             continue;
@@ -54,7 +78,7 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
         }
         for (k, _) in &chunk.d.0 {
             let Some(key) = k.as_str() else { continue };
-            if is_internal_keyword(key) || CHUNK_BOOKKEEPING.contains(&key) || function.arg(key).is_some() {
+            if is_internal_keyword(key) || (key == "name_order" && !passes_name_order(chunk, catalog.release())) || function.arg(key).is_some() {
                 continue;
             }
             if function.kwargs {
@@ -78,7 +102,25 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
     out
 }
 
-/// The `module.function` an [`Code::UnknownFunction`] message is about (the editor drops the
+/// For a function older release lines ship and `catalog`'s does not (no extension providing
+/// it): which, so the user sees why a formula that worked stopped working.
+fn removed_note(catalog: &Catalog, state: &str, fun: &str) -> Option<String> {
+    let had: Vec<String> = SaltVersion::ALL
+        .iter()
+        .filter(|v| **v < catalog.release() && Catalog::for_version(**v).function(state, fun).is_some())
+        .map(|v| v.to_string())
+        .collect();
+    if had.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "Salt {} shipped it; Salt {} removed it from its core, and no Salt extension salt-analyzer knows provides it.",
+        had.join(" and "),
+        catalog.release()
+    ))
+}
+
+/// The `module.function` an [`Code::UnknownFunction`] or [`Code::NotInCore`] message is about (the editor drops the
 /// warning when the user's own Salt documents that function: an extension it loads).
 pub fn unknown_function_name(message: &str) -> Option<&str> {
     message.strip_prefix("State '")?.split_once("' was not found").map(|(name, _)| name)
@@ -122,4 +164,92 @@ pub fn did_you_mean(word: &str, candidates: impl Iterator<Item = String>) -> Opt
         }
     }
     best.map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::catalog::Catalog;
+    use crate::value::V;
+
+    /// The messages `call_errors` gives `sls` against the catalog of `version` with `saltexts`.
+    fn check(sls: &str, version: SaltVersion, saltexts: &[&str]) -> Vec<String> {
+        let mut errors = Vec::new();
+        let V::Dict(mut high) = crate::render::render_data(sls, None, 0).expect("yaml").v else { panic!("a mapping") };
+        crate::state::highstate::handle_state_decls(&mut high, "db", "base", &mut errors);
+        let chunks = crate::state::compile::compile_high_data(&high);
+        let saltexts: Vec<String> = saltexts.iter().map(|s| crate::workspace::saltexts::normalise(s)).collect();
+        let catalog = Catalog::with_saltexts(version, &saltexts);
+        call_errors(&high, &chunks, catalog, &|_| false).into_iter().map(|e| format!("{}: {}", e.code.as_str(), e.message)).collect()
+    }
+
+    const MYSQL: &str = "app:\n  mysql_user.present:\n    - host: localhost\n    - password: x\n";
+
+    #[test]
+    fn a_function_only_an_extension_has_names_the_package() {
+        assert_eq!(check(MYSQL, SaltVersion::V3006, &[]), Vec::<String>::new());
+        assert_eq!(check(MYSQL, SaltVersion::V3007, &[]), Vec::<String>::new());
+        expect_test::expect![[r#"
+            [
+                "not-in-core: State 'mysql_user.present' was not found in SLS 'db'\nReason: `mysql_user` is not in Salt 3008's core: install saltext-mysql, or list it under `saltexts:`",
+            ]
+        "#]]
+        .assert_debug_eq(&check(MYSQL, SaltVersion::V3008, &[]));
+        assert_eq!(check(MYSQL, SaltVersion::V3008, &["saltext.mysql"]), Vec::<String>::new());
+        // The extension's signature is checked as the core's is.
+        let typo = "app:\n  mysql_user.present:\n    - hots: localhost\n";
+        assert!(check(typo, SaltVersion::V3008, &["mysql"]).iter().any(|m| m.starts_with("likely-typo")), "{:?}", check(typo, SaltVersion::V3008, &["mysql"]));
+        // Another extension listed does not help.
+        assert_eq!(check(MYSQL, SaltVersion::V3008, &["saltext-vault"]).len(), 1);
+    }
+
+    #[test]
+    fn a_function_nothing_provides_says_which_release_had_it() {
+        // gem: in 3006's and 3007's core, in no extension.
+        let gem = "rails:\n  gem.removed: []\n";
+        assert_eq!(check(gem, SaltVersion::V3006, &[]), Vec::<String>::new());
+        expect_test::expect![[r#"
+            [
+                "unknown-function: State 'gem.removed' was not found in SLS 'db'\nReason: 'gem.removed' is not available.\nSalt 3006 and 3007 shipped it; Salt 3008 removed it from its core, and no Salt extension salt-analyzer knows provides it.",
+            ]
+        "#]]
+        .assert_debug_eq(&check(gem, SaltVersion::V3008, &[]));
+        // A plain typo keeps Salt's words and the did-you-mean only.
+        let typo = "x:\n  pkg.instaled: []\n";
+        expect_test::expect![[r#"
+            [
+                "unknown-function: State 'pkg.instaled' was not found in SLS 'db'\nReason: 'pkg.instaled' is not available.\nDid you mean 'pkg.installed'?",
+            ]
+        "#]]
+        .assert_debug_eq(&check(typo, SaltVersion::V3008, &[]));
+    }
+
+    #[test]
+    fn deprecations_are_the_releases_own() {
+        let zabbix = "h:\n  zabbix_host.present:\n    - host: h\n    - groups: [g]\n    - interfaces: []\n";
+        assert_eq!(check(zabbix, SaltVersion::V3006, &[]), Vec::<String>::new());
+        let on_3007 = check(zabbix, SaltVersion::V3007, &[]);
+        assert_eq!(on_3007.len(), 1, "{on_3007:?}");
+        assert!(
+            on_3007[0].starts_with("deprecated-function: State 'zabbix_host.present' is deprecated: ") && on_3007[0].contains("in version 3009"),
+            "{on_3007:?}"
+        );
+    }
+
+    #[test]
+    fn a_names_entry_without_order_passes_name_order_before_3008() {
+        // 3006 and 3007 keep a `names` entry's `name_order` on a chunk without `order`, and
+        // `State.call` passes it on: a function without `**kwargs` refuses it.
+        let names = "x:\n  test.configurable_test_state:\n    - names: [a, b]\n";
+        let on_3006 = check(names, SaltVersion::V3006, &[]);
+        assert!(
+            on_3006.iter().all(|e| e.starts_with("unknown-argument: 'name_order' is an invalid keyword argument for 'test.configurable_test_state'")),
+            "{on_3006:?}"
+        );
+        assert_eq!(on_3006.len(), 1, "{on_3006:?}");
+        assert_eq!(check(names, SaltVersion::V3008, &[]), Vec::<String>::new());
+        // With an `order`, 3006 pops it too.
+        let ordered = "x:\n  test.configurable_test_state:\n    - order: 5\n    - names: [a, b]\n";
+        assert_eq!(check(ordered, SaltVersion::V3006, &[]), Vec::<String>::new());
+    }
 }

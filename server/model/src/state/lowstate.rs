@@ -80,7 +80,7 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
 }
 
 fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
-    let (fs, roots) = (builder.fs, builder.roots);
+    let (fs, roots, opts) = (builder.fs, builder.roots, builder.opts);
     let builder_version = builder.opts.version;
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
@@ -105,7 +105,7 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     // the chunks it would run, when it would run them.
     let (apply_errors, calls) = match apply_chunks(&highstate.high, version) {
         Ok(applied) => {
-            let mut calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots), &|_| false);
+            let mut calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots, opts), &|_| false);
             let errors = if version.requisite_graph() {
                 order_chunks(applied).errors
             } else {

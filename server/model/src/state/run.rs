@@ -129,6 +129,11 @@ pub fn plan(low: &LowState) -> Result<Plan, Vec<SaltError>> {
     if !low.apply_errors.is_empty() {
         return Err(low.apply_errors.clone());
     }
+    // `format_call` raises on an argument the function does not take, before it is called:
+    // the run ends there.
+    if let Some(e) = low.calls.iter().find(|e| e.code == crate::diagnostic::Code::UnknownArgument) {
+        return Err(vec![e.clone()]);
+    }
     plan_high(&highstate.high, low.version)
 }
 

@@ -30,6 +30,9 @@ pub struct Opts {
     pub version: SaltVersion,
     /// Where [`Opts::version`] came from.
     pub version_source: VersionSource,
+    /// The Salt extensions the minions have installed (`saltexts:` in `salt-analyzer.yaml`),
+    /// normalised (`saltext-mysql`): their state modules join the catalog of the release's core.
+    pub saltexts: Vec<String>,
     /// The whole merged configuration as JSON (grains, pillar, nodegroups, ...).
     pub raw: serde_json::Value,
     /// The files that were read, in order.
@@ -117,6 +120,7 @@ impl Default for Opts {
             id: "localhost".into(),
             version: SaltVersion::default(),
             version_source: VersionSource::default(),
+            saltexts: Vec::new(),
             raw: serde_json::Value::Object(Default::default()),
             sources: Vec::new(),
             fileserver_backend: vec!["roots".to_string()],

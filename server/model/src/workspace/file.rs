@@ -156,6 +156,32 @@ impl Workspace {
             ws.opts.version = version;
             ws.opts.version_source = VersionSource::WorkspaceFile;
         }
+        if let Some(v) = d.get("saltexts") {
+            ws.opts.saltexts = crate::workspace::saltexts::parse(v, &text, &file)?;
+        }
         Ok(ws)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::vfs::MemFs;
+
+    fn load(yaml: &str) -> Result<Workspace, ConfigError> {
+        let fs = MemFs::from_fixture(&format!("#- salt-analyzer.yaml\nfile_roots: {{base: [salt]}}\n{yaml}"));
+        Workspace::load(&fs, Path::new("/ws"), None)
+    }
+
+    #[test]
+    fn saltexts_are_normalised_and_checked() {
+        let ws = load("saltexts:\n  - saltext.mysql\n  - saltext-dockermod\n  - vault\n  - saltext_mysql\n").unwrap();
+        assert_eq!(ws.opts.saltexts, ["saltext-mysql", "saltext-dockermod", "saltext-vault"]);
+        assert_eq!(load("saltexts: mysql\n").unwrap().opts.saltexts, ["saltext-mysql"]);
+        assert!(load("").unwrap().opts.saltexts.is_empty());
+        let err = load("saltexts:\n  - mysql\n  - saltext.nope\n").unwrap_err();
+        expect_test::expect!["/ws/salt-analyzer.yaml:4: saltexts: saltext.nope (saltext-nope) is not a Salt extension salt-analyzer knows (docs/configuration.md lists them); a custom extension's state modules can go in a file root's _states/ instead"]
+            .assert_eq(&err.to_string());
+        assert_eq!(load("saltexts:\n  - {a: 1}\n").unwrap_err().line, 3);
     }
 }

@@ -1,7 +1,8 @@
 //! Where the analysis reads from: the file-system view (`vfs`), Salt's configuration
 //! (`config`), the roots found in a repository without configuration (`discover`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
 //! (`roots`), the gitfs backend's remotes and saltenvs (`gitfs`), minion profiles (`minion`), the
-//! fleet a master knows (`fleet`), and the record of what a result read (`reads`).
+//! fleet a master knows (`fleet`), the Salt extensions the minions have (`saltexts`), and the
+//! record of what a result read (`reads`).
 
 pub mod config;
 pub mod discover;
@@ -12,6 +13,7 @@ pub mod gitfs;
 pub mod minion;
 pub mod reads;
 pub mod roots;
+pub mod saltexts;
 pub mod sql;
 pub mod vfs;
 
