@@ -105,6 +105,8 @@ suites=(
   "lowstate-conformance-3007|CONFORMANCE_WORK=$WORK/conformance-3007 CONFORMANCE_COUNT=80 PLAN_COUNT=40 tests/conformance/run.sh $PY3007 $BIN"
   "top-conformance-3006|TOP_WORK=$WORK/top-conformance-3006 TOP_COUNT=120 tests/conformance/run_top.sh $PY3006 $BIN"
   "top-conformance-3007|TOP_WORK=$WORK/top-conformance-3007 TOP_COUNT=120 tests/conformance/run_top.sh $PY3007 $BIN"
+  "upgrade-3006-3008|UPGRADE_WORK=$WORK/upgrade-3006-3008 UPGRADE_COUNT=120 tests/conformance/upgrade/run.sh $PY3006 $PY $BIN"
+  "upgrade-3007-3008|UPGRADE_WORK=$WORK/upgrade-3007-3008 UPGRADE_COUNT=120 tests/conformance/upgrade/run.sh $PY3007 $PY $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"

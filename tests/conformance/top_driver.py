@@ -116,6 +116,17 @@ def write_json(path, data):
         fh.write("\n")
 
 
+def _unmask():
+    import inspect  # noqa: PLC0415
+
+    import salt.modules.pillar  # noqa: PLC0415
+
+    return ["unmask=True"] if "unmask" in inspect.signature(salt.modules.pillar.items).parameters else []
+
+
+UNMASK = _unmask()
+
+
 def run_case(case_dir):
     t0 = time.time()
     meta = load_meta(case_dir)
@@ -125,8 +136,9 @@ def run_case(case_dir):
     args = call_args(meta)
     minion = new_minion(config)
     write_json(os.path.join(case_dir, "grains.json"), salt_call(config, "grains.items", [], minion))
-    # 3008 masks every pillar value in pillar.items (`**********`) unless asked not to.
-    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", ["unmask=True"], minion))
+    # 3008 (and 3006.x since the masking came in) masks every pillar value in pillar.items
+    # (`**********`) unless asked not to; a release without masking has no `unmask` argument.
+    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", UNMASK, minion))
     try:
         result["top"] = salt_call(config, "state.show_top", args, minion)
     except Exception as exc:  # noqa: BLE001 - Salt raised; salt-call prints a traceback, exits 1
