@@ -281,7 +281,9 @@ def _salt_worker(case):
 
 
 def ours(binary, case, argv, minion):
-    cmd = [os.path.abspath(binary)] + argv + ["--minion", minion, "--format", "json"]
+    import salt.version  # noqa: PLC0415 - the binary answers for the release this Python runs
+
+    cmd = [os.path.abspath(binary)] + argv + ["--minion", minion, "--format", "json", "--salt-version", salt.version.__version__.split(".")[0]]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=case)
     try:
         return p.returncode, json.loads(p.stdout), p.stderr

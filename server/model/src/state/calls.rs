@@ -51,11 +51,17 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
             // A custom module of that name hides any extension's: no extension can help.
             if let Some(package) = Saltexts::builtin().provider(&state, &fun).filter(|_| module.is_none_or(|m| m.custom.is_none())) {
                 let what = if module.is_some() { full.clone() } else { state.clone() };
-                let message = format!(
+                let mut message = format!(
                     "State '{full}' was not found in SLS '{sls}'\nReason: `{what}` is not in Salt {}'s core: install {}, or list it under `saltexts:`",
                     catalog.release(),
                     package.name
                 );
+                // The release may only be assumed: say which would answer otherwise.
+                let had = older_cores(catalog, &state, &fun);
+                if !had.is_empty() {
+                    message
+                        .push_str(&format!("\nSalt {} ship it in their core: if this minion runs one of them, say so with `salt_version:`", had.join(" and ")));
+                }
                 push(SaltError::new(Code::NotInCore, message).at(decl.clone()).id(id.clone()));
                 continue;
             }
@@ -105,11 +111,7 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
 /// For a function older release lines ship and `catalog`'s does not (no extension providing
 /// it): which, so the user sees why a formula that worked stopped working.
 fn removed_note(catalog: &Catalog, state: &str, fun: &str) -> Option<String> {
-    let had: Vec<String> = SaltVersion::ALL
-        .iter()
-        .filter(|v| **v < catalog.release() && Catalog::for_version(**v).function(state, fun).is_some())
-        .map(|v| v.to_string())
-        .collect();
+    let had = older_cores(catalog, state, fun);
     if had.is_empty() {
         return None;
     }
@@ -118,6 +120,11 @@ fn removed_note(catalog: &Catalog, state: &str, fun: &str) -> Option<String> {
         had.join(" and "),
         catalog.release()
     ))
+}
+
+/// The release lines before `catalog`'s whose core ships `state.fun`.
+fn older_cores(catalog: &Catalog, state: &str, fun: &str) -> Vec<String> {
+    SaltVersion::ALL.iter().filter(|v| **v < catalog.release() && Catalog::for_version(**v).function(state, fun).is_some()).map(|v| v.to_string()).collect()
 }
 
 /// The `module.function` an [`Code::UnknownFunction`] or [`Code::NotInCore`] message is about (the editor drops the
@@ -191,7 +198,7 @@ mod tests {
         assert_eq!(check(MYSQL, SaltVersion::V3007, &[]), Vec::<String>::new());
         expect_test::expect![[r#"
             [
-                "not-in-core: State 'mysql_user.present' was not found in SLS 'db'\nReason: `mysql_user` is not in Salt 3008's core: install saltext-mysql, or list it under `saltexts:`",
+                "not-in-core: State 'mysql_user.present' was not found in SLS 'db'\nReason: `mysql_user` is not in Salt 3008's core: install saltext-mysql, or list it under `saltexts:`\nSalt 3006 and 3007 ship it in their core: if this minion runs one of them, say so with `salt_version:`",
             ]
         "#]]
         .assert_debug_eq(&check(MYSQL, SaltVersion::V3008, &[]));
