@@ -260,7 +260,7 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
     expect![[r#"
         **target** `db*` in section `base` (matcher `compound`)
 
-        Minion `web01.example.com` **does not match**: compound: `db*` -> False
+        Minion `web01.example.com` (Salt 3008) **does not match**: compound: `db*` -> False
 
         SLS: `db`
     "#]]
@@ -270,7 +270,7 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
     expect![[r#"
         **target** `db*` in section `base` (matcher `compound`)
 
-        Minion `db01.example.com` **matches**: compound: `db*` -> True
+        Minion `db01.example.com` (Salt 3008) **matches**: compound: `db*` -> True
 
         Adds `base:db`
 
@@ -283,7 +283,7 @@ fn profile_switch_changes_hovers_and_the_top_explanation() {
     assert!(explain.contains("  base: db\n"), "{explain}");
     // The configuration setting selects too.
     lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"salt-analyzer": {"minion": "web01.example.com"}}}));
-    assert!(hover(&mut lsp).contains("Minion `web01.example.com` **does not match**"));
+    assert!(hover(&mut lsp).contains("Minion `web01.example.com` (Salt 3008) **does not match**"));
     // An unknown profile is refused.
     let err = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.selectMinion", "arguments": ["nope"]})).unwrap_err();
     assert_eq!(err["code"], json!(-32602));
