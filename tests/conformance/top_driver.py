@@ -46,7 +46,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import salt_driver  # noqa: E402
-from salt_driver import describe_exception, find_cases, salt_call  # noqa: E402
+from salt_driver import describe_exception, find_cases, pillar_items_args, salt_call  # noqa: E402
 
 _HOST_GRAINS = {}
 
@@ -126,7 +126,7 @@ def run_case(case_dir):
     minion = new_minion(config)
     write_json(os.path.join(case_dir, "grains.json"), salt_call(config, "grains.items", [], minion))
     # 3008 masks every pillar value in pillar.items (`**********`) unless asked not to.
-    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", ["unmask=True"], minion))
+    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", pillar_items_args(), minion))
     try:
         result["top"] = salt_call(config, "state.show_top", args, minion)
     except Exception as exc:  # noqa: BLE001 - Salt raised; salt-call prints a traceback, exits 1

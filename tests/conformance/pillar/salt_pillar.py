@@ -26,11 +26,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import top_driver  # noqa: E402
-from salt_driver import describe_exception, find_cases, salt_call  # noqa: E402
-
-
-# `pillar.items` takes `unmask` from Salt 3008 on (3007 refuses unknown keywords).
-UNMASK = ["unmask=True"] if int(__import__("salt.version").version.__version__.split(".")[0]) >= 3008 else []
+from salt_driver import describe_exception, find_cases, pillar_items_args, salt_call  # noqa: E402
 
 
 def run_case(case_dir):
@@ -38,7 +34,7 @@ def run_case(case_dir):
     shutil.rmtree(os.path.join(case_dir, "var"), ignore_errors=True)
     try:
         minion = top_driver.new_minion(config)
-        result = {"pillar": salt_call(config, "pillar.items", UNMASK, minion)}
+        result = {"pillar": salt_call(config, "pillar.items", pillar_items_args(), minion)}
     except Exception as exc:  # noqa: BLE001 - Salt raised: salt-call prints a traceback
         result = {"exception": describe_exception(exc)}
     shutil.rmtree(os.path.join(case_dir, "var"), ignore_errors=True)
