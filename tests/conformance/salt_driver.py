@@ -119,6 +119,15 @@ def new_minion(config_path):
     return salt.minion.SMinion(opts)
 
 
+def pillar_items_args():
+    """`pillar.items`'s arguments for the unmasked pillar: `unmask=True` from Salt 3008 on,
+    which masks secrets by default; 3006 and 3007 have no masking, and 3007 refuses the
+    unknown keyword."""
+    import salt.version
+
+    return ["unmask=True"] if int(salt.version.__version__.split(".")[0]) >= 3008 else []
+
+
 def salt_call(config_path, fun, argv, minion=None):
     """What `salt-call --local -c DIR FUN ARGV... --out=json` prints under `local`.
 

@@ -46,7 +46,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import salt_driver  # noqa: E402
-from salt_driver import describe_exception, find_cases, salt_call  # noqa: E402
+from salt_driver import describe_exception, find_cases, pillar_items_args, salt_call  # noqa: E402
 
 _HOST_GRAINS = {}
 
@@ -116,17 +116,6 @@ def write_json(path, data):
         fh.write("\n")
 
 
-def _unmask():
-    import inspect  # noqa: PLC0415
-
-    import salt.modules.pillar  # noqa: PLC0415
-
-    return ["unmask=True"] if "unmask" in inspect.signature(salt.modules.pillar.items).parameters else []
-
-
-UNMASK = _unmask()
-
-
 def run_case(case_dir):
     t0 = time.time()
     meta = load_meta(case_dir)
@@ -136,9 +125,8 @@ def run_case(case_dir):
     args = call_args(meta)
     minion = new_minion(config)
     write_json(os.path.join(case_dir, "grains.json"), salt_call(config, "grains.items", [], minion))
-    # 3008 (and 3006.x since the masking came in) masks every pillar value in pillar.items
-    # (`**********`) unless asked not to; a release without masking has no `unmask` argument.
-    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", UNMASK, minion))
+    # 3008 masks every pillar value in pillar.items (`**********`) unless asked not to.
+    write_json(os.path.join(case_dir, "pillar.json"), salt_call(config, "pillar.items", pillar_items_args(), minion))
     try:
         result["top"] = salt_call(config, "state.show_top", args, minion)
     except Exception as exc:  # noqa: BLE001 - Salt raised; salt-call prints a traceback, exits 1

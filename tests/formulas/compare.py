@@ -269,8 +269,10 @@ def compile_errors(minion, mods):
         high = st.state.apply_exclude(high)
         if errors:
             return errors
-        _, errors = st.state.compile_high_data(high)
-        return list(errors)
+        compiled = st.state.compile_high_data(high)
+        # 3008 hands back (chunks, errors); 3006 and 3007 the chunks alone (their requisite
+        # problems come out while running).
+        return list(compiled[1]) if isinstance(compiled, tuple) else []
 
 
 def _salt_worker(case):

@@ -1139,6 +1139,14 @@ fn pillar(explain: bool, common: &Common) -> ExitCode {
         json!({"env": l.env, "sls": l.sls, "file": l.path.as_ref().map(|p| rel(p)), "included_by": l.included_by})
     };
     let describe = |o: &model::mapstack::origin::Origin| computed.describe(files, o, &rel);
+    // Salt raised instead of answering: no pillar, its error, exit 1.
+    if let Some(raised) = &computed.raised {
+        match common.format {
+            Format::Json => outln!("{}", serde_json::to_string_pretty(&json!({"errors": [raised]})).unwrap_or_default()),
+            Format::Text => computed.errors.iter().for_each(|e| print_error_text(&e.diag, files)),
+        }
+        return ExitCode::from(1);
+    }
     match (explain, common.format) {
         (false, Format::Json) => outln!("{}", serde_json::to_string_pretty(&minion.pillar).unwrap_or_default()),
         (true, Format::Json) => {

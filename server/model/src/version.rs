@@ -79,6 +79,23 @@ impl SaltVersion {
     pub fn strips_leading_slash(self) -> bool {
         self >= SaltVersion::V3008
     }
+
+    /// `Pillar.compile_pillar` starts from a copy of `opts["pillar"]` (`Pillar.pillar_data`,
+    /// 3008) and updates it with what the files and ext_pillar give; before, it starts from
+    /// the pillar override alone, and `opts["pillar"]` only comes back through
+    /// `ssh_merge_pillar`'s merge. Likewise the pillar matchers: 3008 falls back to
+    /// `__pillar__`, then `{}`; 3006 and 3007 read `opts["pillar"]`, else `opts["ext_pillar"]`,
+    /// else raise `UnboundLocalError` (`salt/matchers/pillar_match.py`).
+    pub fn pillar_data(self) -> bool {
+        self >= SaltVersion::V3008
+    }
+
+    /// `Pillar.get_tops` reads the environments' top files in `pillar_roots` order (3006,
+    /// 3008); 3007 collects them in a Python `set`, whose order changes with each run's hash
+    /// seed.
+    pub fn pillar_tops_unordered(self) -> bool {
+        self == SaltVersion::V3007
+    }
 }
 
 impl fmt::Display for SaltVersion {

@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import top_driver  # noqa: E402
 from gitrepos import make_repo, write  # noqa: E402
-from salt_driver import describe_exception, salt_call  # noqa: E402
+from salt_driver import describe_exception, pillar_items_args, salt_call  # noqa: E402
 
 BRANCHES = ["dev", "qa", "prod", "feature/x"]
 TAGS = ["v1", "v2.0"]
@@ -178,7 +178,7 @@ def run_salt(case_dir, conf, fleet):
         top_driver._HOST_GRAINS.setdefault((mid, False, "[]"), grains)
         try:
             minion = top_driver.new_minion(config)
-            result[mid] = {"pillar": salt_call(config, "pillar.items", ["unmask=True"], minion)}
+            result[mid] = {"pillar": salt_call(config, "pillar.items", pillar_items_args(), minion)}
         except Exception as exc:  # noqa: BLE001 - Salt raised: salt-call prints a traceback
             result[mid] = {"exception": describe_exception(exc)}
     return result

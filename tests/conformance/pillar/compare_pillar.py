@@ -6,8 +6,9 @@ Usage: compare_pillar.py --bin BIN [--jobs N] DIR [DIR...]
 Per case (salt.json from salt_pillar.py): our stdout must be the same JSON object as Salt's
 (keys in the same order at every level, the same values and types). `_errors` entries are
 compared by their first line: Salt appends its renderer's exception text to a failed top
-file's message, which is not ours to copy. Where Salt raised instead of answering, the case
-fails (the generator is meant not to produce such trees).
+file's message, which is not ours to copy. Where Salt raised instead of answering (Salt 3006
+and 3007's pillar matcher without a pillar to read), we must exit 1 printing
+{"errors": ["ExceptionType: ..."]} whose first error names Salt's exception type.
 
 Prints `FAIL CASE: diff` per mismatch and ends with `N passed, N failed`; exit 1 when any
 case failed.
@@ -45,13 +46,17 @@ def ordered(v):
 def compare(binary, case):
     with open(os.path.join(case, "salt.json"), encoding="utf-8") as fh:
         salt = json.load(fh)
-    if "exception" in salt:
-        return f"Salt raised: {salt['exception']}"
     proc = subprocess.run([binary, "pillar", "-c", os.path.join(case, "etc"), "--format", "json", "--salt-version", SALT_MAJOR], capture_output=True, text=True, cwd=case)
     try:
         ours = json.loads(proc.stdout)
     except json.JSONDecodeError:
         return f"not JSON (exit {proc.returncode}): {proc.stdout[:300]} {proc.stderr[:300]}"
+    if "exception" in salt:
+        kind = salt["exception"].split(":", 1)[0]
+        errors = ours.get("errors") if isinstance(ours, dict) and list(ours) == ["errors"] else None
+        if proc.returncode != 1 or not errors or not str(errors[0]).startswith(kind + ":"):
+            return f"Salt raised {salt['exception']!r}; ours (exit {proc.returncode}): {json.dumps(ours)[:300]}"
+        return None
     want, got = normalise(salt["pillar"]), normalise(ours)
     if ordered(want) != ordered(got):
         return f"\n  salt: {json.dumps(want)}\n  ours: {json.dumps(got)}"

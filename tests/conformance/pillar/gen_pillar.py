@@ -14,6 +14,11 @@ Each case is DIR/NNNN/ with
                              `saltenv` and include defaults; includes with `defaults`/`key`,
                              relative and glob includes, missing ones; a few that fail to render)
 
+With --one-top only base has a top file (its sections still name the other environments):
+Salt 3007's `Pillar.get_tops` reads the environments' top files in a Python set's order,
+which changes with each run's hash seed, so trees with several top files have no one answer
+there.
+
 Values are chosen so that both sides print them the same: keys named `s*` always hold
 scalars, so templates that print `pillar.get('s1')` print a scalar.
 """
@@ -201,7 +206,7 @@ def write(path, text):
         fh.write(text)
 
 
-def gen_case(seed, out):
+def gen_case(seed, out, one_top=False):
     r = random.Random(seed)
     t = Tree(r)
     minion = r.choice(MINIONS)
@@ -223,8 +228,10 @@ def gen_case(seed, out):
             lines = "{% set port = " + str(r.randint(1, 99)) + " %}\n{% set hosts = ['h1'] %}\n"
             write(os.path.join(dirs[0], "lib", "vars.jinja"), lines)
         if r.random() < 0.92:
-            write(os.path.join(dirs[0], "top.sls"), t.top_text(env))
-            write(os.path.join(dirs[0], "tops", "extra.sls"), t.top_text(env))
+            top, extra = t.top_text(env), t.top_text(env)
+            if env == "base" or not one_top:
+                write(os.path.join(dirs[0], "top.sls"), top)
+                write(os.path.join(dirs[0], "tops", "extra.sls"), extra)
     conf = {
         "id": minion,
         "file_client": "local",
@@ -259,10 +266,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=220)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--one-top", action="store_true", help="a top file in base only (Salt 3007 reads several in a random order)")
     a = ap.parse_args()
     for i in range(a.count):
         out = os.path.abspath(os.path.join(a.out, f"{i:04d}"))
-        gen_case(a.seed * 100003 + i, out)
+        gen_case(a.seed * 100003 + i, out, a.one_top)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@
 #
 # Environment (all optional): PILLAR_SEED=1  PILLAR_COUNT=300  JOBS=2
 #   PILLAR_WORK=tests/.work/pillar-conformance
+# Under Salt 3007 the trees have a top file in base only (gen_pillar.py --one-top): 3007 reads
+# several environments' top files in a Python set's order, which changes from run to run.
 #
 # The last line printed is `N passed, N failed`; a missing Python, Salt or binary fails every
 # case, never skips.
@@ -37,7 +39,11 @@ BIN=$2
 start=$(date +%s)
 rm -rf "$WORK"
 mkdir -p "$WORK"
-"$PY" "$HERE/gen_pillar.py" --seed "$SEED" --count "$COUNT" --out "$WORK/cases" || die "gen_pillar.py failed"
+# Salt 3007 reads several environments' top files in a random order (a Python set): there,
+# only base has one.
+one_top=()
+[ "$("$PY" -c 'import salt.version; print(salt.version.__version__.split(".")[0])')" = 3007 ] && one_top=(--one-top)
+"$PY" "$HERE/gen_pillar.py" --seed "$SEED" --count "$COUNT" --out "$WORK/cases" "${one_top[@]}" || die "gen_pillar.py failed"
 "$PY" -W ignore "$HERE/salt_pillar.py" --jobs "$JOBS" "$WORK/cases" || die "salt_pillar.py failed"
 "$PY" "$HERE/compare_pillar.py" --bin "$BIN" --jobs "$JOBS" "$WORK/cases"
 status=$?

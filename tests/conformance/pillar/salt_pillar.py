@@ -7,7 +7,8 @@ For every case (a directory with case.json) this computes what
 
     salt-call --local -c CASE/etc pillar.items unmask=True --out=json
 
-prints under `local` and writes it to CASE/salt.json as {"pillar": {...}}, or
+(`unmask=True` only from Salt 3008 on, which masks secrets by default: 3007's pillar.items
+refuses the keyword) prints under `local` and writes it to CASE/salt.json as {"pillar": {...}}, or
 {"exception": "..."} when Salt raised. How: top_driver.py's machinery (salt-call's SMinion,
 whose start compiles the pillar once, then `pillar.items` through the `direct_call`
 executor, which compiles it again over the first result), one fresh SMinion per case.
@@ -25,7 +26,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 import top_driver  # noqa: E402
-from salt_driver import describe_exception, find_cases, salt_call  # noqa: E402
+from salt_driver import describe_exception, find_cases, pillar_items_args, salt_call  # noqa: E402
 
 
 def run_case(case_dir):
@@ -33,7 +34,7 @@ def run_case(case_dir):
     shutil.rmtree(os.path.join(case_dir, "var"), ignore_errors=True)
     try:
         minion = top_driver.new_minion(config)
-        result = {"pillar": salt_call(config, "pillar.items", ["unmask=True"], minion)}
+        result = {"pillar": salt_call(config, "pillar.items", pillar_items_args(), minion)}
     except Exception as exc:  # noqa: BLE001 - Salt raised: salt-call prints a traceback
         result = {"exception": describe_exception(exc)}
     shutil.rmtree(os.path.join(case_dir, "var"), ignore_errors=True)

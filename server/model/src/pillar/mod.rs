@@ -8,7 +8,8 @@
 //!
 //! `salt-call pillar.items` compiles twice: the minion's start compiles with the configuration's
 //! `pillar:` as the pillar templates and `I@` targets see, then `pillar.items` compiles again
-//! with that result, and updates it (a shallow `dict.update`). [`compile`] does both.
+//! with that result, and updates it (a shallow `dict.update`). [`compile`] does both, by the
+//! rules of `opts.version` (`SaltVersion::pillar_data`, `pillar_tops_unordered`).
 
 pub mod ext;
 pub mod git;
@@ -28,6 +29,7 @@ use crate::render::jinja::JinjaSetup;
 use crate::targeting::matchers::MatchContext;
 use crate::targeting::Matches;
 use crate::value::{Loc, Val};
+use crate::version::SaltVersion;
 use crate::workspace::config::Opts;
 use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
@@ -77,6 +79,8 @@ pub struct PillarOptions {
     pub state_top: String,
     pub saltenv: Option<String>,
     pub ssh_merge_pillar: bool,
+    /// The Salt release whose pillar rules apply ([`SaltVersion::pillar_data`]).
+    pub version: SaltVersion,
 }
 
 impl PillarOptions {
@@ -95,6 +99,7 @@ impl PillarOptions {
             state_top: opts.state_top.clone(),
             saltenv: opts.saltenv.clone(),
             ssh_merge_pillar: truthy("ssh_merge_pillar", true),
+            version: opts.version,
         }
     }
 }
@@ -120,6 +125,10 @@ pub struct Pillar {
     pub origins: Origins,
     pub matches: Matches,
     pub targets: Vec<PillarTargetDecision>,
+    /// Salt raised instead of answering (its exception, e.g. `UnboundLocalError: ...`): no
+    /// pillar, and `salt-call` fails. The error is also among [`Pillar::errors`], so whatever
+    /// needs the pillar refuses.
+    pub raised: Option<String>,
 }
 
 impl Pillar {
@@ -170,7 +179,7 @@ impl Pillar {
     pub fn literal(base: Value) -> Pillar {
         let origins = Origins::of(&base, 0, None, None);
         let layer = Layer { env: String::new(), sls: String::new(), path: None, included_by: None };
-        Pillar { pillar: base, errors: Vec::new(), layers: vec![layer], origins, matches: Matches::new(), targets: Vec::new() }
+        Pillar { pillar: base, errors: Vec::new(), layers: vec![layer], origins, matches: Matches::new(), targets: Vec::new(), raised: None }
     }
 }
 
@@ -192,6 +201,9 @@ pub fn compile(
     let ext = Ext { opts: &opts.raw, sql, fs: Some(fs), git: opts.git_pillar.as_deref() };
     let fs = &**fs;
     let first = compile_once(fs, roots, files, &o, who, base.clone(), jinja, o.saltenv.clone(), &ext);
+    if first.raised.is_some() {
+        return first;
+    }
     // `pillar.items` does not pass a saltenv.
     let mut second = compile_once(fs, roots, files, &o, who, Some(first.pillar), jinja, None, &ext);
     // Without errors of its own, the second compile keeps the first one's `_errors`.
@@ -314,45 +326,76 @@ fn compile_once(
     saltenv: Option<String>,
     ext: &Ext,
 ) -> Pillar {
+    // 3008 starts from a copy of `opts["pillar"]`; before, from the override (`{}`).
     let mut pillar_data = match &opts_pillar {
-        Some(Value::Object(m)) => m.clone(),
+        Some(Value::Object(m)) if o.version.pillar_data() => m.clone(),
         _ => Map::new(),
     };
     let mut ext_errors = Vec::new();
     // `ext_pillar_first`: the ext_pillar data (over the pillar override, `{}`) first, which the
     // pillar SLS files and targets then see.
     let first = ext.configured() && Val::from_json(ext.opts.get("ext_pillar_first").unwrap_or(&Value::Null), None).truthy();
+    // What the templates and the pillar matchers see: `opts["pillar"]` (3006, 3007: replaced
+    // by the ext_pillar data with `ext_pillar_first`), or 3008's `pillar_data`.
+    let mut seen = match &opts_pillar {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    let mut opts_pillar = opts_pillar;
     if first {
         let c = ExtCompile { files: &mut *files, opts_pillar: opts_pillar.as_ref(), saltenv: saltenv.as_deref(), jinja, git: &mut Vec::new() };
         if let Value::Object(data) = ext.run(Value::Object(Map::new()), who, o, &mut ext_errors, c) {
-            pillar_data.extend(data);
+            if o.version.pillar_data() {
+                pillar_data.extend(data);
+                seen.clone_from(&pillar_data);
+            } else {
+                // `self.opts["pillar"], errors = self.ext_pillar(self.pillar_override)`.
+                opts_pillar = Some(Value::Object(data.clone()));
+                seen = data;
+            }
         }
     }
+    // 3006 and 3007's pillar matchers raise when `opts` has neither `pillar` nor `ext_pillar`
+    // (git_pillar's own compiles, `Ext::none()`, run under options that have `ext_pillar`).
+    let unbound = !o.version.pillar_data() && opts_pillar.is_none() && ext.opts.is_object() && ext.opts.get("ext_pillar").is_none();
+    let ext_list = (!o.version.pillar_data() && opts_pillar.is_none()).then(|| ext.opts.get("ext_pillar").cloned()).flatten();
     let jinja_in = jinja;
     let mut jinja = jinja.clone();
     // The pillar compiled so far follows from what the compile asked before: not recorded.
-    jinja.pillar = crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, Value::Object(pillar_data.clone()));
+    jinja.pillar = crate::workspace::facts::Data::new(crate::workspace::facts::Which::Pillar, Value::Object(seen.clone()));
     let mut top_errors = Vec::new();
     let none_env = (o.strategy == "none").then(|| saltenv.clone().unwrap_or_else(|| "base".into()));
     let topts = top::TopOptions { state_top: &o.state_top, pillarenv: o.pillarenv.as_deref(), none_strategy_env: none_env.as_deref() };
     let tops = top::get_tops(fs, roots, files, &jinja, &topts, &mut top_errors);
+    if o.version.pillar_tops_unordered() && tops.len() > 1 {
+        let envs: Vec<&str> = tops.keys().map(String::as_str).collect();
+        let msg = format!(
+            "Salt 3007 reads the pillar top files of {} in the order of a Python set, which changes from run to run: where their targets or SLS files overlap, the pillar may differ between runs (this answer takes pillar_roots order, as 3006 and 3008 do)",
+            envs.join(", ")
+        );
+        top_errors.push(PillarError { salt: None, diag: SaltError::new(Code::RenderUnsure, msg), carried: false });
+    }
     let merged = top::merge_tops(&tops).unwrap_or_else(|at| {
         let msg = "Error encountered while rendering pillar top file.";
         top_errors.push(PillarError::new(msg, SaltError::new(Code::MalformedTop, format!("{msg} (a section or target Salt cannot iterate)")).at(at)));
         PillarTop::default()
     });
-    let data = Value::Object(pillar_data.clone());
-    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups).recording(who.facts, false);
-    let (matches, targets) = top::top_matches(&merged, &ctx, o.pillarenv.as_deref());
+    let data = ext_list.unwrap_or_else(|| Value::Object(seen.clone()));
+    let ctx = MatchContext::new(who.id, who.grains, &data).with_nodegroups(who.nodegroups).recording(who.facts, false).with_pillar_unbound(unbound);
+    let (matches, targets) = match top::top_matches(&merged, &ctx, o.pillarenv.as_deref()) {
+        Ok(m) => m,
+        Err(raised) => return Pillar::from_raise(raised),
+    };
     let avail = top::get_envs(roots).into_iter().map(|e| (e.clone(), roots.list_states_shared(&e))).collect();
     let mut r = Render { fs, roots, files, o, jinja, avail, top: &merged, layers: Vec::new(), errors: Vec::new() };
     r.layers.push(Layer { env: String::new(), sls: String::new(), path: None, included_by: None });
     let (rendered, rendered_origins) = r.render_pillar(&matches);
     let Render { mut layers, mut errors, .. } = r;
-    // With `ext_pillar_first`, what the files rendered is merged over the ext_pillar data.
+    // With `ext_pillar_first`, what the files rendered is merged over the ext_pillar data
+    // (3006, 3007: over `opts["pillar"]`, which is that data).
     let rendered = match first {
         true => {
-            let mut before = Value::Object(pillar_data.clone());
+            let mut before = Value::Object(seen.clone());
             match dictupdate::merge(&mut before, &Value::Object(rendered.clone()), &o.strategy, &o.renderer, o.merge_lists) {
                 Ok(Value::Object(m)) => m,
                 _ => rendered,
@@ -415,7 +458,19 @@ fn compile_once(
         out.insert("_errors".into(), Value::Array(salt.clone()));
         origins.set_child("_errors", Origins::of(&Value::Array(salt), 0, None, None));
     }
-    Pillar { pillar: Value::Object(out), errors, layers, origins, matches, targets }
+    Pillar { pillar: Value::Object(out), errors, layers, origins, matches, targets, raised: None }
+}
+
+impl Pillar {
+    /// The compile that raised at a top file's target.
+    fn from_raise(r: top::TargetRaised) -> Pillar {
+        let text = r.message.split(" (Salt raises").next().unwrap_or(&r.message).to_string();
+        let diag = SaltError::new(Code::InvalidTarget, format!("Salt raises here, so the pillar fails to compile: {}", r.message)).at(r.loc);
+        let mut p = Pillar::literal(Value::Object(Map::new()));
+        p.errors.push(PillarError::new(text.clone(), diag));
+        p.raised = Some(text);
+        p
+    }
 }
 
 /// A rendered pillar SLS (Python's `None` is `None`), and who set each of its values.
@@ -762,8 +817,14 @@ mod tests {
     /// The pillar of the minion `/ws/etc` describes, as JSON, then each value's layer and the
     /// errors.
     fn check(fixture: &str, expect: Expect) {
+        check_as(SaltVersion::V3008, fixture, expect)
+    }
+
+    /// [`check`] under the rules of `version`.
+    fn check_as(version: SaltVersion, fixture: &str, expect: Expect) {
         let fs = MemFs::from_fixture(fixture);
-        let ws = Workspace::load(&fs, Path::new("/ws"), Some(Path::new("/ws/etc"))).expect("workspace");
+        let mut ws = Workspace::load(&fs, Path::new("/ws"), Some(Path::new("/ws/etc"))).expect("workspace");
+        ws.opts.version = version;
         let minion = crate::workspace::minion::from_config(&ws);
         let roots = FileRoots::scan(&fs, &ws.opts.pillar_roots);
         let jinja = {
@@ -830,6 +891,111 @@ d: {{ sls }} {{ saltenv }}
                 error at Some("/ws/p/base/top.sls:2"): Specified SLS 'missing' in environment 'base' is not available on the salt master: the pillar top assigns it without `ignore_missing`, and no pillar root of `base` has it
             "#]],
         );
+    }
+
+    #[test]
+    fn before_3008_the_compile_starts_without_the_config_pillar_and_i_targets_need_one() {
+        // Salt 3008.4 printed {"s1": [["web", "web"], ["web", "web"]]}: `pillar_data` starts
+        // from `opts["pillar"]`, so the `list` merge of `ssh_merge_pillar` (which keeps only
+        // `opts["pillar"]`'s keys) pairs `s1` with itself, in each compile. 3006.29 and
+        // 3007.16 printed {"s1": "web"}: the compile starts from `{}`.
+        let fixture = r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p]}
+pillar_source_merging_strategy: list
+pillar: {s1: web}
+#- p/top.sls
+base:
+  '*': [b]
+#- p/b.sls
+b: 1
+"#;
+        check(
+            fixture,
+            expect![[r#"
+                {"s1":[["web","web"],["web","web"]]}
+                s1 <- []  over []
+            "#]],
+        );
+        for version in [SaltVersion::V3006, SaltVersion::V3007] {
+            check_as(
+                version,
+                fixture,
+                expect![[r#"
+                    {"s1":"web"}
+                    s1 <- []  over []
+                "#]],
+            );
+        }
+        // Without a `pillar:` in the configuration, an `I@` target of the first compile finds
+        // no pillar: 3006 and 3007's matcher raises (salt-call fails), 3008's reads `{}`.
+        let fixture = r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p]}
+#- p/top.sls
+base:
+  '*': [b]
+  'I@b:1 or G@x:y': [c]
+#- p/b.sls
+b: 1
+#- p/c.sls
+c: 1
+"#;
+        check(
+            fixture,
+            expect![[r#"
+                {"b":1,"c":1}
+                b <- [base] b:1 over []
+                c <- [base] c:1 over []
+            "#]],
+        );
+        check_as(
+            SaltVersion::V3006,
+            fixture,
+            expect![[r#"
+                {}
+                 <- []  over []
+                error at Some("/ws/p/top.sls:3"): Salt raises here, so the pillar fails to compile: UnboundLocalError: cannot access local variable 'pillar' where it is not associated with a value
+            "#]],
+        );
+    }
+
+    #[test]
+    fn salt_3007_reads_several_top_files_in_no_fixed_order() {
+        let fixture = r#"
+#- etc/minion
+id: m1
+pillar_roots: {base: [/ws/p/base], dev: [/ws/p/dev]}
+#- p/base/top.sls
+base:
+  '*': [a]
+#- p/base/a.sls
+a: 1
+#- p/dev/top.sls
+dev:
+  '*': [d]
+#- p/dev/d.sls
+d: 1
+"#;
+        let warned = |version| {
+            let fs = MemFs::from_fixture(fixture);
+            let mut ws = Workspace::load(&fs, Path::new("/ws"), Some(Path::new("/ws/etc"))).expect("workspace");
+            ws.opts.version = version;
+            let minion = crate::workspace::minion::from_config(&ws);
+            let roots = FileRoots::scan(&fs, &ws.opts.pillar_roots);
+            let jinja = JinjaSetup::new(&minion, &ws.opts, |_, _| None);
+            let who = PillarMinion { id: &minion.id, grains: &minion.grains, nodegroups: &minion.nodegroups, facts: None };
+            let fs: Arc<dyn Vfs> = Arc::new(fs);
+            let p = compile(&fs, &roots, &mut FileTable::default(), &ws.opts, &who, None, &jinja, None);
+            assert_eq!(p.pillar, serde_json::json!({"a": 1, "d": 1}));
+            p.errors.iter().filter(|e| e.diag.code == Code::RenderUnsure).count()
+        };
+        // One warning (both compiles read the tops; the answer keeps the first).
+        assert_eq!(warned(SaltVersion::V3007), 1);
+        assert_eq!(warned(SaltVersion::V3006), 0);
+        assert_eq!(warned(SaltVersion::V3008), 0);
     }
 
     #[test]

@@ -222,9 +222,18 @@ pub struct PillarTargetDecision {
     pub explanation: String,
 }
 
+/// A target whose matcher raises: Salt's `top_matches` does not catch it, so the pillar
+/// compile (and the `salt-call` around it) fails.
+#[derive(Debug, Clone)]
+pub struct TargetRaised {
+    pub message: String,
+    pub loc: Option<Loc>,
+}
+
 /// `Pillar.top_matches`: the SLS names per environment for the minion (de-duplicated, dict
-/// items ignored), only the `pillarenv` section when one is set.
-pub fn top_matches(top: &PillarTop, ctx: &MatchContext, pillarenv: Option<&str>) -> (Matches, Vec<PillarTargetDecision>) {
+/// items ignored), only the `pillarenv` section when one is set; `Err` at the first target
+/// whose matcher raises.
+pub fn top_matches(top: &PillarTop, ctx: &MatchContext, pillarenv: Option<&str>) -> Result<(Matches, Vec<PillarTargetDecision>), TargetRaised> {
     let mut matches = Matches::new();
     let mut decisions = Vec::new();
     for (env, targets) in &top.sections {
@@ -242,6 +251,9 @@ pub fn top_matches(top: &PillarTop, ctx: &MatchContext, pillarenv: Option<&str>)
                 matched: outcome.matched,
                 explanation: outcome.explanation.clone(),
             });
+            if let Some(e) = outcome.errors.iter().find(|e| e.fatal).or_else(|| first_fatal(&outcome.parts)) {
+                return Err(TargetRaised { message: e.message.clone(), loc: t.target.at.clone() });
+            }
             if !outcome.matched {
                 continue;
             }
@@ -255,5 +267,10 @@ pub fn top_matches(top: &PillarTop, ctx: &MatchContext, pillarenv: Option<&str>)
             }
         }
     }
-    (matches, decisions)
+    Ok((matches, decisions))
+}
+
+/// The first raising error among a compound's or nodegroup's parts.
+fn first_fatal(parts: &[crate::targeting::matchers::MatchOutcome]) -> Option<&crate::targeting::matchers::MatchError> {
+    parts.iter().find_map(|p| p.errors.iter().find(|e| e.fatal).or_else(|| first_fatal(&p.parts)))
 }

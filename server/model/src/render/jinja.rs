@@ -637,7 +637,7 @@ fn undefined_in_chain(e: &Error, ctx: &JinjaContext) -> Option<String> {
                 Some(next) if value.is_object() => value = next,
                 _ => {
                     let what = match value {
-                        serde_json::Value::Object(_) if depth == 0 => "'salt.utils.optsdict.DictProxy object'",
+                        serde_json::Value::Object(_) if depth == 0 => top_mapping_type(ctx.version, &root),
                         serde_json::Value::Object(_) => "'dict object'",
                         serde_json::Value::Array(_) => "'list object'",
                         serde_json::Value::String(_) => "'str object'",
@@ -658,6 +658,19 @@ fn undefined_in_chain(e: &Error, ctx: &JinjaContext) -> Option<String> {
         }
     }
     None
+}
+
+/// What Jinja calls the `grains` or `pillar` mapping of an SLS render in its "has no attribute"
+/// message: Salt 3008 hands both over as `salt.utils.optsdict.DictProxy`; 3007 as plain dicts;
+/// 3006 the grains as a dict and the pillar in the loader's
+/// `salt.utils.context.NamespacedDictWrapper`.
+fn top_mapping_type(version: crate::version::SaltVersion, root: &str) -> &'static str {
+    use crate::version::SaltVersion::*;
+    match (version, root) {
+        (V3008, _) => "'salt.utils.optsdict.DictProxy object'",
+        (V3006, "pillar") => "'salt.utils.context.NamespacedDictWrapper object'",
+        _ => "'dict object'",
+    }
 }
 
 /// The name chains of an expression's text (`grains.os`, `pillar['a']["b"]`), each as its
@@ -967,6 +980,22 @@ mod tests {
             template_pillar: None,
             budget: budget::DEFAULT,
             version: Default::default(),
+        }
+    }
+
+    #[test]
+    fn an_undefined_grain_or_pillar_key_names_the_mapping_each_release_hands_over() {
+        use crate::version::SaltVersion::*;
+        let said = |version, src: &str| render(src, &JinjaContext { version, ..ctx() }).err().map(|e| e.message).unwrap_or_default();
+        for (version, grains, pillar) in [
+            (V3008, "'salt.utils.optsdict.DictProxy object'", "'salt.utils.optsdict.DictProxy object'"),
+            (V3007, "'dict object'", "'dict object'"),
+            (V3006, "'dict object'", "'salt.utils.context.NamespacedDictWrapper object'"),
+        ] {
+            let g = said(version, "x: {{ grains.zz }}\n");
+            assert!(g.contains(&format!("{grains} has no attribute 'zz'")), "{version}: {g}");
+            let p = said(version, "x: {{ pillar.nosuch }}\n");
+            assert!(p.contains(&format!("{pillar} has no attribute 'nosuch'")), "{version}: {p}");
         }
     }
 

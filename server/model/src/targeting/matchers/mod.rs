@@ -76,6 +76,10 @@ pub struct MatchContext<'a> {
     /// Where the answers given to a top file or a template are recorded
     /// ([`crate::workspace::facts`]), and whether `pillar` is the minion's own.
     pub record: Option<Record<'a>>,
+    /// The pillar matchers have no pillar to read: Salt 3006 and 3007 raise
+    /// `UnboundLocalError` when `opts` has neither `pillar` nor `ext_pillar`
+    /// ([`crate::version::SaltVersion::pillar_data`]).
+    pub pillar_unbound: bool,
 }
 
 /// Where [`confirm_top_value`] and [`answer_recorded`] record their answers.
@@ -92,7 +96,12 @@ static NULL: Value = Value::Null;
 impl<'a> MatchContext<'a> {
     /// A context with no nodegroups and no resources.
     pub fn new(minion_id: &'a str, grains: &'a Value, pillar: &'a Value) -> Self {
-        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL, record: None }
+        MatchContext { minion_id, grains, pillar, nodegroups: &NULL, resources: &NULL, record: None, pillar_unbound: false }
+    }
+
+    /// The same context whose pillar matchers raise (`pillar_unbound`).
+    pub fn with_pillar_unbound(self, pillar_unbound: bool) -> Self {
+        MatchContext { pillar_unbound, ..self }
     }
 
     /// The same context with `opts["nodegroups"]` set.

@@ -74,6 +74,10 @@ impl Kind {
     }
 }
 
+/// What Salt 3006 and 3007 raise when a pillar matcher finds neither `opts["pillar"]` nor
+/// `opts["ext_pillar"]` (Python 3.11's words).
+pub const UNBOUND_PILLAR: &str = "UnboundLocalError: cannot access local variable 'pillar' where it is not associated with a value";
+
 /// Run a grain or pillar matcher on a string target. `delimiter` defaults to `:`.
 pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str>) -> MatchOutcome {
     let delim = delimiter.unwrap_or(DEFAULT_DELIMITER);
@@ -87,6 +91,7 @@ pub fn matches(ctx: &MatchContext, kind: Kind, tgt: &str, delimiter: Option<&str
     }
     let data = match kind {
         Kind::Grain | Kind::GrainPcre => ctx.grains,
+        _ if ctx.pillar_unbound => return MatchOutcome::failed(name, tgt, MatchError::raised(MatchErrorKind::InvalidData, UNBOUND_PILLAR)),
         _ => ctx.pillar,
     };
     let mut engine = Engine::new(kind.mode());
