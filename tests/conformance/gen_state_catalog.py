@@ -107,6 +107,14 @@ def deprecation_of_function(fdef, mod):
     return None
 
 
+def default_repr(value):
+    """The Python repr of a default, but `sys.executable` (buildout's `python=sys.executable`)
+    as the source writes it: its value is the generating interpreter's path."""
+    if isinstance(value, str) and value == sys.executable:
+        return "sys.executable"
+    return repr(value)
+
+
 def function_facts(func, fdef, mod, module_deprecation):
     sig = inspect.signature(func)
     args, kwargs = [], False
@@ -116,7 +124,7 @@ def function_facts(func, fdef, mod, module_deprecation):
         elif p.kind == p.VAR_POSITIONAL:
             continue
         else:
-            args.append([p.name, None if p.default is p.empty else repr(p.default)])
+            args.append([p.name, None if p.default is p.empty else default_repr(p.default)])
     deprecated = module_deprecation
     if deprecated is None and fdef is not None:
         deprecated = deprecation_of_function(fdef, mod)
