@@ -800,6 +800,7 @@ impl Scan {
         let mut plain_min = indent;
         let mut indicator_col = None::<usize>; // the last `-` or `?` of the line
         let mut key_col = None::<usize>; // the first node after it (or the line's first)
+        let mut flow_value_at = None::<usize>; // a `:` right after a quote or bracket, in flow
         let mut i = 0;
         while i < chars.len() {
             let (byte, c) = chars[i];
@@ -818,7 +819,9 @@ impl Scan {
                     self.quote = None;
                     prev = Some(c);
                     if next == Some('#') {
+                        // The rest of the line is a comment to libyaml: no bracket in it counts.
                         inserts.push((chars[i + 1].0, ' '));
+                        break;
                     }
                 }
                 i += 1;
@@ -848,6 +851,9 @@ impl Scan {
             let node_start = match prev {
                 None => true,
                 Some('[' | '{' | ',') => self.depth > 0,
+                // In a flow collection a `:` right after a quoted scalar or a closing bracket
+                // (`"a":{}`, JSON's way) is a value indicator to libyaml: a node follows it.
+                Some(':') if flow_value_at.is_some_and(|at| at + 1 == i) => true,
                 Some(':' | '-' | '?') => after_space,
                 _ => false,
             };
@@ -919,6 +925,11 @@ impl Scan {
                     key_col.get_or_insert(pad + i);
                 }
                 _ => {}
+            }
+            if c == ':' && self.depth > 0 && matches!(prev, Some('"' | '\'' | ']' | '}')) {
+                // A token of its own: a `#` right after it starts a comment, as after `,`.
+                flow_value_at = Some(i);
+                indicator_at = Some(i);
             }
             if c != ' ' && c != '\t' {
                 prev = Some(c);
@@ -1607,6 +1618,13 @@ mod tests {
         expect_test::expect![[r#"{Null@3..3: Str("x")@5..6}"#]].assert_eq(&got("? \n: x"));
         // A comment right after a quote, a tab after `:`.
         expect_test::expect![[r#"{Str("b")@0..1: Str("y")@3..8, Str("a")@9..10: Int(1)@12..13}"#]].assert_eq(&got("b: \"y\"#c\na:\t1"));
+        // A bracket in that comment closes nothing: the flow mapping, pasted left of its key,
+        // continues on the next line (found by the yaml_load fuzz target).
+        expect_test::expect![[r#"{Str("x")@0..1: [{Str("k")@7..8: {Str("a")@11..12: Str("")@14..18}}]}"#]].assert_eq(&got("x:\n  - k: {a: \"\"#}\n}\n"));
+        // In flow, a `:` right after a quote or a bracket is a value indicator (JSON's `"a":{}`):
+        // the `{` after it opens a mapping, and a `#` after it starts a comment.
+        expect_test::expect![[r#"{Str("x")@0..1: [{Str("k")@7..8: {Str("a")@11..14: {}, Str("b")@19..22: Null@22..22}}]}"#]]
+            .assert_eq(&got("x:\n  - k: {\"a\":{}, \"b\":#}\n}\n"));
         // A comment right after a flow indicator (`[]#`, `[1,#c`), also past a wrapped line.
         expect_test::expect![[r#"{Str("a")@0..1: [Int(1)@4..5], Str("b")@9..10: [Int(2)@13..14, Int(3)@19..20], Str("c")@24..25: [Str("x")@28..29, Str("y")@31..32], Str("d")@35..36: [Str("a#b")@39..42]}"#]].assert_eq(&got("a: [1]#c\nb: [2,#x\n 3]#y\nc: [x,\ny]#\nd: [a#b]\n"));
     }
