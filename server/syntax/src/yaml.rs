@@ -437,6 +437,19 @@ impl Builder<'_, '_> {
             self.error = Some(YamlError { offset: start, message });
             return true;
         }
+        // A tag written right before the collection's bracket (`![`, `!!map{`): libyaml wants a
+        // blank or a line break after a tag, where saphyr ends the tag at the bracket.
+        if let Some(t) = tag {
+            let written = format!("{}{}", t.handle, t.suffix);
+            let text = self.offsets.text;
+            if text.get(start..).is_some_and(|rest| rest.starts_with(&written) && rest[written.len()..].starts_with(['[', '{'])) {
+                self.error = Some(YamlError {
+                    offset: start + written.len(),
+                    message: "while scanning a tag: did not find expected whitespace or line break".to_string(),
+                });
+                return true;
+            }
+        }
         false
     }
 
@@ -1621,6 +1634,8 @@ mod tests {
         // A bracket in that comment closes nothing: the flow mapping, pasted left of its key,
         // continues on the next line (found by the yaml_load fuzz target).
         expect_test::expect![[r#"{Str("x")@0..1: [{Str("k")@7..8: {Str("a")@11..12: Str("")@14..18}}]}"#]].assert_eq(&got("x:\n  - k: {a: \"\"#}\n}\n"));
+        // A tag right before a bracket: libyaml wants a blank after a tag.
+        expect_test::expect!["error at 8: while scanning a tag: did not find expected whitespace or line break"].assert_eq(&got("a: {b: ![1]}\n"));
         // In flow, a `:` right after a quote or a bracket is a value indicator (JSON's `"a":{}`):
         // the `{` after it opens a mapping, and a `#` after it starts a comment.
         expect_test::expect![[r#"{Str("x")@0..1: [{Str("k")@7..8: {Str("a")@11..14: {}, Str("b")@19..22: Null@22..22}}]}"#]]
