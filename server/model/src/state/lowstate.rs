@@ -81,16 +81,15 @@ pub fn compile(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTab
 
 fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     let (fs, roots, opts) = (builder.fs, builder.roots, builder.opts);
-    let builder_version = builder.opts.version;
+    let version = opts.version;
     let highstate = builder.render_highstate(matches);
     let mut show_errors = highstate.errors.clone();
     if !show_errors.is_empty() {
         // `show_low_sls` verifies what did render before it returns the render errors;
         // `state.sls` stops at them.
-        show_errors.extend(verify_high(&highstate.high, builder_version));
-        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate, version: builder_version };
+        show_errors.extend(verify_high(&highstate.high, version));
+        return LowState { chunks: None, show_errors, apply_errors: Vec::new(), calls: Vec::new(), highstate, version };
     }
-    let version = builder_version;
     show_errors.extend(verify_high(&highstate.high, version));
     let mut chunks = None;
     if show_errors.is_empty() {
@@ -103,13 +102,14 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
     }
     // `State.call_high` up to the point where states would run; the calls are judged on
     // the chunks it would run, when it would run them.
-    let (apply_errors, calls) = match apply_chunks(&highstate.high, version) {
-        Ok(applied) => {
+    let (apply_errors, calls) = match apply_high(&highstate.high, version) {
+        Ok(applied_high) => {
+            let applied = compile_high_data(&applied_high);
             let mut calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots, opts), &|_| false);
             let errors = if version.requisite_graph() {
                 order_chunks(applied).errors
             } else {
-                calls.extend(run_time_requisite_errors(version, &applied_high(&highstate.high, version)));
+                calls.extend(run_time_requisite_errors(version, &applied_high));
                 Vec::new()
             };
             let calls = if show_errors.is_empty() && errors.is_empty() { calls } else { Vec::new() };
@@ -164,6 +164,11 @@ fn apply_pipeline(high: &crate::value::Dict, version: SaltVersion) -> Vec<SaltEr
 /// The unordered chunks `State.call_high` would order before running them (after extend,
 /// `verify_high`, `_in` and `use`, exclude), or the errors it stops on first.
 pub(crate) fn apply_chunks(high: &crate::value::Dict, version: SaltVersion) -> Result<Vec<Chunk>, Vec<SaltError>> {
+    apply_high(high, version).map(|high| compile_high_data(&high))
+}
+
+/// The high data [`apply_chunks`] compiles, or the errors `State.call_high` stops on first.
+fn apply_high(high: &crate::value::Dict, version: SaltVersion) -> Result<crate::value::Dict, Vec<SaltError>> {
     let mut high = high.clone();
     let mut errors = reconcile_extend(&mut high, false);
     errors.extend(verify_high(&high, version));
@@ -175,7 +180,7 @@ pub(crate) fn apply_chunks(high: &crate::value::Dict, version: SaltVersion) -> R
     if !errors.is_empty() {
         return Err(errors);
     }
-    Ok(compile_high_data(&high))
+    Ok(high)
 }
 
 /// What Salt 3006 and 3007 find wrong with the requisites of `high` (extended, `_in`
@@ -188,19 +193,6 @@ pub(crate) fn run_time_requisite_errors(version: SaltVersion, high: &crate::valu
         return Vec::new();
     }
     ordering_errors(high)
-}
-
-/// `high` as `State.call_high` has it before compiling chunks (extend, `_in`, exclude
-/// applied); `high` itself when that fails (the failure is reported elsewhere).
-fn applied_high(high: &crate::value::Dict, version: SaltVersion) -> crate::value::Dict {
-    let mut high = high.clone();
-    if !has_extend_or_requisite_in(&high, version) && !high.contains("__exclude__") {
-        return high;
-    }
-    let _ = reconcile_extend(&mut high, false);
-    let _ = requisite_in(&mut high, version);
-    apply_exclude(&mut high);
-    high
 }
 
 /// Whether `high` has an `extend` or a state argument that is an `_in` requisite (or `use`).

@@ -143,7 +143,7 @@ pub fn plan_high(high: &Dict, version: SaltVersion) -> Result<Plan, Vec<SaltErro
     if !version.requisite_graph() {
         // `call_listen` walks the chunks as `order` sorted them, not as they ran.
         let sorted = crate::state::order::order_chunks_as(chunks, version).chunks;
-        let (ran, steps) = crate::state::walk::walk(sorted.clone(), version).map_err(|e| vec![e])?;
+        let (ran, steps) = crate::state::walk::walk(&sorted, version).map_err(|e| vec![e])?;
         return Ok(plan_of(&ran, &steps, &sorted));
     }
     let (ordered, steps) = order_chunks_traced(chunks);

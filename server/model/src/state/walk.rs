@@ -18,11 +18,17 @@ use crate::version::SaltVersion;
 const CHECKED: &[&str] = &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any"];
 /// `call_chunk`'s, in its order, for the requisites it runs first.
 const CALLED: &[&str] = &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onchanges", "onchanges_any"];
+/// Every type the walk reads: [`CHECKED`]'s and `prerequired`.
+const KINDS: &[&str] =
+    &["require", "require_any", "watch", "watch_any", "prereq", "onfail", "onfail_any", "onfail_all", "onchanges", "onchanges_any", "prerequired"];
 
-struct Walk<'c> {
-    chunks: &'c [Chunk],
+struct Walk {
     tags: Vec<String>,
-    version: SaltVersion,
+    /// Per chunk and [`KINDS`] entry, the chunks each of its requisites names (`None`: an
+    /// entry that names no state, a "requisite not found"), found once.
+    targets: Vec<Vec<Vec<Option<usize>>>>,
+    /// Whether each chunk has a `prerequired` (another state `prereq`s it).
+    prerequired_by: Vec<bool>,
     /// `__prereq__` / `__prerequired__` marks `call_chunk` leaves on chunks.
     prereq: Vec<bool>,
     prerequired: Vec<bool>,
@@ -49,15 +55,15 @@ const MAX_STACK: usize = 300;
 /// The steps of `state.apply`'s run of `chunks` (sorted by 3006's and 3007's `order_chunks`),
 /// as [`crate::state::order::order_chunks_traced`] gives 3008's: the chunks in run order (a
 /// prereq test run is a copy) and a [`Step`] for each.
-pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec<Step>), SaltError> {
-    if let Some(e) = raises(&chunks) {
+pub fn walk(chunks: &[Chunk], version: SaltVersion) -> Result<(Vec<Chunk>, Vec<Step>), SaltError> {
+    if let Some(e) = raises(chunks) {
         return Err(e);
     }
     let n = chunks.len();
     let mut w = Walk {
         tags: chunks.iter().map(LowChunk::tag).collect(),
-        chunks: &chunks,
-        version,
+        targets: (0..n).map(|i| KINDS.iter().map(|kind| targets(chunks, i, kind, version)).collect()).collect(),
+        prerequired_by: chunks.iter().map(|c| c.get("prerequired").is_some_and(Val::truthy)).collect(),
         prereq: vec![false; n],
         prerequired: vec![false; n],
         running: HashSet::new(),
@@ -75,14 +81,16 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
         }
         w.active.clear();
     }
+    // A raise that ends the run, at the state the walk was at.
+    let raised = |i: usize, message: &str| SaltError::new(Code::RequisiteCycle, message).at(chunks[i].id_loc.clone()).id(chunks[i].get_str("__id__"));
     if let Some(i) = w.unbound {
-        let message = "Salt's call_chunk raises UnboundLocalError (cannot access local variable 'chunk'): this state waits on an onfail_all requisite no other requisite of it runs first, and the run ends there";
-        return Err(SaltError::new(Code::RequisiteCycle, message).at(chunks[i].id_loc.clone()).id(chunks[i].get_str("__id__")));
+        return Err(raised(i, "Salt's call_chunk raises UnboundLocalError (cannot access local variable 'chunk'): this state waits on an onfail_all requisite no other requisite of it runs first, and the run ends there"));
     }
     if let Some(i) = w.overflow {
-        let message =
-            "maximum recursion depth exceeded: Salt's call_chunk recursion never ends (states that prereq each other), and the run raises RecursionError";
-        return Err(SaltError::new(Code::RequisiteCycle, message).at(chunks[i].id_loc.clone()).id(chunks[i].get_str("__id__")));
+        return Err(raised(
+            i,
+            "maximum recursion depth exceeded: Salt's call_chunk recursion never ends (states that prereq each other), and the run raises RecursionError",
+        ));
     }
     // Where each run landed, to point the edges at the runs before it.
     let mut real_at: Vec<Option<usize>> = vec![None; n];
@@ -92,11 +100,11 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
     let runs: HashSet<usize> = w.out.iter().filter(|(_, test)| !test).map(|&(i, _)| i).collect();
     for (pos, &(i, test)) in w.out.iter().enumerate() {
         let mut after = Vec::new();
-        for kind in CHECKED.iter().copied().chain(["prerequired"]) {
+        for &kind in KINDS {
             if test && kind == "prerequired" {
                 continue;
             }
-            for t in w.targets(i, kind).into_iter().flatten() {
+            for &t in w.targets(i, kind).iter().flatten() {
                 let at = if kind == "prereq" { test_at[t].filter(|_| runs.contains(&t)) } else { real_at[t] };
                 if let Some(at) = at.filter(|_| t != i) {
                     if !after.contains(&(at, kind)) {
@@ -122,7 +130,7 @@ pub fn walk(chunks: Vec<Chunk>, version: SaltVersion) -> Result<(Vec<Chunk>, Vec
 fn raises(chunks: &[Chunk]) -> Option<SaltError> {
     let first = chunks.first()?.get_str("name");
     for c in chunks {
-        for kind in CHECKED.iter().copied().chain(["prerequired"]) {
+        for kind in KINDS {
             let Some(list) = c.get(kind).and_then(Val::as_list) else { continue };
             for req in list {
                 let Some(d) = req.as_dict().filter(|d| !d.is_empty()) else { continue };
@@ -137,36 +145,10 @@ fn raises(chunks: &[Chunk]) -> Option<SaltError> {
     None
 }
 
-impl Walk<'_> {
-    /// The chunks one requisite of chunk `i` names, per entry of `kind` (`None`: an entry that
-    /// names no state, a "requisite not found").
-    fn targets(&self, i: usize, kind: &str) -> Vec<Option<usize>> {
-        let Some(list) = self.chunks[i].get(kind).and_then(Val::as_list) else { return Vec::new() };
-        let mut out = Vec::new();
-        for req in list {
-            let (key, val) = match &req.v {
-                V::Str(_) => ("id".to_string(), req),
-                V::Dict(d) if !d.is_empty() => (d.0[0].0.py_str(), &d.0[0].1),
-                _ => continue,
-            };
-            let Some(val) = val.as_str() else { continue };
-            let mut found = false;
-            for (j, c) in self.chunks.iter().enumerate() {
-                let hit = if key == "sls" {
-                    fnmatch::fnmatch(&c.get_str("__sls__"), val) || (self.version.sls_included_from() && included_from(c, val))
-                } else {
-                    (fnmatch::fnmatch(&c.get_str("name"), val) || fnmatch::fnmatch(&c.get_str("__id__"), val)) && (key == "id" || c.get_str("state") == key)
-                };
-                if hit {
-                    found = true;
-                    out.push(Some(j));
-                }
-            }
-            if !found {
-                out.push(None);
-            }
-        }
-        out
+impl Walk {
+    /// The chunks each requisite of `kind` of chunk `i` names ([`Walk::targets`]).
+    fn targets(&self, i: usize, kind: &str) -> &[Option<usize>] {
+        kind_at(kind).map_or(&[], |at| &self.targets[i][at])
     }
 
     /// `check_requisite` as far as the order goes: whether every state a requisite names has
@@ -175,7 +157,7 @@ impl Walk<'_> {
         let kinds = CHECKED.iter().copied().chain(with_prerequired.then_some("prerequired"));
         kinds.into_iter().any(|kind| {
             let ran = if kind == "prereq" { &self.pre } else { &self.running };
-            self.targets(i, kind).into_iter().any(|t| t.is_none_or(|t| !ran.contains(&self.tags[t])))
+            self.targets(i, kind).iter().any(|t| t.is_none_or(|t| !ran.contains(&self.tags[t])))
         })
     }
 
@@ -238,7 +220,7 @@ impl Walk<'_> {
         if self.overflow.is_some() || self.unbound.is_some() {
             return;
         }
-        if !self.chunks[i].get("prerequired").is_some_and(Val::truthy) {
+        if !self.prerequired_by[i] {
             self.active.insert(self.tags[i].clone());
         }
         let is_prereq = self.prereq[i];
@@ -250,7 +232,9 @@ impl Walk<'_> {
         let mut reqs = Vec::new();
         let mut lost = false;
         for kind in kinds {
-            for t in self.targets(i, kind) {
+            // The field, not [`Walk::targets`]: the marks below change other fields meanwhile.
+            let Some(at) = kind_at(kind) else { continue };
+            for &t in &self.targets[i][at] {
                 match t {
                     Some(t) => {
                         if kind == "prereq" {
@@ -305,6 +289,42 @@ impl Walk<'_> {
             self.call_chunk(i, depth + 1);
         }
     }
+}
+
+/// Where `kind` is in [`KINDS`].
+fn kind_at(kind: &str) -> Option<usize> {
+    KINDS.iter().position(|k| *k == kind)
+}
+
+/// The chunks one requisite of chunk `i` names, per entry of `kind`, as `check_requisite`
+/// matches them (`None`: an entry that names no state, a "requisite not found").
+fn targets(chunks: &[Chunk], i: usize, kind: &str, version: SaltVersion) -> Vec<Option<usize>> {
+    let Some(list) = chunks[i].get(kind).and_then(Val::as_list) else { return Vec::new() };
+    let mut out = Vec::new();
+    for req in list {
+        let (key, val) = match &req.v {
+            V::Str(_) => ("id".to_string(), req),
+            V::Dict(d) if !d.is_empty() => (d.0[0].0.py_str(), &d.0[0].1),
+            _ => continue,
+        };
+        let Some(val) = val.as_str() else { continue };
+        let mut found = false;
+        for (j, c) in chunks.iter().enumerate() {
+            let hit = if key == "sls" {
+                fnmatch::fnmatch(&c.get_str("__sls__"), val) || (version.sls_included_from() && included_from(c, val))
+            } else {
+                (fnmatch::fnmatch(&c.get_str("name"), val) || fnmatch::fnmatch(&c.get_str("__id__"), val)) && (key == "id" || c.get_str("state") == key)
+            };
+            if hit {
+                found = true;
+                out.push(Some(j));
+            }
+        }
+        if !found {
+            out.push(None);
+        }
+    }
+    out
 }
 
 /// `req_val in chunk.get("__sls_included_from__", [])`.
