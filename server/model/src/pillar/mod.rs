@@ -357,8 +357,9 @@ fn compile_once(
     }
     // 3006 and 3007's pillar matchers raise when `opts` has neither `pillar` nor `ext_pillar`
     // (git_pillar's own compiles, `Ext::none()`, run under options that have `ext_pillar`).
-    let unbound = !o.version.pillar_data() && opts_pillar.is_none() && ext.opts.is_object() && ext.opts.get("ext_pillar").is_none();
-    let ext_list = (!o.version.pillar_data() && opts_pillar.is_none()).then(|| ext.opts.get("ext_pillar").cloned()).flatten();
+    let without_pillar = !o.version.pillar_data() && opts_pillar.is_none();
+    let unbound = without_pillar && ext.opts.is_object() && ext.opts.get("ext_pillar").is_none();
+    let ext_list = without_pillar.then(|| ext.opts.get("ext_pillar").cloned()).flatten();
     let jinja_in = jinja;
     let mut jinja = jinja.clone();
     // The pillar compiled so far follows from what the compile asked before: not recorded.
