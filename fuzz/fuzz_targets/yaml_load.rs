@@ -2,7 +2,9 @@
 //! text on character boundaries; and a flow collection (what Salt's `yaml` and `json` filters
 //! print) loads to the same value pasted after `k: ` at the top and deep in a block under a list
 //! item, where its continuation lines fall left of their key (PyYAML checks no indentation
-//! inside a flow collection).
+//! inside a flow collection), or the deep one is refused for the one reason libyaml has: a tab
+//! leading a continuation line of a plain scalar, left of the deep block's indentation (its
+//! plain scalar scan checks that column in flow collections too).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -44,7 +46,12 @@ fuzz_target!(|data: &[u8]| {
     let deep = format!("x:\n  y:\n    - z: 1\n      k: {text}");
     let Ok(top_node) = syntax::yaml::load(&top) else { return };
     check_spans(&top, &top_node);
-    let deep_node = syntax::yaml::load(&deep).unwrap_or_else(|e| panic!("{top:?} loads, {deep:?} does not: {e:?}"));
+    let tab_leads_a_line = text.lines().skip(1).any(|l| l.trim_start_matches(' ').starts_with('\t'));
+    let deep_node = match syntax::yaml::load(&deep) {
+        Ok(node) => node,
+        Err(e) if tab_leads_a_line && e.message == "found a tab character that violates indentation" => return,
+        Err(e) => panic!("{top:?} loads, {deep:?} does not: {e:?}"),
+    };
     check_spans(&deep, &deep_node);
     let k = |n: &Node| n.get("k").cloned();
     let deep_k = deep_node.get("x").and_then(|x| x.get("y")).and_then(|y| y.as_seq()).and_then(|s| s.first()).and_then(k);

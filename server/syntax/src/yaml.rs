@@ -1094,6 +1094,13 @@ fn plain_before(text: &str, node: &Node, at: usize, parent: Option<usize>, into_
         }
         _ => {
             let plain = node.span.end > node.span.start && !matches!(first, Some(b'\'' | b'"' | b'|' | b'>'));
+            // In a flow collection, a plain scalar's own continuation lines: libyaml reads their
+            // leading blanks with the same scan as the blanks after it.
+            if plain && into_flow && node.span.start < at && at < node.span.end {
+                let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+                let leading = text[line..at].bytes().all(|b| matches!(b, b' ' | b'\t'));
+                return (line > node.span.start && leading).then_some(parent);
+            }
             let between = text.get(node.span.end..at)?;
             (plain && between.bytes().all(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r'))).then_some(parent)
         }
@@ -1785,6 +1792,13 @@ mod tests {
         expect_test::expect![[r#"{Str("k")@0..1: {Str("key")@5..8: [Str("no")@20..24]}}"#]].assert_eq(&got("k:\n  key: !!seq [\n  \"no\",\n\t]\n"));
         expect_test::expect!["error at 13: found a tab character that violates indentation"].assert_eq(&got("a:\n  b: [a\n  \t]\n"));
         expect_test::expect![[r#"{Str("a")@0..1: {Str("b")@5..6: [Str("a")@9..10]}}"#]].assert_eq(&got("a:\n  b: [a\n   \t]\n"));
+        // The same scan reads a plain scalar's own continuation lines (found by the yaml_load
+        // fuzz target: libyaml loads `[a\n \tb]` after `k: ` at the top, not deep in a block).
+        expect_test::expect!["error at 6: found a tab character that violates indentation"].assert_eq(&got("k: [a\n\tb]\n"));
+        expect_test::expect![[r#"{Str("k")@0..1: [Str("a b")@4..9]}"#]].assert_eq(&got("k: [a\n \tb]\n"));
+        expect_test::expect!["error at 32: found a tab character that violates indentation"].assert_eq(&got("x:\n  y:\n    - z: 1\n      k: [a\n \tb]\n"));
+        expect_test::expect!["error at 9: found a tab character that violates indentation"].assert_eq(&got("k: {a: b\n\tc}\n"));
+        expect_test::expect![[r#"[Str("a b")@1..5]"#]].assert_eq(&got("[a\n\tb]\n"));
         // A plain scalar continued on the next line of a flow: its quote opens nothing.
         expect_test::expect![[r#"{Str("k")@0..1: [{Str("key")@7..10: [{Str("a")@14..15: Str("b '-3")@17..23}, {Str("c")@27..28: Str("d")@30..33, Str("e")@36..37: Str("f")@39..40}]}]}"#]].assert_eq(&got("k:\n  - key: [{a: b\n '-3}, {c: 'd',\n e: f}]\n"));
         // A lone `-` in a flow is a plain scalar to libyaml.
