@@ -78,7 +78,7 @@ check('grammar source.sls, identical to grammars/sls.tmLanguage.json', () => {
   assert(packaged.scopeName === 'source.sls', 'scopeName');
 });
 
-check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pillar, Show Impact, Check Fleet', () => {
+check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pillar, Show Impact, Show Upgrade Impact, Check Fleet', () => {
   const titles = Object.fromEntries((contributes.commands || []).map((c) => [c.command, `${c.category}: ${c.title}`]));
   const want = {
     'salt-analyzer.pickMinion': 'Salt: Select Minion',
@@ -86,6 +86,7 @@ check('commands Select Minion, Show Top Explanation, Restart Server, Refresh Pil
     'salt-analyzer.restartServer': 'Salt: Restart Server',
     'salt-analyzer.reloadPillar': 'Salt: Refresh Pillar (re-read files and databases)',
     'salt-analyzer.showImpact': "Salt: Show Impact of Changes (every minion's highstate vs HEAD)",
+    'salt-analyzer.showUpgradeImpact': 'Salt: Show Upgrade Impact (the changes on another Salt release vs HEAD)...',
     'salt-analyzer.runCheckFleet': "Salt: Check Fleet (every fleet minion's highstate)",
   };
   for (const [id, title] of Object.entries(want)) assert(titles[id] === title, `${id} is ${titles[id]}, want ${title}`);
@@ -104,6 +105,7 @@ check('settings documented with descriptions and defaults', () => {
     'salt-analyzer.server.path': '',
     'salt-analyzer.minion': '',
     'salt-analyzer.saltConfig': '',
+    'salt-analyzer.impact.toSaltVersion': '',
     'salt-analyzer.trace.server': 'off',
   };
   for (const [key, def] of Object.entries(want)) {
@@ -113,6 +115,7 @@ check('settings documented with descriptions and defaults', () => {
     assert('default' in p && p.default === def, `${key} default is ${JSON.stringify(p.default)}, want ${JSON.stringify(def)}`);
   }
   assert(JSON.stringify(props['salt-analyzer.trace.server'].enum) === '["off","messages","verbose"]', 'trace.server enum');
+  assert(JSON.stringify(props['salt-analyzer.impact.toSaltVersion'].enum) === '["","3006","3007","3008"]', 'impact.toSaltVersion enum');
 });
 
 check('activation, engine, repository and license fields', () => {

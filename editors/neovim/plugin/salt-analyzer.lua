@@ -48,9 +48,17 @@ vim.api.nvim_create_user_command('SaltRefreshPillar', function()
   commands().refresh_pillar()
 end, { nargs = 0, desc = 'salt-analyzer: re-read the pillar files and query the ext_pillar databases again' })
 
-vim.api.nvim_create_user_command('SaltImpact', function()
-  commands().impact()
-end, { nargs = 0, desc = "salt-analyzer: what the uncommitted changes do to every minion's highstate (vs HEAD)" })
+vim.api.nvim_create_user_command('SaltImpact', function(args)
+  commands().impact(args.args)
+end, {
+  nargs = '?',
+  desc = "salt-analyzer: what the uncommitted changes do to every minion's highstate (vs HEAD); with a release (3008), on that Salt",
+  complete = function(arglead)
+    return vim.tbl_filter(function(r)
+      return vim.startswith(r, arglead)
+    end, require('salt-analyzer.settings').releases)
+  end,
+})
 
 vim.api.nvim_create_user_command('SaltCheckFleet', function()
   commands().check_fleet()

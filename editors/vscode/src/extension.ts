@@ -17,7 +17,7 @@ import {
 import { describeSource, findServer, INSTALL_URL, isExecutableFile, notFoundMessage, serverExecutable } from './discovery';
 import { firstRunMessage, parseWorkspaceInfo, starterWorkspaceFile, WorkspaceInfo } from './firstrun';
 import { COMMANDS, parseMinions, pickItems, selectedMinion, selectedSalt, statusText, topExplainArguments, topExplainText } from './minions';
-import { didChangeConfigurationParams, SECTION, ServerSettings, toServerSettings } from './settings';
+import { didChangeConfigurationParams, SALT_RELEASES, SECTION, ServerSettings, toServerSettings } from './settings';
 
 const LANGUAGE_ID = 'sls';
 const TOP_SCHEME = 'salt-analyzer';
@@ -67,6 +67,11 @@ class SaltExtension implements vscode.Disposable {
       // The impact code lens runs this too: the server's grouped report of what the unsaved and
       // uncommitted changes do to every minion's highstate (against HEAD), as a Markdown preview.
       vscode.commands.registerCommand('salt-analyzer.showImpact', () => this.guard('Show Impact of Changes', () => this.showImpact())),
+      // The same report with the changes compiled on a release picked here (the setting
+      // `impact.toSaltVersion` sets it for the lens and the plain report).
+      vscode.commands.registerCommand('salt-analyzer.showUpgradeImpact', (release?: unknown) =>
+        this.guard('Show Upgrade Impact', () => this.showUpgradeImpact(typeof release === 'string' ? release : undefined)),
+      ),
       // Every fleet minion's highstate checked by the server (with its own progress); the
       // findings arrive as diagnostics in the Problems panel.
       vscode.commands.registerCommand('salt-analyzer.runCheckFleet', () =>
@@ -183,7 +188,7 @@ class SaltExtension implements vscode.Disposable {
     const scope = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
     const config = vscode.workspace.getConfiguration(SECTION, scope);
     return toServerSettings(
-      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), saltCall: config.get('saltCall'), trace: config.get('trace') },
+      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), saltCall: config.get('saltCall'), impact: config.get('impact'), trace: config.get('trace') },
       { platform: process.platform, env: process.env, workspaceFolder: workspaceFolder(scope), home: os.homedir() },
     );
   }
@@ -282,14 +287,22 @@ class SaltExtension implements vscode.Disposable {
   }
 
   /** Runs a server command with a direct request, so it works whether or not the server advertises it. */
-  private async showImpact(): Promise<void> {
-    const report = await this.execute(COMMANDS.impactReport, []);
+  private async showImpact(args: unknown[] = []): Promise<void> {
+    const report = await this.execute(COMMANDS.impactReport, args);
     if (typeof report !== 'string') {
       void vscode.window.showInformationMessage('salt-analyzer: no impact report (the workspace is not in a git repository with a commit).');
       return;
     }
     const doc = await vscode.workspace.openTextDocument({ language: 'markdown', content: report });
     await vscode.commands.executeCommand('markdown.showPreview', doc.uri);
+  }
+
+  /** Asks for the release (unless given), then shows the impact report with the changes on it. */
+  private async showUpgradeImpact(release?: string): Promise<void> {
+    const picked =
+      release ?? (await vscode.window.showQuickPick([...SALT_RELEASES].reverse(), { placeHolder: 'Compile the changes on Salt ...' }));
+    if (picked === undefined) return;
+    await this.showImpact([{ toSaltVersion: picked }]);
   }
 
   private async execute(command: string, args: unknown[]): Promise<unknown> {

@@ -7,12 +7,14 @@ export const SECTION = 'salt-analyzer';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
 
-/** The server's contract: `{ minion, saltConfig, saltCall, trace: { server } }`. */
+/** The server's contract: `{ minion, saltConfig, saltCall, impact: { toSaltVersion }, trace: { server } }`. */
 export interface ServerSettings {
   minion: string | null;
   saltConfig: string | null;
   /** The `salt-call` asked for Salt's state docs: null = the one on PATH, false = never. */
   saltCall: string | false | null;
+  /** The Salt release the impact lens and report compile the changes on (null: the minion's own). */
+  impact: { toSaltVersion: string | null };
   trace: { server: TraceLevel };
 }
 
@@ -24,6 +26,7 @@ export interface RawSettings {
   minion?: unknown;
   saltConfig?: unknown;
   saltCall?: unknown;
+  impact?: unknown;
   trace?: unknown;
 }
 
@@ -43,6 +46,7 @@ export function toServerSettings(raw: RawSettings, ctx: PathContext): ServerSett
     minion,
     saltConfig: saltConfig === null ? null : resolvePathSetting(saltConfig, ctx),
     saltCall: saltCall === null || saltCall === false ? saltCall : resolvePathSetting(saltCall, ctx),
+    impact: { toSaltVersion: impactRelease(raw.impact) },
     trace: { server: traceLevel(raw.trace) },
   };
 }
@@ -56,6 +60,16 @@ export function didChangeConfigurationParams(settings: ServerSettings): { settin
 export function traceLevel(trace: unknown): TraceLevel {
   const value = typeof trace === 'object' && trace !== null ? (trace as { server?: unknown }).server : trace;
   return value === 'messages' || value === 'verbose' ? value : 'off';
+}
+
+/** The releases the server compiles for: the impact target's choices. */
+export const SALT_RELEASES = ['3006', '3007', '3008'] as const;
+
+/** Reads `impact.toSaltVersion` from `{ toSaltVersion: "3008" }`; anything else is null. */
+export function impactRelease(impact: unknown): string | null {
+  const value = typeof impact === 'object' && impact !== null ? (impact as { toSaltVersion?: unknown }).toSaltVersion : undefined;
+  const text = nonEmpty(value);
+  return text !== null && (SALT_RELEASES as readonly string[]).includes(text) ? text : null;
 }
 
 function nonEmpty(value: unknown): string | null {

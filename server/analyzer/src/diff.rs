@@ -266,15 +266,6 @@ fn revision_sides(root: &Path, args: &DiffArgs) -> Result<Sides, String> {
     Ok(Sides { work_dir, root, before_fs, after_fs, from_rev: revs.from, from_label: revs.from_label, to_label })
 }
 
-/// `LABEL on Salt 3006`, or, where nothing pinned the release, on each minion's own.
-fn on_release(label: &str, ws: &Workspace) -> String {
-    use model::version::VersionSource;
-    match ws.opts.version_source {
-        VersionSource::CommandLine | VersionSource::WorkspaceFile => format!("{label} on Salt {}", ws.opts.version),
-        _ => format!("{label} on each minion's Salt (its saltversioninfo grain, else {})", ws.opts.version),
-    }
-}
-
 pub fn run(args: &DiffArgs) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let root = crate::cli::find_root(None);
@@ -296,7 +287,10 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     // Each side says its release when the releases are the question.
     let json_to = to_label.clone();
     let (from_label, to_label) = match args.to_salt_version {
-        Some(_) => (on_release(&from_label, &before.ws), on_release(&to_label, &after.ws)),
+        Some(_) => (
+            model::version::side_label(&from_label, before.ws.opts.version, &before.ws.opts.version_source),
+            model::version::side_label(&to_label, after.ws.opts.version, &after.ws.opts.version_source),
+        ),
         None => (from_label, to_label),
     };
     // Each side's release, in JSON, when two are compared.

@@ -98,3 +98,55 @@ fn a_minion_broken_at_head_and_still_broken_is_counted_apart() {
     .assert_debug_eq(&lenses(&mut lsp, "salt/web.sls"));
     lsp.finish();
 }
+
+/// With a target release (the `impact.toSaltVersion` setting, or the report command's
+/// argument), the changes compile on that release while `HEAD` keeps the workspace's: the
+/// change and an upgrade at once. 3006 does not mark included states, 3008 does.
+#[test]
+fn a_target_release_compiles_the_changes_on_it() {
+    let tree = TempTree::new("impact-release", None);
+    tree.write(
+        "salt-analyzer.yaml",
+        "salt_version: 3006\nfile_roots: {base: [salt]}\nminions:\n  web01: {grains: {role: web}}\n  db01: {grains: {role: db}}\n",
+    );
+    tree.write("salt/top.sls", "base:\n  web01: [web]\n  db01: [db]\n");
+    tree.write("salt/web.sls", "include: [common]\nnginx: {pkg.installed: []}\n");
+    tree.write("salt/common.sls", "ntp: {pkg.installed: []}\n");
+    tree.write("salt/db.sls", "postgres: {pkg.installed: []}\n");
+    git(&tree.root, &["init", "-q"]);
+    git(&tree.root, &["add", "-A"]);
+    git(&tree.root, &["commit", "-qm", "init"]);
+    let init = json!({"salt-analyzer": {"impact": {"toSaltVersion": "3008"}}});
+    let mut lsp = Lsp::start(&tree.root, ClientOptions { init, ..ClientOptions::default() });
+    lsp.sync();
+    lsp.open_from_disk("salt/db.sls");
+    lsp.change("salt/db.sls", 2, &[(None, "postgres: {pkg.installed: [{version: '15'}]}\n")]);
+    // db01's state changes, and web01's included ntp now carries __sls_included_from__.
+    expect![[r#"
+        [
+            "changes vs HEAD, on Salt 3008: 2 of 2 minions' highstates change -> salt-analyzer.showImpact",
+        ]
+    "#]]
+    .assert_debug_eq(&lenses(&mut lsp, "salt/db.sls"));
+    let report = |lsp: &mut Lsp, args: serde_json::Value| {
+        let r = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": args}));
+        r.map(|r| r.as_str().unwrap_or_default().lines().take(3).collect::<Vec<_>>().join("\n"))
+    };
+    let upgrade = report(&mut lsp, json!([])).expect("the report");
+    assert!(upgrade.contains("HEAD on Salt 3006") && upgrade.contains("unsaved and uncommitted changes on Salt 3008"), "{upgrade}");
+    assert!(upgrade.contains("**2 minion(s) changed, 0 unchanged**"), "{upgrade}");
+    // The argument overrides the setting: `null` is the change alone.
+    let alone = report(&mut lsp, json!([{"toSaltVersion": null}])).expect("the report");
+    assert!(alone.contains("**1 minion(s) changed, 1 unchanged**") && !alone.contains("on Salt"), "{alone}");
+    let bad = report(&mut lsp, json!([{"toSaltVersion": "2019.2"}])).expect_err("an unknown release is refused");
+    expect![[r#""toSaltVersion: \"2019.2\" is not a supported Salt release (3006, 3007 or 3008)""#]].assert_eq(&bad["message"].to_string());
+    // The setting changed to nothing: the lens is the change's alone.
+    lsp.notify("workspace/didChangeConfiguration", json!({"settings": {"salt-analyzer": {"impact": {"toSaltVersion": null}}}}));
+    expect![[r#"
+        [
+            "changes vs HEAD: 1 of 2 minions' highstates change -> salt-analyzer.showImpact",
+        ]
+    "#]]
+    .assert_debug_eq(&lenses(&mut lsp, "salt/db.sls"));
+    lsp.finish();
+}

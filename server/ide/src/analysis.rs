@@ -6,6 +6,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use model::version::SaltVersion;
 use syntax::line_index::LineIndex;
 
 use crate::features::completion::CompletionItem;
@@ -157,14 +158,15 @@ impl Analysis {
         top::explain(&self.snap, minion)
     }
 
-    /// Every minion's highstate at `base` against this snapshot's files, grouped.
-    pub fn impact(&self, base: &ImpactBase) -> Cancellable<Arc<ImpactReport>> {
-        impact::report(&self.snap, base)
+    /// Every minion's highstate at `base` against this snapshot's files, grouped; with `to`,
+    /// the snapshot's side compiles on that Salt release.
+    pub fn impact(&self, base: &ImpactBase, to: Option<SaltVersion>) -> Cancellable<Arc<ImpactReport>> {
+        impact::report(&self.snap, base, to)
     }
 
     /// The impact code lens of a file that differs from `base` (`None` when it does not).
-    pub fn impact_lens(&self, path: &Path, base: &ImpactBase) -> Cancellable<Option<String>> {
-        impact::lens(&self.snap, path, base)
+    pub fn impact_lens(&self, path: &Path, base: &ImpactBase, to: Option<SaltVersion>) -> Cancellable<Option<String>> {
+        impact::lens(&self.snap, path, base, to)
     }
 
     /// The fleet's code lenses of a file (byte offset, title): how many fleet minions each

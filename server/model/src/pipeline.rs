@@ -423,8 +423,7 @@ fn minion_version(opts: &mut Opts, minion: &Minion) {
 /// line or the workspace file pins, else its `saltversioninfo` grain, else the options' own.
 pub fn release_for(opts: &Opts, grains: &serde_json::Value) -> (crate::version::SaltVersion, crate::version::VersionSource) {
     use crate::version::{SaltVersion, VersionSource};
-    let pinned = !matches!(opts.version_source, VersionSource::Default | VersionSource::Installed(_));
-    match grains.get("saltversioninfo").and_then(SaltVersion::from_grain).filter(|_| !pinned) {
+    match grains.get("saltversioninfo").and_then(SaltVersion::from_grain).filter(|_| !opts.version_source.pins()) {
         Some(v) => {
             let full = grains.get("saltversion").and_then(|s| s.as_str()).map_or_else(|| v.to_string(), str::to_string);
             (v, VersionSource::Grain(full))

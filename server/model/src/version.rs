@@ -118,6 +118,26 @@ pub enum VersionSource {
     Installed(String),
     /// The minion's own `saltversioninfo` grain (e.g. `3007.1`).
     Grain(String),
+    /// The release an editor's impact report compares against (its `impact.toSaltVersion`
+    /// setting, or the report command's argument).
+    ImpactTarget,
+}
+
+impl VersionSource {
+    /// Whether the release was chosen for every minion (a minion's `saltversioninfo` grain
+    /// then does not count).
+    pub fn pins(&self) -> bool {
+        !matches!(self, VersionSource::Default | VersionSource::Installed(_))
+    }
+}
+
+/// How a report names one side when the releases are the question: `LABEL on Salt 3006`, or,
+/// where nothing pinned the release, on each minion's own.
+pub fn side_label(label: &str, version: SaltVersion, source: &VersionSource) -> String {
+    match source {
+        VersionSource::CommandLine | VersionSource::WorkspaceFile | VersionSource::ImpactTarget => format!("{label} on Salt {version}"),
+        _ => format!("{label} on each minion's Salt (its saltversioninfo grain, else {version})"),
+    }
 }
 
 impl fmt::Display for VersionSource {
@@ -128,6 +148,7 @@ impl fmt::Display for VersionSource {
             VersionSource::WorkspaceFile => write!(f, "salt_version: in salt-analyzer.yaml"),
             VersionSource::Installed(v) => write!(f, "the installed salt-call {v}"),
             VersionSource::Grain(v) => write!(f, "the minion's saltversioninfo grain, {v}"),
+            VersionSource::ImpactTarget => write!(f, "the impact report's target release"),
         }
     }
 }

@@ -147,7 +147,7 @@ check('plugin/salt-analyzer.lua defines :SaltMinion, :SaltTopExplain, :SaltRefre
   eq(cmds.SaltMinion and cmds.SaltMinion.nargs, '?', 'SaltMinion nargs')
   eq(cmds.SaltTopExplain and cmds.SaltTopExplain.nargs, '?', 'SaltTopExplain nargs')
   eq(cmds.SaltRefreshPillar and cmds.SaltRefreshPillar.nargs, '0', 'SaltRefreshPillar nargs')
-  eq(cmds.SaltImpact and cmds.SaltImpact.nargs, '0', 'SaltImpact nargs')
+  eq(cmds.SaltImpact and cmds.SaltImpact.nargs, '?', 'SaltImpact nargs')
   eq(cmds.SaltCheckFleet and cmds.SaltCheckFleet.nargs, '0', 'SaltCheckFleet nargs')
   eq(type(vim.lsp.commands['salt-analyzer.showImpact']), 'function', 'the impact lens command')
 end)
@@ -161,13 +161,16 @@ end)
 local settings = require('salt-analyzer.settings')
 
 check('settings: nulls are JSON null, trace defaults to off', function()
-  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, trace = { server = 'off' } })
-  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, trace = { server = 'off' } }))
+  local none = { toSaltVersion = vim.NIL }
+  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, trace = { server = 'off' } })
+  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, trace = { server = 'off' } }))
 end)
 
 check('settings: values, relative salt_config, trace levels', function()
   local s = settings.server_settings({ minion = ' web01 ', salt_config = 'etc/salt', trace = 'verbose' }, '/ws')
-  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, trace = { server = 'verbose' } })
+  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, trace = { server = 'verbose' } })
+  eq(settings.server_settings({ impact_to_salt_version = 3008 }).impact, { toSaltVersion = '3008' }, 'impact target, a number')
+  eq(settings.server_settings({ impact_to_salt_version = '2019.2' }).impact, { toSaltVersion = vim.NIL }, 'unknown impact target')
   eq(settings.server_settings({ salt_call = false }).saltCall, false, 'salt_call false: never ask Salt')
   eq(settings.server_settings({ salt_call = '/opt/salt/bin/salt-call' }).saltCall, '/opt/salt/bin/salt-call', 'salt_call path')
   eq(settings.server_settings({ salt_config = '/etc/salt' }, '/ws').saltConfig, '/etc/salt', 'absolute')
@@ -200,7 +203,7 @@ check('lsp/salt_analyzer.lua: cmd, filetypes, root markers, init_options', funct
   eq(config.init_options.minion, 'web02', 'minion')
   local params = {}
   config.before_init(params, { root_dir = '/ws' })
-  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, trace = { server = 'off' } })
+  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, trace = { server = 'off' } })
 end)
 
 if vim.lsp.enable then
@@ -251,6 +254,7 @@ check('setup(): starts on FileType with root, init_options and settings', functi
     minion = 'web01',
     saltConfig = vim.fs.normalize(tmp) .. '/etc/salt',
     saltCall = vim.NIL,
+    impact = { toSaltVersion = vim.NIL },
     trace = { server = 'off' },
   }, 'initializationOptions')
   eq(client.config.settings['salt-analyzer'].minion, 'web01', 'settings section')
@@ -280,6 +284,15 @@ check(':SaltMinion lists the profiles with vim.ui.select, then selects the pick'
   eq(last('workspace/executeCommand', 'salt-analyzer.listMinions').params.arguments, {}, 'listMinions args')
   eq(shown, { 'web01  (selected)', 'db01' }, 'items')
   eq(last('workspace/executeCommand', 'salt-analyzer.selectMinion').params.arguments, { 'db01' }, 'selectMinion args')
+end)
+
+check(':SaltImpact RELEASE asks for the report with the changes on that release', function()
+  vim.cmd('SaltImpact 3006')
+  wait_for('impactReport', function()
+    return last('workspace/executeCommand', 'salt-analyzer.impactReport') ~= nil
+  end)
+  eq(last('workspace/executeCommand', 'salt-analyzer.impactReport').params.arguments, { { toSaltVersion = '3006' } }, 'arguments')
+  eq(vim.fn.getcompletion('SaltImpact 300', 'cmdline'), { '3006', '3007', '3008' }, 'completion')
 end)
 
 check(':SaltMinion completes minion ids', function()

@@ -125,9 +125,21 @@ end
 
 --- Opens the impact report (what the uncommitted and unsaved changes do to every minion's
 --- highstate against HEAD, minions with the same change grouped) in a markdown scratch buffer.
---- The impact code lens runs this too (`salt-analyzer.showImpact`).
-function M.impact()
-  M.execute(M.impact_report, {}, function(result)
+--- The impact code lens runs this too (`salt-analyzer.showImpact`). With `release` ('3008'),
+--- the changes compile on that Salt release (the option `impact_to_salt_version` sets it for
+--- the lens and a plain :SaltImpact).
+---@param release string|nil
+function M.impact(release)
+  local args = {}
+  if release ~= nil and release ~= '' then
+    local settings = require('salt-analyzer.settings')
+    if not settings.release(release) then
+      notify(('%s is not a Salt release the server knows (%s)'):format(release, table.concat(settings.releases, ', ')), vim.log.levels.ERROR)
+      return
+    end
+    args = { { toSaltVersion = release } }
+  end
+  M.execute(M.impact_report, args, function(result)
     if type(result) ~= 'string' then
       notify('no impact report: the workspace is not in a git repository with a commit', vim.log.levels.WARN)
       return

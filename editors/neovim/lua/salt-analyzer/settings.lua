@@ -1,5 +1,6 @@
 --- Plugin options (from `setup()` or `vim.g.salt_analyzer`) and the settings the
---- server reads: `{ minion, saltConfig, saltCall, trace = { server } }`, the same shape the
+--- server reads: `{ minion, saltConfig, saltCall, impact = { toSaltVersion }, trace = { server } }`,
+--- the same shape the
 --- VS Code extension sends as initializationOptions and workspace configuration.
 local M = {}
 
@@ -15,6 +16,9 @@ M.defaults = {
   salt_config = nil,
   -- The salt-call asked for Salt's state docs (hovers): nil = the one on PATH, false = never.
   salt_call = nil,
+  -- The Salt release ('3006', '3007', '3008') the impact lens and :SaltImpact compile the
+  -- changes on, HEAD keeping each minion's own: the change and an upgrade at once. nil: none.
+  impact_to_salt_version = nil,
   trace = 'off',
   -- Tree-sitter highlighting (jinja host + injected yaml, queries/sls/). Off by
   -- default: the jinja parser rejects `{% from tpldir ~ "/map.jinja" import ... %}`,
@@ -81,8 +85,26 @@ function M.server_settings(opts, root_dir)
     minion = minion == nil and vim.NIL or minion,
     saltConfig = salt_config == nil and vim.NIL or salt_config,
     saltCall = salt_call == nil and vim.NIL or salt_call,
+    impact = { toSaltVersion = M.release(opts.impact_to_salt_version) or vim.NIL },
     trace = { server = trace_level(opts.trace) },
   }
+end
+
+--- The Salt releases the server compiles for (the impact target's choices).
+M.releases = { '3006', '3007', '3008' }
+
+--- `value` if it names a supported Salt release (a number is read as its text), else nil.
+---@param value any
+---@return string|nil
+function M.release(value)
+  if type(value) == 'number' then
+    value = tostring(value)
+  end
+  value = non_empty(value)
+  if value and vim.tbl_contains(M.releases, value) then
+    return value
+  end
+  return nil
 end
 
 --- The command line as a list, or a function (an in-process server, see :h vim.lsp.ClientConfig).

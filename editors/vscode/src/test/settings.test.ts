@@ -3,16 +3,17 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 
-import { didChangeConfigurationParams, toServerSettings, traceLevel } from '../settings';
+import { didChangeConfigurationParams, impactRelease, toServerSettings, traceLevel } from '../settings';
 
 const ctx = { platform: 'linux' as const, env: {}, workspaceFolder: '/ws', home: '/home/ada' };
 
 test('defaults: nulls and trace off', () => {
-  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, saltCall: null, trace: { server: 'off' } });
+  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, saltCall: null, impact: { toSaltVersion: null }, trace: { server: 'off' } });
   assert.deepEqual(toServerSettings({ minion: null, saltConfig: null, trace: { server: 'off' } }, ctx), {
     minion: null,
     saltConfig: null,
     saltCall: null,
+    impact: { toSaltVersion: null },
     trace: { server: 'off' },
   });
 });
@@ -22,6 +23,7 @@ test('values are passed through, trimmed; blank means null', () => {
     minion: 'web01',
     saltConfig: '/etc/salt',
     saltCall: null,
+    impact: { toSaltVersion: null },
     trace: { server: 'verbose' },
   });
   assert.equal(toServerSettings({ minion: '   ' }, ctx).minion, null);
@@ -51,10 +53,19 @@ test('trace level: only off, messages, verbose', () => {
 
 test('server.path is not part of what the server receives', () => {
   const raw = { minion: 'a', saltConfig: null, trace: { server: 'off' }, server: { path: '/x' } };
-  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['minion', 'saltCall', 'saltConfig', 'trace']);
+  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['impact', 'minion', 'saltCall', 'saltConfig', 'trace']);
 });
 
 test('didChangeConfiguration carries the salt-analyzer section', () => {
   const s = toServerSettings({ minion: 'web01' }, ctx);
   assert.deepEqual(didChangeConfigurationParams(s), { settings: { 'salt-analyzer': s } });
+});
+
+test('impact.toSaltVersion: a supported release, else null', () => {
+  assert.deepEqual(toServerSettings({ impact: { toSaltVersion: ' 3008 ' } }, ctx).impact, { toSaltVersion: '3008' });
+  assert.equal(impactRelease({ toSaltVersion: '' }), null);
+  assert.equal(impactRelease({ toSaltVersion: '2019.2' }), null);
+  assert.equal(impactRelease({ toSaltVersion: 3006 }), null);
+  assert.equal(impactRelease('3006'), null);
+  assert.equal(impactRelease(undefined), null);
 });

@@ -79,5 +79,16 @@ pub fn settings(value: Option<&serde_json::Value>) -> Settings {
         Some(serde_json::Value::String(p)) if !p.is_empty() => SaltCall::At(PathBuf::from(p)),
         _ => SaltCall::OnPath,
     };
-    Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call }
+    let mut problems = Vec::new();
+    let impact_to = match section.and_then(|v| v.get("impact")).and_then(|v| v.get("toSaltVersion")) {
+        Some(serde_json::Value::String(v)) if !v.trim().is_empty() => {
+            let parsed = model::version::SaltVersion::parse(v.trim());
+            if parsed.is_none() {
+                problems.push(format!("impact.toSaltVersion: `{v}` is not a supported Salt release (3006, 3007 or 3008)"));
+            }
+            parsed
+        }
+        _ => None,
+    };
+    Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call, impact_to, problems }
 }

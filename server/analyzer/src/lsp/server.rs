@@ -54,7 +54,7 @@ impl Backend {
             pull_diagnostics: false,
             hierarchical_symbols: false,
         };
-        let state = State { host: None, flags, semantic: Default::default(), fleet: Default::default(), initial_settings: Default::default() };
+        let state = State { host: None, flags, semantic: Default::default(), fleet: Default::default(), initial_settings: Default::default(), impact_to: None };
         Backend { client, state: Arc::new(Mutex::new(state)), wake: Arc::new(Notify::new()) }
     }
 
@@ -200,6 +200,7 @@ impl LanguageServer for Backend {
             host.set_minion(settings.minion.clone());
             st.host = Some(host);
             st.flags = flags;
+            st.impact_to = settings.impact_to;
             st.initial_settings = settings;
         }
         Ok(InitializeResult {
@@ -209,7 +210,13 @@ impl LanguageServer for Backend {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        let flags = lock(&self.state).flags;
+        let (flags, problems) = {
+            let st = lock(&self.state);
+            (st.flags, st.initial_settings.problems.clone())
+        };
+        for p in problems {
+            self.client.log_message(MessageType::WARNING, format!("salt-analyzer: {p}")).await;
+        }
         if flags.dynamic_watchers {
             let client = self.client.clone();
             tokio::spawn(async move {
@@ -320,7 +327,11 @@ impl LanguageServer for Backend {
 
     async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
         let settings = from_proto::settings(Some(&params.settings));
+        for p in &settings.problems {
+            self.client.log_message(MessageType::WARNING, format!("salt-analyzer: {p}")).await;
+        }
         self.mutate(|st| {
+            st.impact_to = settings.impact_to;
             if let Some(host) = st.host.as_mut() {
                 host.set_salt_config(settings.salt_config.clone());
                 host.set_minion(settings.minion.clone());
@@ -399,11 +410,12 @@ impl LanguageServer for Backend {
 
     async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
         let uri = params.text_document.uri;
+        let to = lock(&self.state).impact_to;
         self.query(move |a, fl| {
             let Some(path) = Self::path_of(&uri) else { return Ok(None) };
             let mut lenses = Vec::new();
             if let Some(base) = super::impact::head(a.root()) {
-                lenses.extend(a.impact_lens(&path, &base)?.map(to_proto::impact_lens));
+                lenses.extend(a.impact_lens(&path, &base, to)?.map(to_proto::impact_lens));
             }
             if let Some(li) = a.line_index(&path) {
                 lenses.extend(a.fleet_lenses(&path)?.into_iter().map(|(at, title)| to_proto::fleet_lens(&li, fl.encoding, at, title)));
@@ -457,8 +469,17 @@ impl LanguageServer for Backend {
             "salt-analyzer.checkFleet" => self.check_fleet().await,
             "salt-analyzer.workspaceInfo" => self.query(|a, _| Ok(Some(workspace_info_json(a)))).await,
             "salt-analyzer.impactReport" => {
-                // The report as Markdown, against `HEAD`; `null` outside a git repository.
-                self.query(|a, _| super::impact::head(a.root()).map(|base| a.impact(&base).map(|r| Value::String(r.markdown()))).transpose()).await
+                // The report as Markdown, against `HEAD`; `null` outside a git repository. An
+                // argument `{"toSaltVersion": "3008"}` (or `null`) overrides the setting.
+                let to = match params.arguments.first().and_then(|v| v.get("toSaltVersion")) {
+                    None => lock(&self.state).impact_to,
+                    Some(Value::Null) => None,
+                    Some(v) => match v.as_str().and_then(model::version::SaltVersion::parse) {
+                        Some(v) => Some(v),
+                        None => return Err(Error::invalid_params(format!("toSaltVersion: {v} is not a supported Salt release (3006, 3007 or 3008)"))),
+                    },
+                };
+                self.query(move |a, _| super::impact::head(a.root()).map(|base| a.impact(&base, to).map(|r| Value::String(r.markdown()))).transpose()).await
             }
             other => Err(Error::invalid_params(format!("unknown command `{other}`"))),
         }

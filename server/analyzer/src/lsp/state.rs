@@ -28,6 +28,10 @@ pub struct ClientFlags {
 pub struct Settings {
     pub minion: Option<String>,
     pub salt_config: Option<PathBuf>,
+    /// `impact.toSaltVersion`: the release the impact lens and report compile the changes on.
+    pub impact_to: Option<model::version::SaltVersion>,
+    /// Settings given with a value the server cannot use, said once in the log.
+    pub problems: Vec<String>,
     /// Which `salt-call` to ask for Salt's documentation (read at start).
     pub salt_call: SaltCall,
 }
@@ -56,6 +60,8 @@ pub(crate) struct State {
     /// until the command runs again.
     pub(crate) fleet: std::collections::HashMap<PathBuf, Vec<ide::Diagnostic>>,
     pub(crate) initial_settings: Settings,
+    /// The impact lens's and report's target release (the `impact.toSaltVersion` setting).
+    pub(crate) impact_to: Option<model::version::SaltVersion>,
 }
 
 pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
