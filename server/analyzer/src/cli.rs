@@ -585,7 +585,7 @@ fn matrix_text(rows: &indexmap::IndexMap<(String, String), Vec<String>>, nothing
 
 /// An error as text, as the one-minion commands print it.
 fn error_text(e: &SaltError, files: &FileTable) -> String {
-    let severity = e.code.severity().as_str();
+    let severity = e.severity().as_str();
     match &e.loc {
         Some(loc) => {
             let (line, col) = files.human(loc.file, loc.span.start);

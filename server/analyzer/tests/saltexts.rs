@@ -65,6 +65,26 @@ fn a_function_moved_to_an_extension_follows_the_release_and_saltexts() {
     }
 }
 
+/// With no release stated (no flag, no `salt_version:`, no `salt-call` on the `PATH`, no
+/// `saltversioninfo` grain) the default 3008 is an assumption: a module out of its core is a
+/// warning then, since most fleets that use one run 3006 or 3007 or have its extension.
+#[test]
+fn on_an_assumed_release_a_module_out_of_core_is_a_warning() {
+    let t = tree("");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_salt-analyzer"))
+        .args(["check", "--format", "json"])
+        .current_dir(&t.root)
+        .env("PATH", "")
+        .output()
+        .expect("run binary");
+    let json = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{json}");
+    assert_eq!(findings(&json), ["salt/mysql.sls:1 not-in-core warning", "salt/mysql.sls:4 not-in-core warning"], "{json}");
+    // Stated, it is the error it is on 3008 (the flag here; the workspace file above).
+    let (code, out, _) = run(&t.root, &["check", "--salt-version", "3008", "--format", "json"]);
+    assert_eq!((code, findings(&out)[0].as_str()), (1, "salt/mysql.sls:1 not-in-core error"));
+}
+
 #[test]
 fn an_unknown_extension_is_a_configuration_error() {
     let t = tree("saltexts:\n  - saltext.mysql\n  - saltext.nosuch\n");

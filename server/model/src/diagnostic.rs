@@ -137,6 +137,9 @@ pub struct SaltError {
     /// For a render error raised inside an imported template: its root-relative path and
     /// 1-based line, until the caller, which knows the file roots, places the error there.
     pub in_template: Option<(String, usize)>,
+    /// A severity other than the code's own, where this finding's weight depends on what is
+    /// known (a `not-in-core` judged on a release nobody stated is a warning).
+    pub severity: Option<Severity>,
 }
 
 impl SaltError {
@@ -145,7 +148,22 @@ impl SaltError {
         self.loc.iter_mut().chain(self.related.iter_mut().map(|(l, _)| l)).chain(self.cycle_ids.iter_mut().filter_map(|(_, l)| l.as_mut())).for_each(f);
     }
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
-        SaltError { code, message: message.into(), loc: None, id: None, related: Vec::new(), target: None, cycle_ids: Vec::new(), in_template: None }
+        SaltError {
+            code,
+            message: message.into(),
+            loc: None,
+            id: None,
+            related: Vec::new(),
+            target: None,
+            cycle_ids: Vec::new(),
+            in_template: None,
+            severity: None,
+        }
+    }
+
+    /// How serious this finding is: its own weight, else its code's.
+    pub fn severity(&self) -> Severity {
+        self.severity.unwrap_or(self.code.severity())
     }
     pub fn at(mut self, loc: Option<Loc>) -> SaltError {
         self.loc = loc;

@@ -1014,6 +1014,7 @@ fn compile_highstate(
         Some(chunks) => crate::state::calls::call_errors(&highstate.high, chunks, &crate::state::catalog::workspace_catalog(fs, roots, opts), &|_| false),
         None => Vec::new(),
     };
+    crate::state::calls::weigh_by_release(&mut calls, &opts.version_source);
     calls.extend(run_errors);
     (LowState { chunks, show_errors: errors, apply_errors: Vec::new(), calls, highstate, version: opts.version }, top)
 }

@@ -108,7 +108,8 @@ impl CheckContext {
         let highstate = builder.render_highstate(&matches);
         let ordering = ordering_errors(&highstate.high);
         let (show, apply, applies) = static_errors(&highstate, &ordering, ws.opts.version);
-        let calls = root_call_errors(&workspace_catalog(fs, &self.roots, &ws.opts), &highstate, files, path, ws.opts.version);
+        let mut calls = root_call_errors(&workspace_catalog(fs, &self.roots, &ws.opts), &highstate, files, path, ws.opts.version);
+        crate::state::calls::weigh_by_release(&mut calls, &ws.opts.version_source);
         let check = self.diagnose(&root_errors(&show, &apply, &calls), &highstate, files, path);
         Ok((check, highstate, ordering, calls, applies))
     }
@@ -148,7 +149,7 @@ impl CheckContext {
                 out.push(Diagnostic {
                     file: path.to_path_buf(),
                     span: 0..0,
-                    severity: e.code.severity(),
+                    severity: e.severity(),
                     code: e.code,
                     message: e.message.clone(),
                     related: Vec::new(),
@@ -267,21 +268,16 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
             message = format!("{message}\n`{name}` is the listed name of `{rel}`, {}", dotted_message(rel, name, name).split_once(": ").map_or("", |x| x.1));
         }
     }
+    // A finding renamed here takes its new code's weight.
+    let severity = if code == e.code { e.severity() } else { code.severity() };
     match code {
         Code::DuplicateId => {
-            out.push(Diagnostic {
-                file: file.clone(),
-                span: loc.span.clone(),
-                severity: code.severity(),
-                code,
-                message: message.clone(),
-                related: related.clone(),
-            });
+            out.push(Diagnostic { file: file.clone(), span: loc.span.clone(), severity, code, message: message.clone(), related: related.clone() });
             for r in &related {
                 out.push(Diagnostic {
                     file: r.file.clone(),
                     span: r.span.clone(),
-                    severity: code.severity(),
+                    severity,
                     code,
                     message: message.clone(),
                     related: vec![Related { file: file.clone(), span: loc.span.clone(), message: r.message.clone() }],
@@ -291,14 +287,14 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
         Code::RequisiteCycle => {
             for r in &related {
                 let others = related.iter().filter(|o| *o != r).cloned().collect();
-                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity: code.severity(), code, message: message.clone(), related: others });
+                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity, code, message: message.clone(), related: others });
             }
             if related.is_empty() {
-                out.push(Diagnostic { file, span: loc.span.clone(), severity: code.severity(), code, message, related });
+                out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related });
             }
         }
         _ => {
-            out.push(Diagnostic { file, span: loc.span.clone(), severity: code.severity(), code, message, related });
+            out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related });
         }
     }
 }

@@ -151,8 +151,8 @@ fn check_file(fs: &dyn Vfs, files: &mut FileTable, f: &LayerFile, implementation
     let data = match crate::render::load_yaml(&text, id) {
         Ok(d) => d,
         Err(e) => {
-            let span = e.loc.map_or(0..0, |l| l.span);
-            out.push(Diagnostic { file: f.path.clone(), span, severity: e.code.severity(), code: e.code, message: e.message, related: Vec::new() });
+            let span = e.loc.as_ref().map_or(0..0, |l| l.span.clone());
+            out.push(Diagnostic { file: f.path.clone(), span, severity: e.severity(), code: e.code, message: e.message, related: Vec::new() });
             return;
         }
     };

@@ -95,6 +95,7 @@ impl CheckContext {
             Some(pos) => recheck_calls(&catalog, s, pos),
             None => root_call_errors(&catalog, &s.highstate, &s.files, &s.path, ws.opts.version),
         };
+        crate::state::calls::weigh_by_release(&mut s.calls, &ws.opts.version_source);
         (s.applied, s.custom) = (applies, custom);
         let errors = root_errors(&show, &apply, &s.calls);
         Some(self.diagnose(&errors, &s.highstate, &s.files, &s.path))

@@ -55,7 +55,7 @@ pub fn text(data: &MapData, files: &FileTable, tpldir: &str, minion: &str, rel: 
                 let (line, col) = files.human(loc.file, loc.span.start);
                 format!("\n  --> {}:{line}:{col}", rel(files.path(loc.file)))
             });
-            let _ = writeln!(out, "{}[{}]: {}{}", e.code.severity().as_str(), e.code.as_str(), e.message, at.unwrap_or_default());
+            let _ = writeln!(out, "{}[{}]: {}{}", e.severity().as_str(), e.code.as_str(), e.message, at.unwrap_or_default());
         }
         Ok(values) => {
             let _ = writeln!(out, "\nValues:");

@@ -9,12 +9,12 @@
 //! `names`, `extend` and `use` gave each state its arguments), against a
 //! [`Catalog`](crate::state::catalog::Catalog).
 
-use crate::diagnostic::{Code, SaltError};
+use crate::diagnostic::{Code, SaltError, Severity};
 use crate::requisites::is_internal_keyword;
 use crate::state::catalog::{Catalog, Saltexts};
 use crate::state::compile::Chunk;
 use crate::value::{Dict, Loc};
-use crate::version::SaltVersion;
+use crate::version::{SaltVersion, VersionSource};
 
 /// Whether `State.call` passes a chunk's `name_order` (a `names` entry's place) on to the
 /// state function: 3008 pops it while ordering (`salt/utils/requisite.py`); 3006 and 3007 pop
@@ -120,6 +120,19 @@ fn removed_note(catalog: &Catalog, state: &str, fun: &str) -> Option<String> {
         had.join(" and "),
         catalog.release()
     ))
+}
+
+/// Weighs `calls` by how the release they were judged on was chosen: on the default release,
+/// which nobody stated (no `--salt-version`, `salt_version:`, installed `salt-call` or
+/// `saltversioninfo` grain), a module out of core is likely a false alarm (most fleets run
+/// 3006 or 3007, or have the extension), so `not-in-core` is a warning there; once the release
+/// is known it is the error it is on that release.
+pub fn weigh_by_release(calls: &mut [SaltError], source: &VersionSource) {
+    if *source == VersionSource::Default {
+        for e in calls.iter_mut().filter(|e| e.code == Code::NotInCore) {
+            e.severity = Some(Severity::Warning);
+        }
+    }
 }
 
 /// The release lines before `catalog`'s whose core ships `state.fun`.

@@ -106,6 +106,7 @@ fn run(builder: Builder<'_>, matches: &Matches) -> LowState {
         Ok(applied_high) => {
             let applied = compile_high_data(&applied_high);
             let mut calls = call_errors(&highstate.high, &applied, &workspace_catalog(fs, roots, opts), &|_| false);
+            crate::state::calls::weigh_by_release(&mut calls, &opts.version_source);
             let errors = if version.requisite_graph() {
                 order_chunks(applied).errors
             } else {
