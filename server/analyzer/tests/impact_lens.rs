@@ -71,7 +71,11 @@ fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
     .assert_debug_eq(&lenses(&mut lsp, "salt/db.sls"));
     let report = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": []})).expect("the report");
     let report = report.as_str().unwrap_or_default().to_string();
-    assert!(report.contains("**3 minion(s) changed, 0 unchanged, 1 now failing**"), "{report}");
+    assert!(report.contains("**3 minion(s) changed, 0 unchanged, 1 now failing; findings: 1 new, 0 resolved**"), "{report}");
+    // The check findings the edit brings, each once with its minions.
+    assert!(report.contains("<b>1 new finding(s)</b>"), "{report}");
+    assert!(report.contains("+ error[yaml-syntax]: Rendering SLS 'base:db' failed"), "{report}");
+    assert!(report.contains("      on 1 minion(s): db01\n"), "{report}");
     assert!(report.contains("<b>1 minion(s) fails now</b>: db01"), "{report}");
     assert!(report.contains("<b>2 minion(s) changed</b>: web01, web02"), "{report}");
     assert!(report.contains("version: \"1.0\" -> \"1.2\""), "{report}");

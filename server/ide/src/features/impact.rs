@@ -29,6 +29,8 @@ pub struct ImpactBase {
 pub struct ImpactReport {
     pub diffs: Vec<(String, MinionDiff)>,
     pub groups: Vec<Group>,
+    /// The `check` findings the changes introduce and resolve, each with its minions.
+    pub findings: impact::FindingChanges,
     pub label: String,
 }
 
@@ -40,7 +42,8 @@ impl ImpactReport {
 
     /// The report as Markdown (pillar values hidden).
     pub fn markdown(&self) -> String {
-        let summary = report::Summary { from: &self.label, to: "unsaved and uncommitted changes", minions: self.diffs.len(), notes: &[] };
+        let summary =
+            report::Summary { from: &self.label, to: "unsaved and uncommitted changes", minions: self.diffs.len(), notes: &[], findings: &self.findings };
         report::markdown(&summary, &self.groups, false)
     }
 }
@@ -75,7 +78,8 @@ pub(crate) fn report(snap: &Snapshot, base: &ImpactBase) -> Cancellable<Arc<Impa
     let rel = |p: &Path| world.rel(p);
     let diffs = impact::compare(&before, &after, &who, &rel);
     let groups = impact::group(&diffs);
-    let r = Arc::new(ImpactReport { diffs, groups, label: base.label.clone() });
+    let findings = impact::finding_groups(&diffs);
+    let r = Arc::new(ImpactReport { diffs, groups, findings, label: base.label.clone() });
     if let Ok(mut c) = snap.shared.cache::<ImpactCache>().0.lock() {
         *c = Some((snap.revision, base.id.clone(), r.clone()));
     }
