@@ -25,6 +25,25 @@ pub enum DiffFormat {
     Markdown,
 }
 
+/// The least serious new finding `--fail-on-new-findings` fails on.
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Hint,
+}
+
+impl FailOn {
+    fn severity(self) -> model::diagnostic::Severity {
+        use model::diagnostic::Severity;
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Hint => Severity::Hint,
+        }
+    }
+}
+
 /// The options of `diff`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct DiffArgs {
@@ -49,6 +68,10 @@ pub struct DiffArgs {
     /// Exit 1 when anything changed, as `git diff --exit-code` does.
     #[arg(long)]
     pub exit_code: bool,
+    /// Exit 1 when the change introduces a `check` finding of this severity or a more serious
+    /// one for any minion (`error`, `warning` or `hint`).
+    #[arg(long, value_name = "SEVERITY", value_enum)]
+    pub fail_on_new_findings: Option<FailOn>,
     #[arg(long, value_enum, default_value_t = DiffFormat::Text)]
     pub format: DiffFormat,
     /// The fleet's minions too: a master cachedir, `grains.items` JSON or a directory of
@@ -324,8 +347,9 @@ pub fn run(args: &DiffArgs) -> ExitCode {
         );
     }
     let groups = impact::group(&diffs);
+    let findings = impact::finding_groups(&diffs);
     let notes = outside_notes(&work_dir, [&before.ws, &after.ws]);
-    let summary = report::Summary { from: &from_label, to: &to_label, minions: diffs.len(), notes: &notes };
+    let summary = report::Summary { from: &from_label, to: &to_label, minions: diffs.len(), notes: &notes, findings: &findings };
     let out = match args.format {
         DiffFormat::Text => report::text(&summary, &groups, args.show_pillar),
         DiffFormat::Markdown => report::markdown(&summary, &groups, args.show_pillar),
@@ -336,6 +360,9 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                     let mut m = serde_json::Map::new();
                     m.insert("minion".into(), json!(name));
                     m.extend(d.to_json(args.show_pillar));
+                    let list = |f: &[impact::Finding]| json!(f.iter().map(impact::Finding::json).collect::<Vec<_>>());
+                    m.insert("new_findings".into(), list(&d.new_findings));
+                    m.insert("resolved_findings".into(), list(&d.resolved_findings));
                     serde_json::Value::Object(m)
                 })
                 .collect();
@@ -353,6 +380,8 @@ pub fn run(args: &DiffArgs) -> ExitCode {
                 "from": from_rev, "to": json_to, "notes": notes,
                 "summary": {"changed": c.changed, "unchanged": c.unchanged, "now_failing": c.now_failing, "still_failing": c.still_failing},
                 "minions": minions, "groups": groups,
+                "findings": {"new": findings.new.iter().map(impact::FindingGroup::json).collect::<Vec<_>>(),
+                             "resolved": findings.resolved.iter().map(impact::FindingGroup::json).collect::<Vec<_>>()},
             });
             if let Some(r) = &releases {
                 doc["salt"] = r.clone();
@@ -366,7 +395,10 @@ pub fn run(args: &DiffArgs) -> ExitCode {
     // and with `--exit-code` it counts only when its errors changed.
     let failing = diffs.iter().any(|(_, d)| d.now_failing());
     let changed = diffs.iter().any(|(_, d)| !d.is_empty());
-    if failing || (args.exit_code && changed) {
+    // New findings fail the run only when asked: before they were reported, a change that
+    // brought one exited 0, and a CI job keyed on the exit code keeps its meaning.
+    let new_finding = args.fail_on_new_findings.is_some_and(|at| findings.new.iter().any(|g| g.finding.severity <= at.severity()));
+    if failing || (args.exit_code && changed) || new_finding {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -396,3 +396,169 @@ fn an_upgrade_compares_the_same_tree_on_two_releases() {
     assert_eq!((doc["from"].as_str(), doc["to"].as_str()), (Some("HEAD"), Some("work tree")));
     assert!(minion(&doc, "db01")["errors_after"].as_array().unwrap().is_empty(), "{out}");
 }
+
+/// The `findings` section of a JSON report (each finding once, with its minions).
+fn findings(out: &str) -> String {
+    serde_json::to_string_pretty(&json(out)["findings"]).unwrap()
+}
+
+/// Between revisions: an include of an SLS that does not exist is a new `missing-include` for
+/// the minions whose highstate has it, and taking it out resolves it; a finding that only moved
+/// to other lines is neither.
+#[test]
+fn findings_a_change_introduces_and_resolves_between_revisions() {
+    let t = repo("findings");
+    let web = std::fs::read_to_string(t.root.join("salt/web.sls")).unwrap();
+    t.write("salt/web.sls", &format!("include: [nosuch]\n{web}"));
+    commit(&t.root, "include a missing SLS");
+    let (code, text, err) = run(&t.root, &["diff", "--from", "HEAD~1..HEAD"]);
+    // The minions now fail: exit 1, as before findings were reported.
+    assert_eq!(code, 1, "{text}{err}");
+    expect_test::expect![[r#"
+        salt-analyzer diff HEAD~1..HEAD: 2 minion(s) changed, 1 unchanged, 2 now failing; findings: 1 new, 0 resolved
+
+        ! 2 minion(s) now failing: web01, web02
+          ! compiled before, fails now:
+              error[missing-include]: Specified SLS nosuch in saltenv base is not available on the salt master or through a configured fileserver (salt/web.sls:1)
+
+        1 new finding(s):
+          + error[missing-include]: Specified SLS nosuch in saltenv base is not available on the salt master or through a configured fileserver (salt/web.sls:1)
+                on 2 minion(s): web01, web02
+    "#]]
+    .assert_eq(&text);
+    let (_, out, _) = run(&t.root, &["diff", "--from", "HEAD~1..HEAD", "--format", "json"]);
+    expect_test::expect![[r#"
+        {
+          "new": [
+            {
+              "code": "missing-include",
+              "severity": "error",
+              "message": "Specified SLS nosuch in saltenv base is not available on the salt master or through a configured fileserver",
+              "file": "salt/web.sls",
+              "line": 1,
+              "id": null,
+              "minions": [
+                "web01",
+                "web02"
+              ]
+            }
+          ],
+          "resolved": []
+        }"#]]
+    .assert_eq(&findings(&out));
+    let doc = json(&out);
+    assert_eq!(minion(&doc, "web01")["new_findings"][0]["code"], "missing-include", "{out}");
+    assert_eq!(minion(&doc, "db01")["new_findings"], serde_json::json!([]), "{out}");
+    // The summary keeps its keys.
+    assert_eq!(doc["summary"], serde_json::json!({"changed": 2, "unchanged": 1, "now_failing": 2, "still_failing": 0}));
+
+    // Taking the include out resolves it.
+    t.write("salt/web.sls", &web);
+    commit(&t.root, "drop the include");
+    let (code, out, err) = run(&t.root, &["diff", "--from", "HEAD~1", "--to", "HEAD", "--format", "markdown"]);
+    assert_eq!(code, 0, "{out}{err}");
+    expect_test::expect![[r#"
+        ### salt-analyzer: `HEAD~1` → `HEAD`
+
+        **2 minion(s) changed, 1 unchanged; findings: 0 new, 1 resolved**
+
+        <details><summary><b>2 minion(s) changed</b>: web01, web02</summary>
+
+        ```diff
+        errors before:
+            error[missing-include]: Specified SLS nosuch in saltenv base is not available on the salt master or through a configured fileserver (salt/web.sls:1)
+        compiles now
+        ```
+
+        </details>
+
+        <details open><summary><b>1 resolved finding(s)</b></summary>
+
+        ```diff
+        - error[missing-include]: Specified SLS nosuch in saltenv base is not available on the salt master or through a configured fileserver (salt/web.sls:1)
+              on 2 minion(s): web01, web02
+        ```
+
+        </details>
+    "#]]
+    .assert_eq(&out);
+    let (_, out, _) = run(&t.root, &["diff", "--from", "HEAD~1", "--to", "HEAD", "--format", "json"]);
+    assert_eq!(json(&out)["findings"]["resolved"][0]["minions"], serde_json::json!(["web01", "web02"]), "{out}");
+
+    // A finding at both sides, on other lines after the change, is not reported.
+    t.write("salt/db.sls", "postgres:\n  pkg.installed:\n    - version: '15'\nbackup:\n  nosuchmod.run: []\n");
+    commit(&t.root, "a state of a module no catalog has");
+    t.write("salt/db.sls", "# the database\n\nbackup:\n  nosuchmod.run: []\n\npostgres:\n  pkg.installed:\n    - version: '15'\n");
+    commit(&t.root, "reorder");
+    let (_, out, _) = run(&t.root, &["check", "--minion", "db01"]);
+    assert!(out.contains("unknown-function"), "the finding is there at both sides: {out}");
+    let (code, out, err) = run(&t.root, &["diff", "--from", "HEAD~1..HEAD", "--format", "json", "--fail-on-new-findings", "hint"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(json(&out)["findings"], serde_json::json!({"new": [], "resolved": []}), "{out}");
+    let (_, text, _) = run(&t.root, &["diff", "--from", "HEAD~1..HEAD"]);
+    assert!(!text.contains("finding"), "{text}");
+}
+
+/// Between releases: `mysql_user` left Salt's core in 3008, so going from 3006 to 3008 brings
+/// a `not-in-core` finding on every minion whose highstate uses it, said once; none when
+/// `saltexts:` says the minions have the extension. The exit code stays 0 unless
+/// `--fail-on-new-findings` asks.
+#[test]
+fn findings_an_upgrade_brings() {
+    let t = TempTree::new("diff-upgrade-findings", None);
+    let config = "file_roots: {base: [salt]}\nminions:\n  web01: {grains: {role: web}}\n  db01: {grains: {role: db}}\n  db02: {grains: {role: db}}\n";
+    t.write("salt-analyzer.yaml", config);
+    t.write("salt/top.sls", "base:\n  'web01': [web]\n  'db*': [db]\n");
+    t.write("salt/web.sls", "nginx:\n  pkg.installed: []\n");
+    t.write("salt/db.sls", "app_user:\n  mysql_user.present:\n    - host: localhost\n");
+    let upgrade = ["diff", "--salt-version", "3006", "--to-salt-version", "3008"];
+    let (code, text, err) = run(&t.root, &upgrade);
+    assert_eq!(code, 0, "{text}{err}");
+    expect_test::expect![[r#"
+        salt-analyzer diff work tree on Salt 3006..work tree on Salt 3008: 0 minion(s) changed, 3 unchanged; findings: 1 new, 0 resolved
+
+        1 new finding(s):
+          + error[not-in-core]: State 'mysql_user.present' was not found in SLS 'db' (salt/db.sls:2, state app_user)
+                Reason: `mysql_user` is not in Salt 3008's core: install saltext-mysql, or list it under `saltexts:`
+                Salt 3006 and 3007 ship it in their core: if this minion runs one of them, say so with `salt_version:`
+                on 2 minion(s): db01, db02
+    "#]]
+    .assert_eq(&text);
+    let (_, out, _) = run(&t.root, &[&upgrade[..], &["--format", "json"]].concat());
+    expect_test::expect![[r#"
+        {
+          "new": [
+            {
+              "code": "not-in-core",
+              "severity": "error",
+              "message": "State 'mysql_user.present' was not found in SLS 'db'\nReason: `mysql_user` is not in Salt 3008's core: install saltext-mysql, or list it under `saltexts:`\nSalt 3006 and 3007 ship it in their core: if this minion runs one of them, say so with `salt_version:`",
+              "file": "salt/db.sls",
+              "line": 2,
+              "id": "app_user",
+              "minions": [
+                "db01",
+                "db02"
+              ]
+            }
+          ],
+          "resolved": []
+        }"#]]
+    .assert_eq(&findings(&out));
+    let doc = json(&out);
+    assert_eq!(minion(&doc, "db02")["new_findings"][0]["id"], "app_user", "{out}");
+    assert_eq!(minion(&doc, "web01")["new_findings"], serde_json::json!([]), "{out}");
+    // Opting in fails the run on a new error finding.
+    let (code, _, _) = run(&t.root, &[&upgrade[..], &["--fail-on-new-findings", "error"]].concat());
+    assert_eq!(code, 1);
+    // Back from 3008 to 3006 it is resolved.
+    let (_, out, _) = run(&t.root, &["diff", "--salt-version", "3008", "--to-salt-version", "3006", "--format", "json"]);
+    assert_eq!(json(&out)["findings"]["resolved"][0]["code"], "not-in-core", "{out}");
+    // With the extension installed, nothing is new.
+    t.write("salt-analyzer.yaml", &format!("{config}saltexts: [saltext-mysql]\n"));
+    let (code, text, err) = run(&t.root, &[&upgrade[..], &["--fail-on-new-findings", "hint"]].concat());
+    assert_eq!(code, 0, "{text}{err}");
+    expect_test::expect![[r#"
+        salt-analyzer diff work tree on Salt 3006..work tree on Salt 3008: 0 minion(s) changed, 3 unchanged
+    "#]]
+    .assert_eq(&text);
+}

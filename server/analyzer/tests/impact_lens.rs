@@ -71,7 +71,11 @@ fn a_changed_file_counts_the_minions_it_alters_and_the_report_groups_them() {
     .assert_debug_eq(&lenses(&mut lsp, "salt/db.sls"));
     let report = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": []})).expect("the report");
     let report = report.as_str().unwrap_or_default().to_string();
-    assert!(report.contains("**3 minion(s) changed, 0 unchanged, 1 now failing**"), "{report}");
+    assert!(report.contains("**3 minion(s) changed, 0 unchanged, 1 now failing; findings: 1 new, 0 resolved**"), "{report}");
+    // The check findings the edit brings, each once with its minions.
+    assert!(report.contains("<b>1 new finding(s)</b>"), "{report}");
+    assert!(report.contains("+ error[yaml-syntax]: Rendering SLS 'base:db' failed"), "{report}");
+    assert!(report.contains("      on 1 minion(s): db01\n"), "{report}");
     assert!(report.contains("<b>1 minion(s) fails now</b>: db01"), "{report}");
     assert!(report.contains("<b>2 minion(s) changed</b>: web01, web02"), "{report}");
     assert!(report.contains("version: \"1.0\" -> \"1.2\""), "{report}");
@@ -112,7 +116,7 @@ fn a_target_release_compiles_the_changes_on_it() {
     tree.write("salt/top.sls", "base:\n  web01: [web]\n  db01: [db]\n");
     tree.write("salt/web.sls", "include: [common]\nnginx: {pkg.installed: []}\n");
     tree.write("salt/common.sls", "ntp: {pkg.installed: []}\n");
-    tree.write("salt/db.sls", "postgres: {pkg.installed: []}\n");
+    tree.write("salt/db.sls", "postgres: {pkg.installed: []}\napp_db: {mysql_database.present: []}\n");
     git(&tree.root, &["init", "-q"]);
     git(&tree.root, &["add", "-A"]);
     git(&tree.root, &["commit", "-qm", "init"]);
@@ -120,7 +124,7 @@ fn a_target_release_compiles_the_changes_on_it() {
     let mut lsp = Lsp::start(&tree.root, ClientOptions { init, ..ClientOptions::default() });
     lsp.sync();
     lsp.open_from_disk("salt/db.sls");
-    lsp.change("salt/db.sls", 2, &[(None, "postgres: {pkg.installed: [{version: '15'}]}\n")]);
+    lsp.change("salt/db.sls", 2, &[(None, "postgres: {pkg.installed: [{version: '15'}]}\napp_db: {mysql_database.present: []}\n")]);
     // db01's state changes, and web01's included ntp now carries __sls_included_from__.
     expect![[r#"
         [
@@ -132,9 +136,13 @@ fn a_target_release_compiles_the_changes_on_it() {
         let r = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": args}));
         r.map(|r| r.as_str().unwrap_or_default().lines().take(3).collect::<Vec<_>>().join("\n"))
     };
+    let full = lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.impactReport", "arguments": []})).expect("the report");
+    // The module 3008 moved out of its core is a new finding of the upgrade.
+    let full = full.as_str().unwrap_or_default();
+    assert!(full.contains("not-in-core") && full.contains("install saltext-mysql"), "{full}");
     let upgrade = report(&mut lsp, json!([])).expect("the report");
     assert!(upgrade.contains("HEAD on Salt 3006") && upgrade.contains("unsaved and uncommitted changes on Salt 3008"), "{upgrade}");
-    assert!(upgrade.contains("**2 minion(s) changed, 0 unchanged**"), "{upgrade}");
+    assert!(upgrade.contains("**2 minion(s) changed, 0 unchanged; findings: 1 new, 0 resolved**"), "{upgrade}");
     // The argument overrides the setting: `null` is the change alone.
     let alone = report(&mut lsp, json!([{"toSaltVersion": null}])).expect("the report");
     assert!(alone.contains("**1 minion(s) changed, 1 unchanged**") && !alone.contains("on Salt"), "{alone}");

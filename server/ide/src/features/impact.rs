@@ -32,6 +32,8 @@ pub struct ImpactBase {
 pub struct ImpactReport {
     pub diffs: Vec<(String, MinionDiff)>,
     pub groups: Vec<Group>,
+    /// The `check` findings the changes introduce and resolve, each with its minions.
+    pub findings: impact::FindingChanges,
     /// How the report names the base (`HEAD`, `HEAD on Salt 3006`).
     pub label: String,
     /// How it names the snapshot's side.
@@ -46,7 +48,7 @@ impl ImpactReport {
 
     /// The report as Markdown (pillar values hidden).
     pub fn markdown(&self) -> String {
-        let summary = report::Summary { from: &self.label, to: &self.to_label, minions: self.diffs.len(), notes: &[] };
+        let summary = report::Summary { from: &self.label, to: &self.to_label, minions: self.diffs.len(), notes: &[], findings: &self.findings };
         report::markdown(&summary, &self.groups, false)
     }
 }
@@ -92,7 +94,8 @@ pub(crate) fn report(snap: &Snapshot, base: &ImpactBase, to: Option<SaltVersion>
     let rel = |p: &Path| world.rel(p);
     let diffs = impact::compare(&before, &after, &who, &rel);
     let groups = impact::group(&diffs);
-    let r = Arc::new(ImpactReport { diffs, groups, label: labels.0, to_label: labels.1 });
+    let findings = impact::finding_groups(&diffs);
+    let r = Arc::new(ImpactReport { diffs, groups, findings, label: labels.0, to_label: labels.1 });
     if let Ok(mut c) = snap.shared.cache::<ImpactCache>().0.lock() {
         *c = Some((key, r.clone()));
     }

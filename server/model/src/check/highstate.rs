@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::check::summary::{summarize_sls, summarize_top};
-use crate::check::{error_diagnostics, normalize, CheckContext};
+use crate::check::{error_diagnostics, normalize_by, CheckContext};
 use crate::diagnostic::{Code, Diagnostic, SaltError};
 use crate::pipeline::{Compiled, Request, Scope, Who};
 use crate::state::highstate::resolve_relative;
@@ -25,6 +25,12 @@ use crate::workspace::Workspace;
 /// The diagnostics of `compiled` (a [`Scope::Highstate`](crate::pipeline::Scope) result),
 /// sorted, without saying which minion they are for (callers do).
 pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: &Opts) -> Vec<Diagnostic> {
+    findings(compiled, fs, ctx, opts).into_iter().map(|(d, _)| d).collect()
+}
+
+/// [`diagnostics`], each with the state ID it is about when there is one (what `diff` matches
+/// a finding by at both sides of a change, since its line may move).
+pub fn findings(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: &Opts) -> Vec<(Diagnostic, Option<String>)> {
     let Some(low) = &compiled.low else { return Vec::new() };
     // A [`Scope::Sls`] compile has no top.
     let no_top = TopResult::default();
@@ -62,11 +68,11 @@ pub fn diagnostics(compiled: &Compiled, fs: &dyn Vfs, ctx: &CheckContext, opts: 
                     locate_by_id(fs, id, extend, &r.file.clone(), &mut r.span);
                 }
             }
-            out.push(d);
+            out.push((d, e.id.clone()));
         }
     }
-    out.extend(ext_pillar_diagnostics(compiled, fs, opts));
-    normalize(&mut out);
+    out.extend(ext_pillar_diagnostics(compiled, fs, opts).into_iter().map(|d| (d, None)));
+    normalize_by(&mut out, |(d, _)| d);
     out
 }
 

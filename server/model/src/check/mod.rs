@@ -54,7 +54,12 @@ pub struct RootCheck {
 
 impl CheckContext {
     pub fn new(fs: &dyn Vfs, ws: &Workspace) -> CheckContext {
-        let roots = std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.served_roots()));
+        CheckContext::over(std::sync::Arc::new(FileRoots::scan(fs, &ws.opts.served_roots())), ws)
+    }
+
+    /// The context of roots the caller already scanned (`FileRoots::scan` of the workspace's
+    /// served roots).
+    pub fn over(roots: std::sync::Arc<FileRoots>, ws: &Workspace) -> CheckContext {
         let served: Vec<&PathBuf> = roots.envs.values().flat_map(|e| &e.roots).collect();
         let pillar_dirs: Vec<PathBuf> =
             ws.opts.pillar_roots.values().flatten().filter(|p| served.iter().any(|r| p.starts_with(r) && p != r)).cloned().collect();
@@ -217,9 +222,20 @@ pub fn error_diagnostics(e: &SaltError, files: &FileTable, fallback: Option<&Loc
 
 /// Sort by file and position and drop repeats (a file is in many closures).
 pub fn normalize(diagnostics: &mut Vec<Diagnostic>) {
+    normalize_by(diagnostics, |d| d);
+}
+
+/// [`normalize`] for items that each hold a diagnostic (and more, kept with it).
+pub fn normalize_by<T>(items: &mut Vec<T>, diagnostic: impl Fn(&T) -> &Diagnostic) {
     let mut seen = HashSet::new();
-    diagnostics.retain(|d| seen.insert((d.file.clone(), d.span.start, d.code, d.message.clone())));
-    diagnostics.sort_by(|a, b| (&a.file, a.span.start, a.code).cmp(&(&b.file, b.span.start, b.code)));
+    items.retain(|x| {
+        let d = diagnostic(x);
+        seen.insert((d.file.clone(), d.span.start, d.code, d.message.clone()))
+    });
+    items.sort_by(|a, b| {
+        let (a, b) = (diagnostic(a), diagnostic(b));
+        (&a.file, a.span.start, a.code).cmp(&(&b.file, b.span.start, b.code))
+    });
 }
 
 /// Check every loadable SLS file of every environment of the workspace.

@@ -1,7 +1,9 @@
 //! Impact analysis: what a change does to one minion's highstate, from the minion compiled at
 //! both sides of the change (states added, removed and changed by Salt's tag, run-order moves,
 //! managed file contents, pillar keys, compile errors), and minions with the same change put in
-//! one group. `report` prints it; the binary's `diff` command compiles the sides.
+//! one group; the `check` findings of its highstate that the change introduces or resolves,
+//! each grouped with every minion it is new (or gone) for. `report` prints it; the binary's
+//! `diff` command compiles the sides.
 
 pub mod report;
 
@@ -30,6 +32,56 @@ pub struct Side {
     pub errors: Vec<CompileError>,
     pub pillar: Value,
     pub managed: Vec<ManagedFile>,
+    /// What `check` finds in this highstate ([`crate::check::highstate::findings`]).
+    pub findings: Vec<Finding>,
+}
+
+/// A `check` finding of a minion's highstate, placed as people read it. Two sides have the
+/// same finding when its [`Finding::key`] is the same: the line is left out, since lines move
+/// between revisions.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Finding {
+    pub code: String,
+    pub severity: crate::diagnostic::Severity,
+    pub message: String,
+    /// The file as `rel` shows it (relative to the repository for `diff`).
+    pub file: String,
+    /// 1-based.
+    pub line: usize,
+    /// The state ID it is about, when there is one.
+    pub id: Option<String>,
+}
+
+impl Finding {
+    /// What a finding is matched by at the other side: code, file, state ID and message.
+    pub fn key(&self) -> (&str, &str, Option<&str>, &str) {
+        (&self.code, &self.file, self.id.as_deref(), &self.message)
+    }
+
+    /// The finding as the JSON contract has it.
+    pub fn json(&self) -> Value {
+        json!({"code": self.code, "severity": self.severity.as_str(), "message": self.message, "file": self.file, "line": self.line, "id": self.id})
+    }
+
+    /// The findings `check` reports for the highstate `compiled` (the same function, so the
+    /// same findings): read through `fs`, placed by `rel`.
+    pub fn all_of(
+        compiled: &Compiled,
+        fs: &dyn Vfs,
+        ctx: &crate::check::CheckContext,
+        opts: &crate::workspace::config::Opts,
+        rel: &dyn Fn(&Path) -> String,
+    ) -> Vec<Finding> {
+        let line = |d: &crate::diagnostic::Diagnostic| match compiled.files.id(&d.file) {
+            Some(id) => compiled.files.human(id, d.span.start).0,
+            // A file the compile did not read (a top file the finding was placed in).
+            None => fs.read(&d.file).map_or(1, |t| t.get(..d.span.start).unwrap_or_default().matches('\n').count() + 1),
+        };
+        crate::check::highstate::findings(compiled, fs, ctx, opts)
+            .into_iter()
+            .map(|(d, id)| Finding { code: d.code.as_str().to_string(), severity: d.severity, line: line(&d), message: d.message, file: rel(&d.file), id })
+            .collect()
+    }
 }
 
 /// An error, placed as people read it (the path as `rel` shows it, 1-based line).
@@ -155,6 +207,12 @@ pub struct MinionDiff {
     pub pillar: Vec<PillarChange>,
     pub errors_before: Vec<CompileError>,
     pub errors_after: Vec<CompileError>,
+    /// `check` findings the after side has and the before side has not, and the other way
+    /// round. Not part of [`MinionDiff::is_empty`] nor of [`MinionDiff::to_json`] (the
+    /// highstate's change, which groups minions): each finding is grouped with its own
+    /// minions ([`finding_groups`]).
+    pub new_findings: Vec<Finding>,
+    pub resolved_findings: Vec<Finding>,
 }
 
 impl MinionDiff {
@@ -238,6 +296,13 @@ impl MinionDiff {
     }
 }
 
+/// The findings of `a` whose key `b` has none of, each once.
+fn findings_not_in(a: &[Finding], b: &[Finding]) -> Vec<Finding> {
+    let other: std::collections::HashSet<_> = b.iter().map(Finding::key).collect();
+    let mut seen = std::collections::HashSet::new();
+    a.iter().filter(|f| !other.contains(&f.key()) && seen.insert(f.key())).cloned().collect()
+}
+
 /// Each differing key as the JSON has it: `{"KEY": {"before": ..., "after": ...}}`.
 fn changes_json(changes: &IndexMap<String, (Option<Value>, Option<Value>)>) -> serde_json::Map<String, Value> {
     changes.iter().map(|(k, (b, a))| (k.clone(), json!({"before": b, "after": a}))).collect()
@@ -283,6 +348,16 @@ fn renames(d: &mut MinionDiff, old: &IndexMap<&String, &serde_json::Map<String, 
 pub fn diff(before: &Side, after: &Side) -> MinionDiff {
     let mut d = MinionDiff { errors_before: before.errors.clone(), errors_after: after.errors.clone(), ..MinionDiff::default() };
     d.pillar = pillar_changes(&before.pillar, &after.pillar);
+    // A side that does not compile stops where Salt stops: what it does not find, it may not
+    // have reached. So a finding is new only against a before side that compiled, and
+    // resolved only at an after side that compiles (a minion failing at both has neither:
+    // its errors say it).
+    if before.errors.is_empty() {
+        d.new_findings = findings_not_in(&after.findings, &before.findings);
+    }
+    if after.errors.is_empty() {
+        d.resolved_findings = findings_not_in(&before.findings, &after.findings);
+    }
     // A side that did not compile has no states to compare: its errors say it all.
     if !before.errors.is_empty() || !after.errors.is_empty() {
         return d;
@@ -402,11 +477,32 @@ pub struct Tree {
     /// The fingerprint of the workspace's options and profiles (made once: a fleet's profiles
     /// are many).
     ws_fingerprint: std::sync::OnceLock<u64>,
+    /// What `check` places this side's findings with (made once, over `roots`).
+    check: std::sync::OnceLock<crate::check::CheckContext>,
 }
 
 impl Tree {
     pub fn new(fs: Arc<dyn Vfs>, ws: Workspace, roots: Arc<FileRoots>) -> Tree {
-        Tree { fs, ws, roots, memo: crate::pipeline::Memo::sharing(), same_reads: Default::default(), ws_fingerprint: Default::default() }
+        Tree {
+            fs,
+            ws,
+            roots,
+            memo: crate::pipeline::Memo::sharing(),
+            same_reads: Default::default(),
+            ws_fingerprint: Default::default(),
+            check: Default::default(),
+        }
+    }
+
+    /// The side of one minion's compile, with what `check` finds in its highstate.
+    fn side(&self, compiled: &Compiled, rel: &dyn Fn(&Path) -> String) -> Side {
+        let mut side = match &compiled.minion {
+            Ok(_) => Side::of(compiled, rel),
+            Err(e) => return Side::failed(e.to_string()),
+        };
+        let ctx = self.check.get_or_init(|| crate::check::CheckContext::over(self.roots.clone(), &self.ws));
+        side.findings = Finding::all_of(compiled, &*self.fs, ctx, &self.ws.opts, rel);
+        side
     }
 
     /// Whether everything `reads` read answers the same on this side.
@@ -455,18 +551,15 @@ pub fn minion_counted(who: &crate::pipeline::Who, before: &Tree, after: &Tree, r
     let req = Request { minion: who.clone(), saltenv: None, scope: Scope::Impact };
     let old = compile_with(before.fs.clone(), &before.ws, &before.roots, &req, &before.memo);
     let name = label(who, &old);
-    let side = |c: &Compiled| match &c.minion {
-        Ok(_) => Side::of(c, rel),
-        Err(e) => Side::failed(e.to_string()),
-    };
-    let old_side = side(&old);
     if old.minion.is_ok() && same_workspace(before, after) && after.reads_as(&old.reads) {
-        let errors = old_side.errors;
+        // Everything the compile (and so its findings) read is the same: no findings change.
+        let errors = Side::of(&old, rel).errors;
         return (name, MinionDiff { errors_before: errors.clone(), errors_after: errors, ..MinionDiff::default() }, false);
     }
+    let old_side = before.side(&old, rel);
     drop(old);
     let new = compile_with(after.fs.clone(), &after.ws, &after.roots, &req, &after.memo);
-    (name, diff(&old_side, &side(&new)), true)
+    (name, diff(&old_side, &after.side(&new, rel)), true)
 }
 
 /// Every minion's diff, in `who`'s order, compiled on every core; each compile is dropped as
@@ -527,6 +620,65 @@ pub fn group(diffs: &[(String, MinionDiff)]) -> Vec<Group> {
     // last those that failed before the change too (not its doing).
     groups.sort_by_key(|g| (!g.diff.now_failing(), g.diff.still_failing(), std::cmp::Reverse(g.minions.len())));
     groups
+}
+
+/// A finding a change introduces or resolves, with every minion it does so for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FindingGroup {
+    pub finding: Finding,
+    pub minions: Vec<String>,
+}
+
+impl FindingGroup {
+    /// The group as the JSON contract has it: the finding's fields and `minions`.
+    pub fn json(&self) -> Value {
+        let mut v = self.finding.json();
+        v["minions"] = json!(self.minions);
+        v
+    }
+}
+
+/// The findings a change introduces and those it resolves, each once with its minions.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FindingChanges {
+    pub new: Vec<FindingGroup>,
+    pub resolved: Vec<FindingGroup>,
+}
+
+impl FindingChanges {
+    pub fn is_empty(&self) -> bool {
+        self.new.is_empty() && self.resolved.is_empty()
+    }
+}
+
+/// Every minion's new and resolved findings, each finding once (matched by [`Finding::key`];
+/// its line is the first minion's) with the minions it is new or resolved for; errors first,
+/// then by file and line.
+pub fn finding_groups(diffs: &[(String, MinionDiff)]) -> FindingChanges {
+    let gather = |pick: &dyn Fn(&MinionDiff) -> &[Finding]| {
+        let mut groups: Vec<FindingGroup> = Vec::new();
+        let mut by_key: std::collections::HashMap<(String, String, Option<String>, String), usize> = std::collections::HashMap::new();
+        for (minion, d) in diffs {
+            for f in pick(d) {
+                let (code, file, id, message) = f.key();
+                let key = (code.to_string(), file.to_string(), id.map(str::to_string), message.to_string());
+                match by_key.get(&key) {
+                    Some(&i) if !groups[i].minions.contains(minion) => groups[i].minions.push(minion.clone()),
+                    Some(_) => {}
+                    None => {
+                        by_key.insert(key, groups.len());
+                        groups.push(FindingGroup { finding: f.clone(), minions: vec![minion.clone()] });
+                    }
+                }
+            }
+        }
+        groups.sort_by(|a, b| {
+            let k = |g: &FindingGroup| (g.finding.severity, g.finding.file.clone(), g.finding.line, g.finding.code.clone());
+            k(a).cmp(&k(b))
+        });
+        groups
+    };
+    FindingChanges { new: gather(&|d| &d.new_findings), resolved: gather(&|d| &d.resolved_findings) }
 }
 
 #[cfg(test)]
@@ -598,6 +750,48 @@ postgres: {pkg.installed: []}
             })
             .collect();
         expect.assert_eq(&serde_json::to_string_pretty(&groups).unwrap());
+    }
+
+    /// Every minion compared as `diff` compares them ([`compare`], findings included); the
+    /// findings the change brings (`+`) and resolves (`-`), each with its minions.
+    fn findings(before: &str, after: &str, expect: Expect) {
+        let tree = |fixture: &str| {
+            let fs = MemFs::from_fixture(fixture);
+            let ws = Workspace::load(&fs, Path::new("/ws"), None).expect("workspace");
+            let roots = Arc::new(FileRoots::scan(&fs, &ws.opts.served_roots()));
+            Tree::new(Arc::new(fs), ws, roots)
+        };
+        let who = ["web01", "web02", "db01"].map(|m| crate::pipeline::Who::Profile(m.to_string()));
+        let diffs = compare(&tree(before), &tree(after), &who, &|p: &Path| p.strip_prefix("/ws").unwrap_or(p).display().to_string());
+        let f = finding_groups(&diffs);
+        let mut out = String::new();
+        for (mark, groups) in [("+", &f.new), ("-", &f.resolved)] {
+            for g in groups {
+                let x = &g.finding;
+                let first = x.message.lines().next().unwrap_or_default();
+                out.push_str(&format!("{mark} {}[{}] {}:{} {:?} on {}: {first}\n", x.severity.as_str(), x.code, x.file, x.line, x.id, g.minions.join(", ")));
+            }
+        }
+        expect.assert_eq(&out);
+    }
+
+    #[test]
+    fn findings_are_matched_by_code_file_state_and_message_not_by_line() {
+        let before = BEFORE.replace("old: {test.nop: []}", "old: {nosuchmod.run: []}");
+        // The same finding three lines further down: neither new nor resolved.
+        let moved = before.replace("nginx: {pkg.installed", "\n\n\nnginx: {pkg.installed");
+        findings(&before, &moved, expect![""]);
+        // Gone from the web minions' file, and one in the database's: each said once, with
+        // its minions.
+        let after = BEFORE.replace("postgres: {pkg.installed: []}", "postgres: {pkg.installed: []}\nbackup: {othermod.run: []}");
+        findings(
+            &before,
+            &after,
+            expect![[r#"
+                + warning[unknown-function] base/db.sls:2 Some("backup") on db01: State 'othermod.run' was not found in SLS 'db'
+                - warning[unknown-function] base/web.sls:8 Some("old") on web01, web02: State 'nosuchmod.run' was not found in SLS 'web'
+            "#]],
+        );
     }
 
     #[test]

@@ -1,10 +1,12 @@
 //! The impact report as people read it: text like `terraform plan` (`+` added, `-` removed,
 //! `~` changed, `>` moved), one block per group of minions with the same change, and the same
-//! as Markdown to post on a pull request. The JSON contract is `MinionDiff::to_json`.
+//! as Markdown to post on a pull request; then the `check` findings the change introduces
+//! (`+`) and resolves (`-`), each once with its minions. The JSON contract is
+//! `MinionDiff::to_json` and `FindingGroup::json`.
 
 use serde_json::Value;
 
-use super::{CompileError, Group, MinionDiff, StateRef};
+use super::{CompileError, FindingChanges, FindingGroup, Group, MinionDiff, StateRef};
 
 /// What a report is about: the two sides and how many minions it compared.
 pub struct Summary<'a> {
@@ -13,6 +15,8 @@ pub struct Summary<'a> {
     pub minions: usize,
     /// Notes on how the sides were read (a root outside the repository, read from disk).
     pub notes: &'a [String],
+    /// The findings the change introduces and resolves ([`super::finding_groups`]).
+    pub findings: &'a FindingChanges,
 }
 
 /// How many minions changed, stayed, fail at both sides, and (of the changed) now fail.
@@ -41,7 +45,39 @@ fn summary_line(s: &Summary, groups: &[Group]) -> String {
     if c.still_failing > 0 {
         line.push_str(&format!(", {} still failing", c.still_failing));
     }
+    let f = s.findings;
+    if !f.is_empty() {
+        line.push_str(&format!("; findings: {} new, {} resolved", f.new.len(), f.resolved.len()));
+    }
     line
+}
+
+/// One finding group as lines: `+ error[code]: message (file:line, state ID)`, the message's
+/// other lines under it, then the minions (`few` named).
+fn finding_lines(g: &FindingGroup, mark: &str, pad: &str, few: usize) -> Vec<String> {
+    let f = &g.finding;
+    let at = match &f.id {
+        Some(id) => format!("{}:{}, state {}", f.file, f.line, cut(id, 60)),
+        None => format!("{}:{}", f.file, f.line),
+    };
+    let mut lines = f.message.lines();
+    let mut out = vec![format!("{pad}{mark} {}[{}]: {} ({at})", f.severity.as_str(), f.code, lines.next().unwrap_or_default())];
+    out.extend(lines.map(|l| format!("{pad}      {l}")));
+    out.push(format!("{pad}      on {} minion(s): {}", g.minions.len(), names(&g.minions, few)));
+    out
+}
+
+/// The findings sections: a title line each and the groups' lines (`few` minions named).
+fn finding_sections(f: &FindingChanges, few: usize) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for (mark, title, groups) in [("+", "new finding(s)", &f.new), ("-", "resolved finding(s)", &f.resolved)] {
+        if groups.is_empty() {
+            continue;
+        }
+        let lines = groups.iter().flat_map(|g| finding_lines(g, mark, "", few)).collect();
+        out.push((format!("{} {title}", groups.len()), lines));
+    }
+    out
 }
 
 /// A few minion names and a count of the rest.
@@ -190,6 +226,12 @@ pub fn text(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
             out.push('\n');
         }
     }
+    for (title, lines) in finding_sections(s.findings, 5) {
+        out.push_str(&format!("\n{title}:\n"));
+        for line in lines {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     out
 }
 
@@ -237,6 +279,14 @@ pub fn markdown(s: &Summary, groups: &[Group], show_pillar: bool) -> String {
             out.push_str(&format!("\nManaged file {f}"));
         }
         out.push_str("\n</details>\n");
+    }
+    for (title, lines) in finding_sections(s.findings, 10) {
+        out.push_str(&format!("\n<details open><summary><b>{title}</b></summary>\n\n```diff\n"));
+        for line in lines {
+            out.push_str(&line);
+            out.push('\n');
+        }
+        out.push_str("```\n\n</details>\n");
     }
     out
 }
