@@ -137,12 +137,15 @@ FALSE_DEFAULTS = (None, False, 0, "", (), [], {})
 
 def resolve_helper(func, mod):
     """The deprecation helper `func` (a call's callee) names in `mod`'s namespace, or None."""
-    if not isinstance(func, (ast.Attribute, ast.Name)):
-        return None
-    try:
-        helper = eval(compile(ast.Expression(func), "<callee>", "eval"), dict(vars(mod)))  # a dotted name only
-    except Exception:
-        return None
+    parts, node = [], func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None  # a dotted name only: nothing is called to find the helper
+    helper = vars(mod).get(node.id)
+    for attr in reversed(parts):
+        helper = getattr(helper, attr, None)
     if getattr(helper, "__name__", None) in DEPRECATION_HELPERS and str(getattr(helper, "__module__", "")).endswith("versions"):
         return helper
     return None
