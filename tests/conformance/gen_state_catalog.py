@@ -9,7 +9,11 @@ Writes compact JSON (to OUT, default server/model/src/state/catalog-MAJOR.json, 
 installed Salt's release line):
 
     {"salt": VERSION, "modules": {NAME: {FUNCTION: {"args": [[ARG, DEFAULT_REPR_OR_NULL], ...],
-                                                    "kwargs": BOOL, "deprecated": TEXT_OR_NULL}}}}
+                                                    "kwargs": BOOL, "deprecated": TEXT_OR_NULL,
+                                                    "deprecated_args": {ARG: {"message": TEXT,
+                                                                              "removed": VERSION}}}}}}
+
+(`deprecated_args` only where there are some.)
 
 Facts only (names, signatures, Salt's deprecation words), no documentation text.
 
@@ -30,12 +34,30 @@ Deprecation, where Salt itself says so when the function is called:
     of the function's own body, not inside a branch): its message;
   * the function's docstring opens a top-level `.. deprecated:: VERSION` directive: the
     directive's line and the lines indented under it.
+
+Deprecated arguments, where Salt itself warns at run time that an argument the state passes is
+going away (`deprecated_args`): a call of one of `salt/utils/versions.py`'s deprecation helpers
+(`DEPRECATION_HELPERS`) in the function's own body, inside `if` branches whose tests are each
+true as soon as the argument is passed: `"x" in kwargs`, `kwargs.get("x")`, `x is not None`
+(`x` a parameter defaulting to `None`, or a name bound once to `kwargs.get("x")` or
+`kwargs.pop("x")`), `if x:` (`x` a parameter with a false default, or such a name, or a name
+bound once to `{"x", ...}.intersection(kwargs)`), and `or` of those. Nothing in an `else`, an
+`except`, a loop or a nested function, nothing behind a test on another value (`if x is None`:
+a warning about a default, `if key_is_insecure`), no argument-level `.. deprecated::` or
+`.. versionchanged::` text (Salt does not warn of those). The message is what the helper
+itself warns when called with the call's literal arguments (`kwargs_warn_until` with the one
+argument passed), so the version reads as Salt prints it; `removed` is the helper's version
+argument as `SaltStackVersion.formatted_version` writes it (`3009.0 (Potassium)`), or
+`warn_until_date`'s date.
 """
 
 import ast
+import contextlib
+import datetime
 import functools
 import importlib
 import inspect
+import io
 import json
 import os
 import sys
@@ -107,6 +129,213 @@ def deprecation_of_function(fdef, mod):
     return None
 
 
+# The deprecation helpers of `salt/utils/versions.py` (the same three in 3006, 3007 and 3008).
+DEPRECATION_HELPERS = ("warn_until", "warn_until_date", "kwargs_warn_until")
+
+FALSE_DEFAULTS = (None, False, 0, "", (), [], {})
+
+
+def resolve_helper(func, mod):
+    """The deprecation helper `func` (a call's callee) names in `mod`'s namespace, or None."""
+    parts, node = [], func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None  # a dotted name only: nothing is called to find the helper
+    helper = vars(mod).get(node.id)
+    for attr in reversed(parts):
+        helper = getattr(helper, attr, None)
+    if getattr(helper, "__name__", None) in DEPRECATION_HELPERS and str(getattr(helper, "__module__", "")).endswith("versions"):
+        return helper
+    return None
+
+
+def removal_version(helper, version):
+    """The removal version `helper` is given (`3009`, `"Potassium"`, `(3009, 0)`, a date), as
+    Salt writes it."""
+    if helper.__name__ == "warn_until_date":
+        if isinstance(version, str):
+            version = datetime.datetime.strptime(version, "%Y%m%d")
+        return (version.date() if isinstance(version, datetime.datetime) else version).isoformat()
+    if isinstance(version, int):
+        version = salt.version.SaltStackVersion(version)
+    elif isinstance(version, tuple):
+        version = salt.version.SaltStackVersion(*version)
+    elif isinstance(version, str):
+        version = salt.version.SaltStackVersion.from_name(version)
+    return version.formatted_version
+
+
+def salt_warning(helper, call, arg):
+    """What `helper`, called as `call` is when the state got only the argument `arg`, warns, and
+    the removal version; None when an argument of the call is not a literal."""
+    names = list(inspect.signature(helper).parameters)
+    bound = {}
+    for i, a in enumerate(call.args):
+        bound[names[i]] = a
+    for kw in call.keywords:
+        if kw.arg is None:
+            return None
+        bound[kw.arg] = kw.value
+    values = {}
+    for name, node in bound.items():
+        if helper.__name__ == "kwargs_warn_until" and name == "kwargs":
+            values[name] = [arg]  # the keys Salt passes on: the one argument given
+            continue
+        try:
+            values[name] = ast.literal_eval(node)
+        except ValueError:
+            return None
+    version = values.get("date" if helper.__name__ == "warn_until_date" else "version")
+    if version is None:
+        return None
+    with warnings.catch_warnings(record=True) as caught, contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("always")
+        try:
+            helper(**values)
+        except RuntimeError:  # RAISE_DEPRECATIONS_RUNTIME_ERRORS past the version: not what a minion says
+            return None
+    said = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    if not said:
+        return None
+    return {"message": said[-1], "removed": removal_version(helper, version)}
+
+
+def argument_aliases(fdef, kw):
+    """Local names the function binds once, at its top level, to what says whether an argument
+    was passed: `x = kwargs.get("x")` / `kwargs.pop("x")` (default None) -> ({"x"}, True), and
+    `y = {"a", "b"}.intersection(kwargs)` -> ({"a", "b"}, False); the flag: `y is not None`
+    means the argument was passed too."""
+    stores = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    out = {}
+    for stmt in fdef.body:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            continue
+        name = stmt.targets[0].id
+        if stores.get(name) != 1:
+            continue
+        got = kwargs_lookup(stmt.value, kw, ("get", "pop"))
+        if got is not None:
+            out[name] = ({got}, True)
+            continue
+        v = stmt.value
+        if (
+            isinstance(v, ast.Call)
+            and isinstance(v.func, ast.Attribute)
+            and v.func.attr == "intersection"
+            and isinstance(v.func.value, ast.Set)
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in v.func.value.elts)
+            and len(v.args) == 1
+            and isinstance(v.args[0], ast.Name)
+            and v.args[0].id == kw
+        ):
+            out[name] = ({e.value for e in v.func.value.elts}, False)
+    return out
+
+
+def kwargs_lookup(node, kw, methods=("get",)):
+    """`x` for `kwargs.get("x")` (a default of None at most), else None."""
+    if (
+        kw
+        and isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == kw
+        and not node.keywords
+        and 1 <= len(node.args) <= 2
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+        and (len(node.args) == 1 or (isinstance(node.args[1], ast.Constant) and node.args[1].value is None))
+    ):
+        return node.args[0].value
+    return None
+
+
+def passed_arguments(test, params, kw, aliases):
+    """The arguments any one of which, passed, makes the `if` test `test` true; None when the
+    test is about something else."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        out = set()
+        for v in test.values:
+            got = passed_arguments(v, params, kw, aliases)
+            if got is None:
+                return None
+            out |= got
+        return out
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, ast.In) and isinstance(left, ast.Constant) and isinstance(left.value, str) and isinstance(right, ast.Name) and kw and right.id == kw:
+            return {left.value}
+        if isinstance(op, ast.IsNot) and isinstance(right, ast.Constant) and right.value is None:
+            got = kwargs_lookup(left, kw)
+            if got is not None:
+                return {got}
+            if isinstance(left, ast.Name):
+                if left.id in params and params[left.id] is None:
+                    return {left.id}
+                if left.id in aliases and aliases[left.id][1]:
+                    return set(aliases[left.id][0])
+        return None
+    got = kwargs_lookup(test, kw)
+    if got is not None:
+        return {got}
+    if isinstance(test, ast.Name):
+        if test.id in params and any(params[test.id] is d or params[test.id] == d and type(params[test.id]) is type(d) for d in FALSE_DEFAULTS):
+            return {test.id}
+        if test.id in aliases:
+            return set(aliases[test.id][0])
+    return None
+
+
+def deprecated_arguments(func, fdef, mod):
+    """The arguments of the state function `func` (defined by `fdef`, in `mod`) that Salt warns
+    about when a state passes them: `{ARG: {"message": ..., "removed": ...}}`, sorted."""
+    if fdef is None:
+        return {}
+    sig = inspect.signature(func)
+    params = {p.name: p.default for p in sig.parameters.values() if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL) and p.default is not p.empty}
+    kw = fdef.args.kwarg.arg if fdef.args.kwarg else None
+    aliases = argument_aliases(fdef, kw)
+    found = {}
+
+    def visit(stmts, guards):
+        for stmt in stmts:
+            if isinstance(stmt, ast.If):
+                visit(stmt.body, guards + [passed_arguments(stmt.test, params, kw, aliases)])
+                visit(stmt.orelse, guards + [None])
+            elif isinstance(stmt, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+                visit(stmt.body, guards)
+                visit(stmt.finalbody, guards)
+                for h in stmt.handlers:
+                    visit(h.body, guards + [None])
+                visit(stmt.orelse, guards + [None])
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                visit(stmt.body, guards)
+            elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or type(stmt).__name__ == "Match":
+                continue
+            elif guards and None not in guards:
+                # Passing one of the innermost test's arguments must pass every outer test too.
+                inner = guards[-1]
+                args = {a for a in inner if all(a in g for g in guards[:-1])}
+                for node in ast.walk(stmt):
+                    if not isinstance(node, ast.Call):
+                        continue
+                    helper = resolve_helper(node.func, mod)
+                    if helper is None:
+                        continue
+                    for arg in sorted(args):
+                        said = salt_warning(helper, node, arg)
+                        if said is not None and arg not in found:
+                            found[arg] = said
+    visit(fdef.body, [])
+    return dict(sorted(found.items()))
+
+
 def default_repr(value):
     """The Python repr of a default, but `sys.executable` (buildout's `python=sys.executable`)
     as the source writes it: its value is the generating interpreter's path."""
@@ -128,7 +357,11 @@ def function_facts(func, fdef, mod, module_deprecation):
     deprecated = module_deprecation
     if deprecated is None and fdef is not None:
         deprecated = deprecation_of_function(fdef, mod)
-    return {"args": args, "kwargs": kwargs, "deprecated": deprecated}
+    facts = {"args": args, "kwargs": kwargs, "deprecated": deprecated}
+    deprecated_args = deprecated_arguments(func, fdef, mod)
+    if deprecated_args:
+        facts["deprecated_args"] = deprecated_args
+    return facts
 
 
 def load(modname, stem, path):

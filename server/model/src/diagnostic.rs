@@ -61,6 +61,9 @@ pub enum Code {
     UnknownArgument,
     /// A state function Salt says is deprecated (a warning).
     DeprecatedFunction,
+    /// An argument Salt warns about when a state passes it, as going away in a later release
+    /// (a warning).
+    DeprecatedArgument,
     /// A gitfs or git_pillar remote that cannot be analysed: no local copy (nothing is
     /// fetched), or an option Salt refuses. A warning: the other remotes are still served.
     GitfsRemote,
@@ -97,6 +100,7 @@ impl Code {
             Code::MissingParameter => "missing-parameter",
             Code::UnknownArgument => "unknown-argument",
             Code::DeprecatedFunction => "deprecated-function",
+            Code::DeprecatedArgument => "deprecated-argument",
             Code::GitfsRemote => "gitfs-remote",
             Code::LikelyTypo => "likely-typo",
         }
@@ -111,6 +115,7 @@ impl Code {
             | Code::ExtPillar
             | Code::UnknownFunction
             | Code::DeprecatedFunction
+            | Code::DeprecatedArgument
             | Code::GitfsRemote
             | Code::LikelyTypo => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,

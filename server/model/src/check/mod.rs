@@ -507,6 +507,27 @@ motd:
         );
     }
 
+    /// An argument Salt warns about when passed (3008's `x509.private_key_managed` `bits`,
+    /// `cipher`): a warning on its key, not a likely typo, with Salt's words.
+    #[test]
+    fn deprecated_argument_on_its_key() {
+        check(
+            r#"
+#- pki.sls
+key:
+  x509.private_key_managed:
+    - name: /etc/pki/k.pem
+    - bits: 4096
+    - cipher: aes_256_cbc
+    - keysize: 4096
+"#,
+            expect![[r#"
+                pki.sls:4:7 warning[deprecated-argument] Argument 'bits' of state 'x509.private_key_managed' is deprecated: `bits` has been renamed to `keysize`. Please update your code.
+                pki.sls:5:7 warning[deprecated-argument] Argument 'cipher' of state 'x509.private_key_managed' is deprecated: The following parameter(s) have been deprecated and will be removed in '3009.0': 'cipher'.
+            "#]],
+        );
+    }
+
     #[test]
     fn every_code() {
         check(

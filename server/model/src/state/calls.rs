@@ -3,7 +3,8 @@
 //! required argument not given ("Missing parameter"), an argument a function without
 //! `**kwargs` does not take (`format_call`: "... is an invalid keyword argument for ...", which
 //! aborts the whole run), an argument of a function with `**kwargs` that is a likely typo of a
-//! named parameter (Salt ignores it silently), and a function Salt says is deprecated. A
+//! named parameter (Salt ignores it silently), a function Salt says is deprecated, and an
+//! argument Salt warns about when it is passed (its `warn_until` behind `"x" in kwargs`). A
 //! function the minion's release does not ship but a Salt extension does is its own finding,
 //! naming the package. Checked on low chunks (after
 //! `names`, `extend` and `use` gave each state its arguments), against a
@@ -84,7 +85,16 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
         }
         for (k, _) in &chunk.d.0 {
             let Some(key) = k.as_str() else { continue };
-            if is_internal_keyword(key) || (key == "name_order" && !passes_name_order(chunk, catalog.release())) || function.arg(key).is_some() {
+            if is_internal_keyword(key) || (key == "name_order" && !passes_name_order(chunk, catalog.release())) {
+                continue;
+            }
+            if let Some(dep) = function.deprecated_arg(key) {
+                // Salt looks at it (and warns): never a typo, never refused.
+                let message = format!("Argument '{key}' of state '{full}' is deprecated: {}", dep.message);
+                push(SaltError::new(Code::DeprecatedArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+                continue;
+            }
+            if function.arg(key).is_some() {
                 continue;
             }
             if function.kwargs {
@@ -254,6 +264,38 @@ mod tests {
             on_3007[0].starts_with("deprecated-function: State 'zabbix_host.present' is deprecated: ") && on_3007[0].contains("in version 3009"),
             "{on_3007:?}"
         );
+    }
+
+    #[test]
+    fn deprecated_arguments_are_the_releases_own() {
+        // 3006's and 3007's `x509` is x509.py, whose `private_key_managed` names `bits`,
+        // `cipher` and `verbose`; 3008's is x509_v2.py, which takes them in `**kwargs` and warns.
+        let key = "k:\n  x509.private_key_managed:\n    - name: /k.pem\n    - bits: 4096\n    - cipher: aes_256_cbc\n    - verbose: false\n";
+        assert_eq!(check(key, SaltVersion::V3006, &[]), Vec::<String>::new());
+        assert_eq!(check(key, SaltVersion::V3007, &[]), Vec::<String>::new());
+        expect_test::expect![[r#"
+            [
+                "deprecated-argument: Argument 'bits' of state 'x509.private_key_managed' is deprecated: `bits` has been renamed to `keysize`. Please update your code.",
+                "deprecated-argument: Argument 'cipher' of state 'x509.private_key_managed' is deprecated: The following parameter(s) have been deprecated and will be removed in '3009.0': 'cipher'.",
+                "deprecated-argument: Argument 'verbose' of state 'x509.private_key_managed' is deprecated: The following parameter(s) have been deprecated and will be removed in '3009.0': 'verbose'.",
+            ]
+        "#]]
+        .assert_debug_eq(&check(key, SaltVersion::V3008, &[]));
+        // `algorithm`: renamed to `digest` in 3008's x509.certificate_managed; 3007's x509.py
+        // takes it in `**kwargs` (for `x509.create_certificate`) and says nothing.
+        let cert = "c:\n  x509.certificate_managed:\n    - name: /c.pem\n    - algorithm: sha512\n";
+        assert_eq!(check(cert, SaltVersion::V3007, &[]), Vec::<String>::new());
+        expect_test::expect![[r#"
+            [
+                "deprecated-argument: Argument 'algorithm' of state 'x509.certificate_managed' is deprecated: `algorithm` has been renamed to `digest`. Please update your code.",
+            ]
+        "#]]
+        .assert_debug_eq(&check(cert, SaltVersion::V3008, &[]));
+        let dep = Catalog::for_version(SaltVersion::V3008).function("x509", "certificate_managed").and_then(|f| f.deprecated_arg("algorithm")).cloned();
+        assert_eq!(dep.map(|d| d.removed), Some("3009.0 (Potassium)".to_string()));
+        for v in [SaltVersion::V3006, SaltVersion::V3007] {
+            assert!(Catalog::for_version(v).modules().all(|m| m.functions.iter().all(|f| f.deprecated_args.is_empty())), "{v}");
+        }
     }
 
     #[test]

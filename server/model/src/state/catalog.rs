@@ -1,6 +1,7 @@
 //! The state-function catalog: every state module a Salt release line ships (by the name its
 //! loader gives it), each function's arguments with their Python-repr defaults, whether it
-//! takes `**kwargs`, and Salt's own words where Salt says it is deprecated; the same facts for
+//! takes `**kwargs`, and Salt's own words where Salt says it, or an argument passed to it, is
+//! deprecated (with the version Salt removes the argument in); the same facts for
 //! the state modules of the Salt extensions (saltext packages) a minion may have installed.
 //! The data is generated from Salt's own loader and committed: `catalog-3006.json`,
 //! `catalog-3007.json`, `catalog-3008.json` by `tests/conformance/gen_state_catalog.py` run
@@ -56,11 +57,24 @@ pub struct Function {
     pub kwargs: bool,
     /// Salt's own deprecation words, when Salt says the function is deprecated.
     pub deprecated: Option<String>,
+    /// The arguments Salt warns about at run time when a state passes them, sorted by name.
+    pub deprecated_args: Vec<DeprecatedArg>,
     /// The docstring, for a custom module's function (read from its source). Salt's own
     /// documentation is not shipped: the editor asks the user's Salt for it.
     pub doc: Option<String>,
     /// Where a custom module's function is defined (its name in the `def`), in bytes.
     pub span: Option<std::ops::Range<usize>>,
+}
+
+/// An argument Salt warns about when a state passes it (a `salt.utils.versions.warn_until`
+/// in the function's body behind `if "x" in kwargs:` or `if x is not None:`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeprecatedArg {
+    pub name: String,
+    /// What Salt warns, its version formatted as Salt formats it.
+    pub message: String,
+    /// The release Salt removes it in, as Salt writes it (`3009.0 (Potassium)`), or a date.
+    pub removed: String,
 }
 
 /// One argument of a state function.
@@ -122,7 +136,8 @@ impl Catalog {
     }
 
     /// Parses the generator's JSON (`{"salt": VERSION, "modules": {NAME: {FUNCTION: {"args":
-    /// [[ARG, DEFAULT|null]], "kwargs": BOOL, "deprecated": TEXT|null}}}}`).
+    /// [[ARG, DEFAULT|null]], "kwargs": BOOL, "deprecated": TEXT|null, "deprecated_args"?: {ARG:
+    /// {"message": TEXT, "removed": VERSION}}}}}}`).
     pub fn from_json(text: &str) -> Option<Catalog> {
         let root: Value = serde_json::from_str(text).ok()?;
         let salt_version = root.get("salt")?.as_str()?.to_owned();
@@ -154,11 +169,21 @@ fn modules_from_json(value: &Value, saltext: Option<&str>) -> Option<Vec<Module>
                     Some(Arg { name: pair.first()?.as_str()?.to_owned(), default: pair.get(1)?.as_str().map(str::to_owned) })
                 })
                 .collect::<Option<Vec<_>>>()?;
+            let mut deprecated_args = Vec::new();
+            for (arg, d) in f.get("deprecated_args").and_then(Value::as_object).into_iter().flatten() {
+                deprecated_args.push(DeprecatedArg {
+                    name: arg.clone(),
+                    message: d.get("message")?.as_str()?.to_owned(),
+                    removed: d.get("removed")?.as_str()?.to_owned(),
+                });
+            }
+            deprecated_args.sort_by(|a, b| a.name.cmp(&b.name));
             fs.push(Function {
                 name: fname.clone(),
                 args,
                 kwargs: f.get("kwargs")?.as_bool()?,
                 deprecated: f.get("deprecated").and_then(Value::as_str).map(str::to_owned),
+                deprecated_args,
                 doc: None,
                 span: None,
             });
@@ -327,6 +352,7 @@ pub fn custom_modules(fs: &dyn Vfs, roots: &FileRoots) -> Vec<Module> {
                 args: f.params.iter().map(|(n, d)| Arg { name: n.clone(), default: d.clone() }).collect(),
                 kwargs: f.kwargs,
                 deprecated: None,
+                deprecated_args: Vec::new(),
                 doc: f.doc.clone(),
                 span: Some(f.span.clone()),
             })
@@ -345,6 +371,11 @@ impl Module {
 impl Function {
     pub fn arg(&self, name: &str) -> Option<&Arg> {
         self.args.iter().find(|a| a.name == name)
+    }
+
+    /// The argument `name`, when Salt warns that it is deprecated.
+    pub fn deprecated_arg(&self, name: &str) -> Option<&DeprecatedArg> {
+        self.deprecated_args.binary_search_by(|a| a.name.as_str().cmp(name)).ok().map(|i| &self.deprecated_args[i])
     }
 
     /// `name(a, b=None, **kwargs)`, Python's way of writing the signature.
@@ -396,6 +427,7 @@ mod tests {
             args: vec![Arg { name: "name".into(), default: None }],
             kwargs: false,
             deprecated: None,
+            deprecated_args: Vec::new(),
             doc: None,
             span: None,
         };
