@@ -37,6 +37,11 @@ struct Walk {
     running: HashSet<String>,
     pre: HashSet<String>,
     active: HashSet<String>,
+    /// The results known to be `False` whatever the states do: in `running` ("Recursive
+    /// requisite found", a requisite not found, a requisite of those failed) and in `self.pre`
+    /// (a made-up test result).
+    failed: HashSet<String>,
+    failed_pre: HashSet<String>,
     /// The runs in order: the chunk, and whether it is a prereq test run.
     out: Vec<(usize, bool)>,
     /// How deep the walk is.
@@ -69,6 +74,8 @@ pub fn walk(chunks: &[Chunk], version: SaltVersion) -> Result<(Vec<Chunk>, Vec<S
         running: HashSet::new(),
         pre: HashSet::new(),
         active: HashSet::new(),
+        failed: HashSet::new(),
+        failed_pre: HashSet::new(),
         out: Vec::new(),
         stack: 0,
         tests: HashSet::new(),
@@ -161,6 +168,22 @@ impl Walk {
         })
     }
 
+    /// `check_requisite`'s "fail" as far as it is known: a requisite whose state's result is
+    /// known to be `False` (for `prereq`, its test result), of every entry for an `_any` type.
+    /// `onfail` and `onchanges` types take a failure for something else.
+    fn fails(&self, i: usize, with_prerequired: bool) -> bool {
+        let kinds = CHECKED.iter().copied().chain(with_prerequired.then_some("prerequired"));
+        kinds.filter(|k| !k.starts_with("onfail") && !k.starts_with("onchanges")).any(|kind| {
+            let failed = if kind == "prereq" { &self.failed_pre } else { &self.failed };
+            let mut hit = self.targets(i, kind).iter().flatten().map(|&t| failed.contains(&self.tags[t]));
+            if kind.ends_with("_any") {
+                !self.targets(i, kind).is_empty() && hit.all(|f| f)
+            } else {
+                hit.any(|f| f)
+            }
+        })
+    }
+
     /// `State.call`'s result: a test run (into `self.pre`, which clears `__prereq__`) or the
     /// state's run.
     fn called(&mut self, i: usize) {
@@ -176,14 +199,18 @@ impl Walk {
     /// where a call would be, but a test run's `__prereq__` stays (no call cleared it).
     fn made_up(&mut self, i: usize) {
         if self.prereq[i] {
+            self.failed_pre.insert(self.tags[i].clone());
             self.tested(i);
         } else {
+            self.failed.insert(self.tags[i].clone());
             self.ran(i);
         }
     }
 
-    /// "Recursive requisite found": filed in `running`, a test run or not.
+    /// "Recursive requisite found" or "One or more requisite failed": a `False` result filed
+    /// in `running`, a test run or not (the state's `__prereq__` mark stays: no call cleared it).
     fn recursive(&mut self, i: usize) {
+        self.failed.insert(self.tags[i].clone());
         self.ran(i);
     }
 
@@ -225,7 +252,13 @@ impl Walk {
         }
         let is_prereq = self.prereq[i];
         if !self.unmet(i, !is_prereq) {
-            self.called(i);
+            if self.fails(i, !is_prereq) {
+                // Status "fail": its result is made up and filed in `running`, even for a state
+                // marked for a prereq test run.
+                self.recursive(i);
+            } else {
+                self.called(i);
+            }
             return;
         }
         let kinds = CALLED.iter().copied().chain((!is_prereq).then_some("prerequired"));
@@ -362,6 +395,17 @@ mod tests {
         let target = &plan.states[1];
         assert!(target.test_step.is_some_and(|t| t < plan.states[0].step), "{:?}", target.test_step);
         assert!(target.after.iter().any(|(t, k)| t.contains("pre") && *k == "prerequired"), "{:?}", target.after);
+    }
+
+    #[test]
+    fn a_state_marked_for_a_prereq_test_whose_requisite_failed_runs_for_real() {
+        // `a` fails ("requisites were not found"); `b` prereqs `c`, which marks `c` for a test
+        // run, but `c`'s requisite `a` failed: Salt files `c`'s made-up failure in `running`,
+        // not in its prereq results, so `b` waits on a test run that never comes and `c` runs
+        // before it (Salt 3006.29 and 3007.16: a, c, b; a test run first would give a, b, c).
+        let text = "a:\n  test:\n    - nop\n    - require:\n      - test: nosuch\nb:\n  test:\n    - nop\n    - prereq:\n      - test: c\nc:\n  test:\n    - nop\n    - require:\n      - test: a\n";
+        assert_eq!(run_order(text, SaltVersion::V3006), ["a", "c", "b"]);
+        assert_eq!(run_order(text, SaltVersion::V3007), ["a", "c", "b"]);
     }
 
     #[test]
