@@ -8,7 +8,7 @@
 #   3. the Salt conformance suites (lowstate, top files, rendering, mapstack, pillar, fleet, diff, SQL
 #      ext_pillar over PostgreSQL and MariaDB servers it starts on loopback, gitfs, git_pillar, and
 #      Salt's own requisite test fixtures under Salt 3006, 3007 and 3008; lowstate, top files,
-#      rendering, pillar, mapstack, fleet and diff also under 3006 and 3007),
+#      rendering, pillar, git_pillar, mapstack, fleet and diff also under 3006 and 3007),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
 #      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
@@ -73,6 +73,12 @@ for line in 3006 3007; do
   if ! "$v/bin/python" -c 'import saltext.formula' 2>/dev/null; then
     "$v/bin/python" -m pip install --quiet --disable-pip-version-check 'saltext-formula==0.3.0' \
       >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install saltext-formula into venv-$line failed"; }
+  fi
+  # GitPython, git_pillar's provider, for the per-version gitpillar suites (ext_pillar_first
+  # and the pillar compile's start differ before 3008).
+  if ! "$v/bin/python" -c 'import git' 2>/dev/null; then
+    "$v/bin/python" -m pip install --quiet --disable-pip-version-check 'GitPython==3.2.1' \
+      >>"$LOGS/pip.log" 2>&1 || { tail -20 "$LOGS/pip.log"; die "pip install GitPython into venv-$line failed"; }
   fi
 done
 PY3006=$WORK/venv-3006/bin/python
@@ -142,6 +148,8 @@ suites=(
   "extpillar-conformance|tests/conformance/extpillar/run.sh $PY $BIN 120 5"
   "gitfs-conformance|tests/conformance/gitfs/run.sh $PY $BIN 30 1"
   "gitpillar-conformance|tests/conformance/gitpillar/run.sh $PY $BIN 40 1"
+  "gitpillar-conformance-3006|GITPILLAR_WORK=$WORK/gitpillar-3006 tests/conformance/gitpillar/run.sh $PY3006 $BIN 40 1"
+  "gitpillar-conformance-3007|GITPILLAR_WORK=$WORK/gitpillar-3007 tests/conformance/gitpillar/run.sh $PY3007 $BIN 40 1"
   "editors|tests/editors/run.sh $VENV"
   "fuzz|tests/fuzz.sh 5"
   "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
