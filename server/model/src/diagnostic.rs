@@ -7,105 +7,94 @@ use std::path::PathBuf;
 
 use crate::value::Loc;
 
-/// Stable diagnostic codes (a contract: `check --format json` and `lowstate` print them).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Code {
-    DottedSlsName,
-    MissingInclude,
-    DuplicateId,
-    MissingRequisiteTarget,
-    RequisiteCycle,
-    MalformedState,
-    MissingExtendTarget,
-    YamlSyntax,
-    RenderError,
+/// Declares [`Code`] with each code's stable name: the enum, [`Code::as_str`] and
+/// [`Code::ALL`] come from one list, so no code can miss its name or the list.
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal,)*) => {
+        /// Stable diagnostic codes (a contract: `check --format json` and `lowstate` print them).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            /// The code's stable name (`missing-include`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $name,)*
+                }
+            }
+        }
+    };
+}
+
+codes! {
+    DottedSlsName => "dotted-sls-name",
+    MissingInclude => "missing-include",
+    DuplicateId => "duplicate-id",
+    MissingRequisiteTarget => "missing-requisite-target",
+    RequisiteCycle => "requisite-cycle",
+    MalformedState => "malformed-state",
+    MissingExtendTarget => "missing-extend-target",
+    YamlSyntax => "yaml-syntax",
+    RenderError => "render-error",
     /// A render error after the template called a function salt-analyzer does not run (a
     /// warning): with that function's real answer the template may well render.
-    RenderUnsure,
-    UnreadableFile,
+    RenderUnsure => "render-unsure",
+    UnreadableFile => "unreadable-file",
     /// A top-file entry naming an SLS that no environment has.
-    MissingSls,
+    MissingSls => "missing-sls",
     /// A top-file section or cross-env item for an environment `file_roots` does not define
     /// (a section: a warning; an error in the highstate of a minion it targets).
-    UnknownEnvironment,
+    UnknownEnvironment => "unknown-environment",
     /// A target Salt cannot evaluate: unknown matcher, bad regex or CIDR, undefined nodegroup.
-    InvalidTarget,
+    InvalidTarget => "invalid-target",
     /// A top-file section the merging strategy never uses (a warning).
-    UnusedSection,
+    UnusedSection => "unused-section",
     /// A top file `verify_tops` rejects (the `'*': name` shorthand, empty entries).
-    MalformedTop,
+    MalformedTop => "malformed-top",
     /// A file whose renderer salt-analyzer never runs (`#!py`, `#!pyobjects`, `#!mako`, ...):
     /// a hint, and what it would declare is unknown; also an encrypted value (`gpg`) kept as
     /// its ciphertext, and a host-touching call left unanswered.
-    NotAnalysed,
+    NotAnalysed => "not-analysed",
     /// A formula's layered configuration that `map.data` fails on (a bad data source, a layer
     /// file with other keys than `values`/`strategy`/`merge_lists`, a merge of a non-dict).
-    MapData,
+    MapData => "mapdata-error",
     /// A `parameters/` layer file or directory the mapstack never uses as written: a directory
     /// no data source selects, a key the Jinja flavour ignores, an unknown `strategy` (a
     /// warning).
-    ParametersLayer,
+    ParametersLayer => "parameters-layer",
     /// An SQL ext_pillar whose database could not be opened or queried (a warning: the rest of
     /// the pillar is still computed).
-    ExtPillar,
+    ExtPillar => "ext-pillar",
     /// A state module or function no module of the catalog (Salt's plus the workspace's
     /// `_states`) has (a warning: the minion may have an extension that provides it).
-    UnknownFunction,
+    UnknownFunction => "unknown-function",
     /// A state function the minion's Salt release does not ship but a Salt extension does
     /// (`mysql_user.present` on 3008 without saltext-mysql): Salt fails the state unless the
     /// minion has the extension, which `saltexts:` in `salt-analyzer.yaml` then says.
-    NotInCore,
+    NotInCore => "not-in-core",
     /// A required argument of the state function that the state does not give.
-    MissingParameter,
+    MissingParameter => "missing-parameter",
     /// An argument a state function without `**kwargs` does not take (Salt aborts the run).
-    UnknownArgument,
+    UnknownArgument => "unknown-argument",
     /// A state function Salt says is deprecated (a warning).
-    DeprecatedFunction,
+    DeprecatedFunction => "deprecated-function",
     /// An argument Salt warns about when a state passes it, as going away in a later release
     /// (a warning).
-    DeprecatedArgument,
+    DeprecatedArgument => "deprecated-argument",
     /// A gitfs or git_pillar remote that cannot be analysed: no local copy (nothing is
     /// fetched), or an option Salt refuses. A warning: the other remotes are still served.
-    GitfsRemote,
+    GitfsRemote => "gitfs-remote",
     /// An argument of a function with `**kwargs` one or two edits from one of its named
     /// parameters (`sorce` on `file.managed`): Salt passes it on and ignores it (a warning).
-    LikelyTypo,
+    LikelyTypo => "likely-typo",
 }
 
 impl Code {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Code::DottedSlsName => "dotted-sls-name",
-            Code::MissingInclude => "missing-include",
-            Code::DuplicateId => "duplicate-id",
-            Code::MissingRequisiteTarget => "missing-requisite-target",
-            Code::RequisiteCycle => "requisite-cycle",
-            Code::MalformedState => "malformed-state",
-            Code::MissingExtendTarget => "missing-extend-target",
-            Code::YamlSyntax => "yaml-syntax",
-            Code::RenderError => "render-error",
-            Code::RenderUnsure => "render-unsure",
-            Code::UnreadableFile => "unreadable-file",
-            Code::MissingSls => "missing-sls",
-            Code::UnknownEnvironment => "unknown-environment",
-            Code::InvalidTarget => "invalid-target",
-            Code::UnusedSection => "unused-section",
-            Code::MalformedTop => "malformed-top",
-            Code::NotAnalysed => "not-analysed",
-            Code::MapData => "mapdata-error",
-            Code::ParametersLayer => "parameters-layer",
-            Code::ExtPillar => "ext-pillar",
-            Code::UnknownFunction => "unknown-function",
-            Code::NotInCore => "not-in-core",
-            Code::MissingParameter => "missing-parameter",
-            Code::UnknownArgument => "unknown-argument",
-            Code::DeprecatedFunction => "deprecated-function",
-            Code::DeprecatedArgument => "deprecated-argument",
-            Code::GitfsRemote => "gitfs-remote",
-            Code::LikelyTypo => "likely-typo",
-        }
-    }
-
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {
