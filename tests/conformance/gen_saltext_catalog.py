@@ -54,25 +54,24 @@ def dotted(directory):
     raise SystemExit(f"{directory} is under no sys.path entry")
 
 
-def states_dirs(entry_point):
+def states_dirs(entry_point, kind="states"):
+    """The directories of `kind` (`states`, `modules`) a `salt.loader` entry point names."""
     loaded = entry_point.load()
     dirs = []
     if isinstance(loaded, types.FunctionType):
         value = loaded()
         if isinstance(value, dict):
-            dirs.extend(value.get("states", []))
-        elif entry_point.name == "states_dirs":
+            dirs.extend(value.get(kind, []))
+        elif entry_point.name == {"states": "states_dirs", "modules": "module_dirs"}[kind]:
             dirs.extend(value)
     elif isinstance(loaded, types.ModuleType):
-        dirs.extend(os.path.join(p, "states") for p in loaded.__path__)
+        dirs.extend(os.path.join(p, kind) for p in loaded.__path__)
     return [d for d in dirs if os.path.isdir(d)]
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(__file__), "..", "..", "server", "model", "src", "state", "saltexts.json"
-    )
-    warnings.simplefilter("ignore")
+def catalog(kind="states"):
+    """`({NAME: {"version": V, "modules": {MODULE: {FUNCTION: ...}}}}, [failure, ...])`: the
+    modules of `kind` of every installed distribution with a `salt.loader` entry point."""
     packages, failed = {}, []
     for dist in importlib.metadata.distributions():
         eps = [ep for ep in dist.entry_points if ep.group == "salt.loader"]
@@ -82,7 +81,7 @@ def main():
         files = []
         for ep in eps:
             try:
-                dirs = states_dirs(ep)
+                dirs = states_dirs(ep, kind)
             except Exception as exc:  # Salt's loader skips an entry point that fails to load
                 failed.append(f"{name} {ep.value}: {exc!r}")
                 continue
@@ -91,9 +90,17 @@ def main():
         modules, bad = collect(sorted(files), {})
         failed.extend(f"{name} {b}" for b in bad)
         packages[name] = {"version": dist.version, "modules": modules}
+    return dict(sorted(packages.items())), failed
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(__file__), "..", "..", "server", "model", "src", "state", "saltexts.json"
+    )
+    warnings.simplefilter("ignore")
+    packages, failed = catalog("states")
     for f in failed:
         print("not importable:", f, file=sys.stderr)
-    packages = dict(sorted(packages.items()))
     write({"salt": salt.version.__version__, "packages": packages}, out)
     with_states = {k: v for k, v in packages.items() if v["modules"]}
     print(

@@ -14,6 +14,7 @@ use crate::pillar::{self, Pillar, PillarMinion};
 use crate::render::jinja::JinjaSetup;
 use crate::render::memo::RenderMemo;
 use crate::render::probe::Probe;
+use crate::render::salt_fns::catalog::{custom_modules as exec_custom_modules, ExecFunctions};
 use crate::render::salt_fns::Matcher;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
@@ -458,6 +459,10 @@ fn jinja_setup(
             roots.list_states(env)
         }
     };
+    // What `salt['mod.fun']` finds: the release's core, the listed extensions, `_modules` (and,
+    // on a release nobody stated, what any release or known extension has).
+    let known = opts.version_source != crate::version::VersionSource::Default;
+    let exec = ExecFunctions::with_release_known(opts.version, known, &opts.saltexts, exec_custom_modules(&**recorder, roots));
     let jinja = {
         let (fs, roots) = (recorder.clone(), roots.clone());
         JinjaSetup::new(minion, opts, move |env, rel| {
@@ -465,6 +470,7 @@ fn jinja_setup(
             fs.read(&path).ok()
         })
         .with_matcher(template_matcher(minion, log.cloned()))
+        .with_exec(exec)
         .with_list_states(Arc::new(lister))
         .with_ordered_pillar(ordered_pillar)
         .recording(log)

@@ -1135,3 +1135,35 @@ svc-conf:
     let after = check(&fs);
     assert_eq!(after.lines().next(), Some(r#"svc::pkg pkg.installed "nginx-ℝ-other""#), "{after}");
 }
+
+#[test]
+fn a_template_finds_the_execution_functions_of_its_minion_s_release_extensions_and_modules() {
+    // `docker.ps` is in the core of Salt 3006 and 3007; Salt 3008 moved it to saltext-dockermod.
+    // Salt 3008.4 without that extension: "Rendering SLS 'base:a' failed: Jinja variable
+    // 'salt.utils.templates.AliasedLoader object' has no attribute 'docker.ps'; line 1".
+    let run = |head: &str| {
+        let tree = format!(
+            "#- salt-analyzer.yaml\n{head}file_roots: {{base: [srv]}}\nminions: {{m: {{grains: {{}}}}}}\n\
+             #- srv/top.sls\nbase: {{'*': [a]}}\n\
+             #- srv/a.sls\nx: {{test.nop: [{{ps: {{{{ salt['docker.ps']() | json }}}}}}, {{site: {{{{ salt.corp.owner('x') | json }}}}}}]}}\n\
+             #- srv/_modules/site.py\n__virtualname__ = 'corp'\ndef owner(name):\n    return name\n"
+        );
+        let fs = MemFs::from_fixture(&tree);
+        let (ws, roots) = setup(&fs);
+        let c = compile(Arc::new(fs), &ws, &roots, &Request::new(Some("m"), Scope::Highstate));
+        let low = c.low.as_ref().expect("a highstate");
+        match low.show_errors.first() {
+            Some(e) => format!("{:?}: {}", e.code, e.message),
+            None => format!("clean: {}", low.chunks_json()),
+        }
+    };
+    expect_test::expect![[r#"clean: [{"state":"test","name":"x","__sls__":"a","__env__":"base","__id__":"x","ps":"","site":"","order":10000,"fun":"nop"}]"#]]
+        .assert_eq(&run("salt_version: 3006\n"));
+    expect_test::expect![[r#"
+        NotInCore: Rendering SLS 'base:a' failed: Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'docker.ps'; line 1
+        Reason: `docker.ps` is not in Salt 3008's core: install saltext-dockermod, or list it under `saltexts:`
+        Salt 3006 and 3007 ship it in their core: if this minion runs one of them, say so with `salt_version:`"#]]
+    .assert_eq(&run("salt_version: 3008\n"));
+    expect_test::expect![[r#"clean: [{"state":"test","name":"x","__sls__":"a","__env__":"base","__id__":"x","ps":"","site":"","order":10000,"fun":"nop"}]"#]]
+        .assert_eq(&run("salt_version: 3008\nsaltexts: [saltext.dockermod]\n"));
+}

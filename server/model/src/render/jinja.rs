@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Object, Value as JValue};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
+use crate::render::salt_fns::catalog::{ExecFunctions, Missing};
 use crate::render::salt_fns::{self, MapDataFn, Matcher};
 use crate::render::{budget, mutable, tags};
 use crate::workspace::facts::{Data, FactLog, Which};
@@ -53,6 +54,9 @@ pub struct JinjaContext {
     pub budget: std::time::Duration,
     /// The Salt release whose Jinja environment renders it.
     pub version: crate::version::SaltVersion,
+    /// The execution functions the minion has; a function it lacks is undefined, as Salt's
+    /// loader leaves it. Without one every function is taken to exist.
+    pub exec: Option<Arc<ExecFunctions>>,
 }
 
 /// What every template of one compilation shares: the minion's data and a way to read
@@ -83,6 +87,8 @@ pub struct JinjaSetup {
     pub budget: std::time::Duration,
     /// The minion's Salt release.
     pub version: crate::version::SaltVersion,
+    /// The execution functions the minion has (none: every function is taken to exist).
+    pub exec: Option<Arc<ExecFunctions>>,
 }
 
 /// Reads a `salt://` relative path of the file's environment.
@@ -118,6 +124,7 @@ impl JinjaSetup {
             template_pillar: None,
             budget: self.budget,
             version: self.version,
+            exec: self.exec.clone(),
         }
     }
 
@@ -170,6 +177,7 @@ impl JinjaSetup {
             parses: None,
             budget: budget::DEFAULT,
             version: opts.version,
+            exec: None,
         }
     }
 
@@ -201,6 +209,13 @@ impl JinjaSetup {
     /// The same setup giving each file's render `budget` instead of [`budget::DEFAULT`].
     pub fn with_budget(self, budget: std::time::Duration) -> JinjaSetup {
         JinjaSetup { budget, ..self }
+    }
+
+    /// The same setup where a template finds only the execution functions of `exec` (which
+    /// the fingerprint covers).
+    pub fn with_exec(self, exec: ExecFunctions) -> JinjaSetup {
+        let fingerprint = crate::workspace::reads::hash(&(self.fingerprint, exec.fingerprint()));
+        JinjaSetup { exec: Some(Arc::new(exec)), fingerprint, ..self }
     }
 
     /// The same setup keeping rendered SLS files in `memo`.
@@ -244,6 +259,9 @@ pub struct RenderFailure {
     /// The Salt functions called before the error that were not executed: their real answer
     /// might have taken the template down another path.
     pub inert_calls: Vec<String>,
+    /// Why a function the template used is missing, and the code that says so
+    /// ([`Missing::reason`]).
+    pub reason: Option<(crate::diagnostic::Code, String)>,
 }
 
 /// The stack a render runs on. A template can nest values as deep as its fuel lets it loop
@@ -334,7 +352,8 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
     // the change through the same one ([`crate::render::carry`]).
     let pillar = mutable::watched(&ctx.pillar);
     let template_pillar = mutable::watched(ctx.template_pillar.as_ref().unwrap_or(&ctx.pillar));
-    let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone(), pillar: pillar.clone() });
+    let missing: Arc<Mutex<Vec<Missing>>> = Arc::default();
+    let salt = Arc::new(SaltFunctions { ctx: ctx.clone(), hints: hints.clone(), pillar: pillar.clone(), missing: missing.clone() });
     globals(&mut env, &salt);
     // Salt's SLS and template context has `salt`, `grains`, `pillar` and `opts`; the loader's
     // dunder names (`__salt__`, `__grains__`, ...) are undefined there.
@@ -365,7 +384,8 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
     }
     let source = super::pyops::rewrite(&mutable::wrap_literals(&tags::rewrite(source)), &syntax);
     let place = |e: Error| {
-        let mut failure = describe_in(e, Some(ctx));
+        let missing = missing.lock().map(|m| m.clone()).unwrap_or_default();
+        let mut failure = describe_in(e, Some(ctx), &missing);
         failure.inert_calls = hints.lock().map(|h| h.clone()).unwrap_or_default();
         if let Some((name, _)) = failure.template.as_mut() {
             if let Some(path) = loaded.lock().ok().and_then(|l| l.get(name.as_str()).cloned()) {
@@ -545,14 +565,20 @@ fn sls_context(sls: &str, tplfile: &str, tplpath: &str, version: crate::version:
 const TOP: &str = "<string>";
 
 fn describe(e: Error) -> RenderFailure {
-    describe_in(e, None)
+    describe_in(e, None, &[])
 }
 
-/// [`describe`], naming what is undefined from the render's context when there is one.
-fn describe_in(e: Error, ctx: Option<&JinjaContext>) -> RenderFailure {
-    let mut message = match e.kind() {
-        ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(&e, ctx)),
-        _ => e.to_string(),
+/// [`describe`], naming what is undefined from the render's context when there is one, and
+/// the `salt` functions the template looked up and the minion lacks (`missing`).
+fn describe_in(e: Error, ctx: Option<&JinjaContext>, missing: &[Missing]) -> RenderFailure {
+    let mut reason = None;
+    let mut message = match missing_in(&e, missing) {
+        Some(m) => {
+            reason = m.reason.clone().map(|r| (m.code, r));
+            format!("Jinja variable {}", m.message())
+        }
+        None if e.kind() == ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(&e, ctx)),
+        None => e.to_string(),
     };
     if let Some(line) = e.line() {
         message = format!("{message}; line {line}");
@@ -572,9 +598,13 @@ fn describe_in(e: Error, ctx: Option<&JinjaContext>) -> RenderFailure {
                 if let (Some(n), Some(l)) = (c.name().filter(|n| *n != TOP), c.line()) {
                     template = Some((n.to_string(), l));
                 }
-                let what = match c.kind() {
-                    ErrorKind::UndefinedError => format!("Jinja variable {}", undefined(c, ctx)),
-                    _ => c.detail().map(str::to_string).unwrap_or_else(|| c.kind().to_string()),
+                let what = match (missing_in(c, missing), c.kind()) {
+                    (Some(m), _) => {
+                        reason = m.reason.clone().map(|r| (m.code, r));
+                        format!("Jinja variable {}", m.message())
+                    }
+                    (None, ErrorKind::UndefinedError) => format!("Jinja variable {}", undefined(c, ctx)),
+                    (None, _) => c.detail().map(str::to_string).unwrap_or_else(|| c.kind().to_string()),
                 };
                 message = format!("{message}: {what}{at}");
             }
@@ -582,7 +612,27 @@ fn describe_in(e: Error, ctx: Option<&JinjaContext>) -> RenderFailure {
         }
         inner = cause.source();
     }
-    RenderFailure { message, line: e.line(), template, inert_calls: Vec::new() }
+    RenderFailure { message, line: e.line(), template, inert_calls: Vec::new(), reason }
+}
+
+/// The lookup of a function the minion lacks that failed as `e`: the last one whose key the
+/// failing expression names (`salt['nope.fn']()`, `salt.nope.fn()`, `salt.test.nope()`). A
+/// lookup that only tested it (`salt['x.y'] is defined`) is not named by a later error.
+fn missing_in<'m>(e: &Error, missing: &'m [Missing]) -> Option<&'m Missing> {
+    // Using an undefined value: printing it, or (minijinja's words) calling it or a method of it.
+    let undefined =
+        e.kind() == ErrorKind::UndefinedError || e.detail().is_some_and(|d| d.contains("value of type undefined") || d.starts_with("undefined has no method"));
+    if !undefined || missing.is_empty() {
+        return None;
+    }
+    // The span may start inside the chain (`.fn('x')` of `salt.nope.fn('x')`): widen it.
+    let (src, r) = e.template_source().zip(e.range())?;
+    let start = src.get(..r.start)?.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_' || c == '.').len();
+    let text = src.get(start..r.end)?;
+    missing.iter().rev().find(|m| {
+        let quoted = [format!("'{}'", m.key), format!("\"{}\"", m.key), format!(".{}", m.key)];
+        quoted.iter().any(|q| text.contains(q.as_str()))
+    })
 }
 
 /// What is undefined, in Jinja2's words under Salt: `'home_base' is undefined` for a name,
@@ -880,6 +930,8 @@ struct SaltFunctions {
     ctx: JinjaContext,
     hints: Arc<Mutex<Vec<String>>>,
     pillar: JValue,
+    /// The lookups of functions the minion lacks, for the error that names one.
+    missing: Arc<Mutex<Vec<Missing>>>,
 }
 
 impl std::fmt::Debug for JinjaContext {
@@ -893,10 +945,18 @@ impl Object for SaltFunctions {
     fn repr(self: &Arc<Self>) -> minijinja::value::ObjectRepr {
         minijinja::value::ObjectRepr::Plain
     }
+    /// A function or module the minion lacks is undefined (Salt's loader raises `KeyError`,
+    /// and Jinja makes that its `StrictUndefined`).
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
         let name = key.as_str()?.to_string();
         if name.contains('.') {
+            if let Some(m) = self.exec().and_then(|e| e.item(&name)).filter(|_| !self.pinned(&name)) {
+                return self.lacks(m);
+            }
             return Some(function(self.clone(), name));
+        }
+        if let Some(m) = self.exec().and_then(|e| e.module(&name)).filter(|_| !self.pinned_module(&name)) {
+            return self.lacks(m);
         }
         // `salt.pillar` then `.get`: a namespace object.
         Some(JValue::from_object(Namespace { salt: self.clone(), module: name }))
@@ -911,12 +971,29 @@ struct Namespace {
 
 impl Object for Namespace {
     fn get_value(self: &Arc<Self>, key: &JValue) -> Option<JValue> {
-        Some(function(self.salt.clone(), format!("{}.{}", self.module, key.as_str()?)))
+        let function = key.as_str()?;
+        if let Some(m) = self.lacks(function) {
+            return self.salt.lacks(m);
+        }
+        Some(self::function(self.salt.clone(), format!("{}.{function}", self.module)))
     }
     /// `salt.pillar.get(...)` is a method call on the namespace: answer it directly, before
     /// the Python-compatibility methods (`dict.get`) could claim it.
     fn call_method(self: &Arc<Self>, _state: &minijinja::State<'_, '_>, method: &str, args: &[JValue]) -> Result<JValue, Error> {
+        if let Some(m) = self.lacks(method) {
+            let message = m.message();
+            self.salt.lacks(m);
+            return Err(Error::new(ErrorKind::UndefinedError, message));
+        }
         self.salt.invoke(&format!("{}.{method}", self.module), args)
+    }
+}
+
+impl Namespace {
+    /// `function` is not in this module of the minion.
+    fn lacks(&self, function: &str) -> Option<Missing> {
+        let name = format!("{}.{function}", self.module);
+        self.salt.exec()?.attribute(&self.module, function).filter(|_| !self.salt.pinned(&name))
     }
 }
 
@@ -951,6 +1028,27 @@ fn globals(env: &mut Environment<'_>, salt: &Arc<SaltFunctions>) {
 }
 
 impl SaltFunctions {
+    fn exec(&self) -> Option<&ExecFunctions> {
+        self.ctx.exec.as_deref()
+    }
+
+    /// The profile pins answers for `name` (`functions:`): the user says it exists.
+    fn pinned(&self, name: &str) -> bool {
+        self.ctx.functions.get(name).is_some()
+    }
+
+    fn pinned_module(&self, module: &str) -> bool {
+        self.ctx.functions.as_object().is_some_and(|f| f.keys().any(|k| k.split_once('.').is_some_and(|(m, _)| m == module)))
+    }
+
+    /// Records the lookup of something the minion lacks; it is undefined.
+    fn lacks(&self, m: Missing) -> Option<JValue> {
+        if let Ok(mut all) = self.missing.lock() {
+            all.push(m);
+        }
+        None
+    }
+
     fn invoke(&self, name: &str, args: &[JValue]) -> Result<JValue, Error> {
         budget::check()?;
         salt_fns::call(&self.ctx, &self.hints, Some(&self.pillar), name, args)
@@ -980,6 +1078,7 @@ mod tests {
             template_pillar: None,
             budget: budget::DEFAULT,
             version: Default::default(),
+            exec: None,
         }
     }
 

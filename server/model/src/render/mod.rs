@@ -169,14 +169,16 @@ pub(crate) fn jinja_error(e: crate::render::jinja::RenderFailure, text: &str, fi
     // [`place_in_template`] moves it there.
     let line = if e.template.is_some() { None } else { e.line };
     let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-    let mut err = match e.inert_calls.first() {
+    let mut err = match (&e.reason, e.inert_calls.first()) {
+        // A function the minion lacks: Salt's words, and why.
+        (Some((code, reason)), _) => SaltError::new(*code, format!("{}\nReason: {reason}", e.message)),
         // "`salt['cmd.shell']` is not executed ..." names the function.
-        Some(call) => {
+        (None, Some(call)) => {
             let name = call.split('`').nth(1).unwrap_or("a function");
             let note = format!(" (before this, the template called {name}, which salt-analyzer does not run: with its real answer it may render)");
             SaltError::new(Code::RenderUnsure, format!("{}{note}", e.message))
         }
-        None => SaltError::new(Code::RenderError, e.message),
+        (None, None) => SaltError::new(Code::RenderError, e.message),
     }
     .at(Some(Loc { file, span: start..start }));
     err.in_template = e.template;

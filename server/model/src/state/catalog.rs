@@ -324,22 +324,8 @@ pub fn catalog_with(opts: &Opts, custom: Vec<Module>) -> Cow<'static, Catalog> {
 /// overwrites an earlier one's), then named as the loader names them (`__virtualname__` or the
 /// file name; public top-level functions renamed by `__func_alias__`). Sorted by file name.
 pub fn custom_modules(fs: &dyn Vfs, roots: &FileRoots) -> Vec<Module> {
-    let mut files: std::collections::BTreeMap<String, PathBuf> = std::collections::BTreeMap::new();
-    for env in roots.envs.values() {
-        let mut this_env: std::collections::BTreeMap<String, PathBuf> = std::collections::BTreeMap::new();
-        for root in &env.roots {
-            let dir = root.join("_states");
-            for rel in fs.walk(&dir) {
-                if rel.contains('/') || !rel.ends_with(".py") || rel == "__init__.py" {
-                    continue;
-                }
-                this_env.entry(rel.clone()).or_insert_with(|| dir.join(&rel));
-            }
-        }
-        files.extend(this_env);
-    }
     let mut out = Vec::new();
-    for (rel, path) in files {
+    for (rel, path) in crate::workspace::roots::synced_files(fs, roots, "_states") {
         let Ok(text) = fs.read(&path) else { continue };
         let py = parse_module(&text);
         let name = py.virtualname.clone().unwrap_or_else(|| rel.trim_end_matches(".py").to_string());

@@ -136,6 +136,28 @@ impl FileRoots {
     }
 }
 
+/// The custom module files of kind `dir` (`_states`, `_modules`) of every environment's file
+/// roots, as `saltutil.sync_*` copies them (`salt/utils/extmods.py` `sync`): the first root of
+/// an environment that has a file serves it, and a later environment's file of the same name
+/// overwrites an earlier one's. By file name, sorted; reads go through `fs`.
+pub fn synced_files(fs: &dyn Vfs, roots: &FileRoots, dir: &str) -> std::collections::BTreeMap<String, PathBuf> {
+    let mut files = std::collections::BTreeMap::new();
+    for env in roots.envs.values() {
+        let mut this_env: std::collections::BTreeMap<String, PathBuf> = std::collections::BTreeMap::new();
+        for root in &env.roots {
+            let dir = root.join(dir);
+            for rel in fs.walk(&dir) {
+                if rel.contains('/') || !rel.ends_with(".py") || rel == "__init__.py" {
+                    continue;
+                }
+                this_env.entry(rel.clone()).or_insert_with(|| dir.join(&rel));
+            }
+        }
+        files.extend(this_env);
+    }
+    files
+}
+
 /// `salt/state.py` `BaseHighState._get_envs`, given the environments the file server reports.
 pub fn get_envs(opts: &Opts, client_envs: &[String]) -> Vec<String> {
     let mut envs = vec!["base".to_string()];

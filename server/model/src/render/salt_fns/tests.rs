@@ -341,6 +341,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
         template_pillar: None,
         budget: crate::render::budget::DEFAULT,
         version: Default::default(),
+        exec: None,
     }
 }
 
@@ -553,4 +554,37 @@ fn each_matcher_function_asks_its_matcher() {
         ]
     );
     check_error("{{ salt['match.ipcidr']('a', 'b') }}", &c, "ipcidr() takes 1 positional argument but 2 were given");
+}
+
+#[test]
+fn a_function_the_minion_lacks_is_undefined_as_salts_loader_leaves_it() {
+    // Salt 3006.29, 3007.16 and 3008.4 alike, as tests/conformance/render/ checks (`fn-missing-*`).
+    let mut c = ctx();
+    c.version = crate::version::SaltVersion::V3008;
+    c.exec = Some(Arc::new(super::catalog::ExecFunctions::new(c.version, &[], vec![("corp".into(), vec!["owner".into()])])));
+    let run = |t: &str| match jinja::render(t, &c) {
+        Ok(r) => r.text,
+        Err(e) => format!("{} {:?}", e.message, e.reason.map(|(code, _)| code)),
+    };
+    let out: Vec<String> = [
+        "{{ salt['nope.fn']() }}",
+        "{{ salt.nope.fn('x') }}",
+        "{{ salt.test.nope() }}",
+        "{{ salt['nope.fn'] }}",
+        "{{ salt['docker.ps']() | default('d') }}",
+        "{{ salt['nope.fn'] is defined }} {{ salt.nope is defined }} {{ salt['test.ping'] is defined }} {{ salt.corp.owner is defined }}",
+        "{% if salt['nope.fn'] is defined %}{% endif %}{{ salt['cmd.run']('true') }}|{{ salt.corp.owner('x') }}|{{ undefined_name }}",
+    ]
+    .iter()
+    .map(|t| run(t))
+    .collect();
+    expect_test::expect![[r#"
+        Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'nope.fn'; line 1 None
+        Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'nope'; line 1 None
+        Jinja variable 'salt.loader.lazy.LoadedMod object' has no attribute 'nope'; line 1 None
+        Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'nope.fn'; line 1 None
+        Jinja variable 'salt.utils.templates.AliasedLoader object' has no attribute 'docker.ps'; line 1 Some(NotInCore)
+        False False True True
+        Jinja variable 'undefined_name' is undefined; line 1 None"#]]
+    .assert_eq(&out.join("\n"));
 }

@@ -1,0 +1,2 @@
+x: {{ salt.test.ping() }}
+y: {{ salt.test.nope() }}

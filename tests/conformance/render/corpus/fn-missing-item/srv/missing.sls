@@ -1,0 +1,2 @@
+# a function no Salt release has
+x: {{ salt['nope.fn']('a', b=1) }}
