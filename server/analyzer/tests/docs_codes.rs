@@ -38,9 +38,7 @@ fn the_codes_table_lists_every_code_with_its_severity() {
         };
         match documented.get(name) {
             None => problems.push(format!("`{name}` has no row")),
-            Some(written) if *written != wanted => {
-                problems.push(format!("`{name}` is written {written:?}, its severity is {wanted:?} (none: an error)"))
-            }
+            Some(written) if *written != wanted => problems.push(format!("`{name}` is written {written:?}, its severity is {wanted:?} (none: an error)")),
             Some(_) => {}
         }
     }

@@ -96,9 +96,6 @@ fn yaml_data(v: &Value, depth: usize) -> Result<J, Error> {
 /// `default_flow_style=flow_style` (unicode kept) of [`yaml_data`], stripped, without a
 /// trailing `\n...` document end.
 fn format_yaml(v: &J, flow_style: Option<bool>) -> String {
-    if flow_style == Some(true) {
-        return crate::py::dump::yaml_flow(v, false);
-    }
     let options = crate::py::yaml_dump::DumpOptions { default_flow_style: flow_style, allow_unicode: true, sort_keys: false, ..Default::default() };
     let text = crate::py::yaml_dump::dump(v, &options);
     let text = text.trim_matches(is_py_space);
