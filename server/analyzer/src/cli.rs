@@ -1267,6 +1267,12 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
             }
         }
     }
+    // `# salt-analyzer: disable=CODE` directives, in every file the checks read.
+    let scanned: Vec<PathBuf> = result.files.paths().map(Path::to_path_buf).collect();
+    let scanned: Vec<&Path> = scanned.iter().map(PathBuf::as_path).collect();
+    let (mut all, unused) = model::check::suppress::apply(all, |m| &m.diagnostic, |p| result.files.shared_text(p), &scanned);
+    all.extend(unused.into_iter().map(|d| MinionDiagnostic { diagnostic: d, minions: Vec::new(), alone: None }));
+    all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
     let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
     let selected: Vec<&MinionDiagnostic> = all
         .iter()

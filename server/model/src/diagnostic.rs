@@ -92,6 +92,9 @@ codes! {
     /// An argument of a function with `**kwargs` one or two edits from one of its named
     /// parameters (`sorce` on `file.managed`): Salt passes it on and ignores it (a warning).
     LikelyTypo => "likely-typo",
+    /// A code a `# salt-analyzer: disable=` directive names that silences nothing there (or
+    /// that is no code): the finding it was written for is gone (a warning).
+    UnusedSuppression => "unused-suppression",
 }
 
 impl Code {
@@ -106,7 +109,8 @@ impl Code {
             | Code::DeprecatedFunction
             | Code::DeprecatedArgument
             | Code::GitfsRemote
-            | Code::LikelyTypo => Severity::Warning,
+            | Code::LikelyTypo
+            | Code::UnusedSuppression => Severity::Warning,
             Code::NotAnalysed => Severity::Hint,
             _ => Severity::Error,
         }

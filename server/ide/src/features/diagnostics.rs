@@ -63,6 +63,14 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
             );
         }
     }
+    // `# salt-analyzer: disable=CODE` directives. The editor sees the picked minion's findings
+    // only, so of the codes that silence nothing it reports those that are no code (`check`
+    // judges them all).
+    let mut suppressions = model::check::suppress::Suppressions::scan(&text);
+    if !suppressions.is_empty() {
+        out.retain(|d| !suppressions.silences(&d.code, d.range.start));
+        out.extend(suppressions.unknown(path).iter().map(|d| from_model(&text, d, String::new())));
+    }
     Ok(out)
 }
 

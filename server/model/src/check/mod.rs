@@ -5,6 +5,7 @@ pub mod highstate;
 pub mod params;
 pub mod recheck;
 pub mod summary;
+pub mod suppress;
 pub mod tops;
 
 use std::collections::{BTreeMap, HashSet};

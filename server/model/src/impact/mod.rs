@@ -64,7 +64,8 @@ impl Finding {
     }
 
     /// The findings `check` reports for the highstate `compiled` (the same function, so the
-    /// same findings): read through `fs`, placed by `rel`.
+    /// same findings, less those a `# salt-analyzer: disable=` directive silences): read
+    /// through `fs`, placed by `rel`.
     pub fn all_of(
         compiled: &Compiled,
         fs: &dyn Vfs,
@@ -77,7 +78,10 @@ impl Finding {
             // A file the compile did not read (a top file the finding was placed in).
             None => fs.read(&d.file).map_or(1, |t| t.get(..d.span.start).unwrap_or_default().matches('\n').count() + 1),
         };
-        crate::check::highstate::findings(compiled, fs, ctx, opts)
+        // What a `# salt-analyzer: disable=` directive silences is no finding here either.
+        let text = |p: &Path| compiled.files.shared_text(p).or_else(|| fs.read(p).ok().map(Into::into));
+        let (found, _) = crate::check::suppress::apply(crate::check::highstate::findings(compiled, fs, ctx, opts), |(d, _)| d, text, &[]);
+        found
             .into_iter()
             .map(|(d, id)| Finding { code: d.code.as_str().to_string(), severity: d.severity, line: line(&d), message: d.message, file: rel(&d.file), id })
             .collect()

@@ -263,6 +263,14 @@ impl FileTable {
     pub fn text(&self, id: FileId) -> &str {
         &self.files[id as usize].text
     }
+    /// The text of the file at `path`, shared.
+    pub fn shared_text(&self, path: &Path) -> Option<Arc<str>> {
+        self.id(path).map(|id| self.files[id as usize].text.clone())
+    }
+    /// Every file's path, in the order they were added.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|f| f.path.as_path())
+    }
     pub fn id(&self, path: &Path) -> Option<FileId> {
         self.by_path.get(path).copied()
     }
