@@ -31,17 +31,34 @@ pub enum Format {
     Json,
 }
 
+/// The options every command but `diff` takes: whom to answer for ([`Unformatted`], which
+/// `Common` reads through) and the output format.
 #[derive(clap::Args, Debug, Clone)]
 pub struct Common {
+    #[command(flatten)]
+    pub args: Unformatted,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+}
+
+impl std::ops::Deref for Common {
+    type Target = Unformatted;
+    fn deref(&self) -> &Unformatted {
+        &self.args
+    }
+}
+
+/// Whom a command answers for, and how paths print: [`Common`] less `--format`, which `check`
+/// and `plan` take with formats of their own.
+#[derive(clap::Args, Debug, Clone)]
+pub struct Unformatted {
     /// A Salt configuration directory, read as `salt-call -c DIR` reads it.
     #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
     /// A minion profile from `salt-analyzer.yaml`.
     #[arg(long)]
     pub minion: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
     #[command(flatten)]
     pub fleet: FleetArgs,
     #[command(flatten)]
@@ -55,6 +72,13 @@ pub struct Common {
     /// `saltversioninfo` grain and the installed `salt-call --version`.
     #[arg(long, value_name = "VERSION", value_parser = salt_version_arg)]
     pub salt_version: Option<model::version::SaltVersion>,
+}
+
+impl Unformatted {
+    /// The options with the text or JSON `format` the shared code prints in.
+    fn with_format(self, format: Format) -> Common {
+        Common { args: self, format }
+    }
 }
 
 pub(crate) fn salt_version_arg(s: &str) -> Result<model::version::SaltVersion, String> {
@@ -116,7 +140,7 @@ fn with_quick_minion(mut common: Common) -> Result<Common, ExitCode> {
         errln!("salt-analyzer: error: --minion {} and --id {id} name two minions", common.minion.as_deref().unwrap_or_default());
         return Err(ExitCode::from(2));
     }
-    common.minion = Some(id);
+    common.args.minion = Some(id);
     Ok(common)
 }
 
@@ -144,8 +168,12 @@ pub enum Command {
     Check {
         /// Files or directories to report on (default: every file of the workspace).
         paths: Vec<PathBuf>,
+        /// Output format: text, JSON, GitHub Actions workflow commands (annotations on the
+        /// pull request), or GitLab Code Quality JSON.
+        #[arg(long, value_enum, default_value_t = crate::check_formats::CheckFormat::Text)]
+        format: crate::check_formats::CheckFormat,
         #[command(flatten)]
-        common: Common,
+        args: Unformatted,
     },
     /// Print the compiled top for a minion, as `state.show_top` does.
     Top {
@@ -213,25 +241,11 @@ pub enum Command {
         /// The environment (default base).
         #[arg(long)]
         saltenv: Option<String>,
-        /// A Salt configuration directory, read as `salt-call -c DIR` reads it.
-        #[arg(short = 'c', long = "config-dir", value_name = "DIR")]
-        config_dir: Option<PathBuf>,
-        /// A minion profile from `salt-analyzer.yaml`.
-        #[arg(long)]
-        minion: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = PlanFormat::Text)]
         format: PlanFormat,
         #[command(flatten)]
-        fleet: FleetArgs,
-        #[command(flatten)]
-        quick: QuickMinion,
-        /// Print absolute paths (default: relative to the workspace root).
-        #[arg(long)]
-        absolute_paths: bool,
-        /// The Salt release to answer for (see `check --help`).
-        #[arg(long, value_name = "VERSION", value_parser = salt_version_arg)]
-        salt_version: Option<model::version::SaltVersion>,
+        args: Unformatted,
     },
     /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
     /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
@@ -250,17 +264,19 @@ pub enum PlanFormat {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         None | Some(Command::Lsp) => salt_analyzer::lsp::run_stdio(),
-        Some(Command::Check { paths, common }) => with(common, |c| check(&paths, c)),
+        Some(Command::Check { paths, format, args }) => {
+            let json = if format == crate::check_formats::CheckFormat::Json { Format::Json } else { Format::Text };
+            with(args.with_format(json), |c| check(&paths, c, format))
+        }
         Some(Command::Lowstate { sls, saltenv, common }) => with(common, |c| lowstate(&sls, saltenv.as_deref(), c)),
         Some(Command::Top { explain, saltenv, common }) => with(common, |c| top(explain, saltenv.as_deref(), c)),
         Some(Command::Render { file, common }) => with(common, |c| render(&file, c)),
         Some(Command::Mapdata { tpldir, common }) => with(common, |c| mapdata(&tpldir, c)),
         Some(Command::Pillar { explain, common }) => with(common, |c| pillar(explain, c)),
         Some(Command::Fleet { common }) => with(common, fleet_list),
-        Some(Command::Plan { sls, saltenv, config_dir, minion, format, fleet, quick, absolute_paths, salt_version }) => {
+        Some(Command::Plan { sls, saltenv, format, args }) => {
             let format_of = if format == PlanFormat::Json { Format::Json } else { Format::Text };
-            let common = Common { config_dir, minion, format: format_of, fleet, quick, absolute_paths, salt_version };
-            with(common, |c| plan(&sls, saltenv.as_deref(), c, format))
+            with(args.with_format(format_of), |c| plan(&sls, saltenv.as_deref(), c, format))
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
     }
@@ -1203,7 +1219,7 @@ fn print_error_text(e: &SaltError, files: &FileTable) {
 /// is loaded), or absolute with `--absolute-paths`.
 static PATH_STYLE: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
 
-fn rel(p: &Path) -> String {
+pub(crate) fn rel(p: &Path) -> String {
     match PATH_STYLE.get() {
         Some((_, true)) => std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()).display().to_string(),
         Some((root, false)) => p.strip_prefix(root).unwrap_or(p).display().to_string(),
@@ -1214,7 +1230,7 @@ fn rel(p: &Path) -> String {
     }
 }
 
-pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
+pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::CheckFormat) -> ExitCode {
     let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
@@ -1284,7 +1300,28 @@ pub fn check(paths: &[PathBuf], common: &Common) -> ExitCode {
         })
         .collect();
     let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
-    if common.format == Format::Json {
+    if let Some(ci) = format.ci() {
+        let found: Vec<crate::check_formats::Found> = selected
+            .iter()
+            .map(|m| {
+                let d = &m.diagnostic;
+                let ((line, col), (end_line, end_col)) =
+                    (text_position(&d.file, d.span.start, &result.files), text_position(&d.file, d.span.end, &result.files));
+                let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
+                crate::check_formats::Found {
+                    file: &d.file,
+                    line,
+                    col,
+                    end_line,
+                    end_col,
+                    severity: d.severity,
+                    code: d.code.as_str(),
+                    message: format!("{prefix}{}", d.message),
+                }
+            })
+            .collect();
+        out!("{}", ci.print(&found));
+    } else if common.format == Format::Json {
         let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, &result.files)).collect();
         outln!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
     } else {

@@ -159,13 +159,15 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str, version: O
 /// of either side and every minion of the fleet (`--fleet`, or the workspace's `fleet:`).
 fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec<Who>, ExitCode> {
     let common = |minion: Option<String>| crate::cli::Common {
-        config_dir: args.config_dir.clone(),
-        minion,
+        args: crate::cli::Unformatted {
+            config_dir: args.config_dir.clone(),
+            minion,
+            fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
+            quick: Default::default(),
+            absolute_paths: false,
+            salt_version: None,
+        },
         format: crate::cli::Format::Text,
-        fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
-        quick: Default::default(),
-        absolute_paths: false,
-        salt_version: None,
     };
     if !args.minions.is_empty() {
         return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());

@@ -1,6 +1,7 @@
 //! The `salt-analyzer` binary: argument parsing and dispatch to the CLI commands or the
 //! language server. No feature logic lives here.
 
+mod check_formats;
 mod cli;
 mod diff;
 mod out;
