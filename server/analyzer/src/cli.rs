@@ -8,7 +8,7 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 use model::check::highstate::{minion_prefix, MinionDiagnostic};
 use model::check::CheckContext;
-use model::diagnostic::{SaltError, Severity};
+use model::diagnostic::{Code, SaltError, Severity};
 use model::pipeline::{Compiled, Request, Scope, Who};
 use model::workspace::roots::FileRoots;
 use model::workspace::vfs::{FileTable, RealFs, Vfs};
@@ -47,6 +47,25 @@ impl std::ops::Deref for Common {
     fn deref(&self) -> &Unformatted {
         &self.args
     }
+}
+
+/// Which of `check`'s findings are reported: by code, and less a baseline's.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CheckRules {
+    /// Report only these codes (comma-separated: `--select missing-include,duplicate-id`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Vec<String>,
+    /// Do not report these codes (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Leave out the findings FILE holds (a baseline `--write-baseline` wrote): only new
+    /// findings are reported, and fail.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the findings to FILE as a baseline (matched later by code, file and content, not
+    /// line) and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "baseline")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 /// Whom a command answers for, and how paths print: [`Common`] less `--format`, which `check`
@@ -173,6 +192,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = crate::check_formats::CheckFormat::Text)]
         format: crate::check_formats::CheckFormat,
         #[command(flatten)]
+        rules: CheckRules,
+        #[command(flatten)]
         args: Unformatted,
     },
     /// Print the compiled top for a minion, as `state.show_top` does.
@@ -264,9 +285,9 @@ pub enum PlanFormat {
 pub fn run(args: Args) -> ExitCode {
     match args.command {
         None | Some(Command::Lsp) => salt_analyzer::lsp::run_stdio(),
-        Some(Command::Check { paths, format, args }) => {
+        Some(Command::Check { paths, format, rules, args }) => {
             let json = if format == crate::check_formats::CheckFormat::Json { Format::Json } else { Format::Text };
-            with(args.with_format(json), |c| check(&paths, c, format))
+            with(args.with_format(json), |c| check(&paths, c, format, &rules))
         }
         Some(Command::Lowstate { sls, saltenv, common }) => with(common, |c| lowstate(&sls, saltenv.as_deref(), c)),
         Some(Command::Top { explain, saltenv, common }) => with(common, |c| top(explain, saltenv.as_deref(), c)),
@@ -1230,7 +1251,23 @@ pub(crate) fn rel(p: &Path) -> String {
     }
 }
 
-pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::CheckFormat) -> ExitCode {
+pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::CheckFormat, rules: &CheckRules) -> ExitCode {
+    // Codes named on the command line must be codes.
+    if let Some(bad) = rules.select.iter().chain(&rules.ignore).find(|c| !Code::ALL.iter().any(|k| k.as_str() == c.as_str())) {
+        let all: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+        errln!("salt-analyzer: error: `{bad}` is no code (codes: {})", all.join(", "));
+        return ExitCode::from(2);
+    }
+    let mut baseline = match &rules.baseline {
+        Some(path) => match std::fs::read_to_string(path).map_err(|e| e.to_string()).and_then(|t| model::check::baseline::Baseline::parse(&t)) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                errln!("salt-analyzer: error: {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
     let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
@@ -1299,6 +1336,41 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
             }
         })
         .collect();
+    // --select, --ignore, then the baseline.
+    let wanted_code = |c: Code| (rules.select.is_empty() || rules.select.iter().any(|s| s == c.as_str())) && !rules.ignore.iter().any(|s| s == c.as_str());
+    let mut selected: Vec<&MinionDiagnostic> = selected.into_iter().filter(|m| wanted_code(m.diagnostic.code)).collect();
+    let line_text = |d: &model::diagnostic::Diagnostic| -> String {
+        result.files.id(&d.file).map_or_else(String::new, |id| {
+            let text = result.files.text(id);
+            let at = d.span.start.min(text.len());
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            text[start..].lines().next().unwrap_or_default().to_string()
+        })
+    };
+    if let Some(path) = &rules.write_baseline {
+        let kept: Vec<(String, String, &MinionDiagnostic)> = selected.iter().map(|m| (rel(&m.diagnostic.file), line_text(&m.diagnostic), *m)).collect();
+        let entries: Vec<model::check::baseline::Entry> = kept
+            .iter()
+            .map(|(file, line, m)| model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file, line_text: line, message: &m.diagnostic.message })
+            .collect();
+        if let Err(e) = std::fs::write(path, model::check::baseline::write(&entries)) {
+            errln!("salt-analyzer: error: cannot write {}: {e}", path.display());
+            return ExitCode::from(2);
+        }
+        errln!("salt-analyzer: wrote {} finding(s) to the baseline {}", entries.len(), path.display());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(b) = baseline.as_mut() {
+        let before = selected.len();
+        selected.retain(|m| {
+            let (file, line) = (rel(&m.diagnostic.file), line_text(&m.diagnostic));
+            !b.absorbs(&model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file: &file, line_text: &line, message: &m.diagnostic.message })
+        });
+        let fixed = b.unmatched();
+        let fixed =
+            if fixed > 0 { format!("; {fixed} baseline entr(ies) match nothing now (fixed: --write-baseline again to drop them)") } else { String::new() };
+        errln!("salt-analyzer: {} finding(s) left out as in the baseline{fixed}", before - selected.len());
+    }
     let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
     if let Some(ci) = format.ci() {
         let found: Vec<crate::check_formats::Found> = selected

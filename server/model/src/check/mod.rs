@@ -1,6 +1,7 @@
 //! `salt-analyzer check`: every structural mistake Salt would report at apply time, found
 //! statically for each SLS file's include closure, as diagnostics with file and span.
 
+pub mod baseline;
 pub mod highstate;
 pub mod params;
 pub mod recheck;

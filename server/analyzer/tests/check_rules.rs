@@ -1,0 +1,63 @@
+//! `check --select`/`--ignore` (which codes are reported) and `--write-baseline`/`--baseline`
+//! (a legacy tree's accepted findings left out, matched by code, file and content: lines may
+//! move).
+
+mod support;
+
+use support::{run_cli as run, TempTree};
+
+/// `line code` of each finding of `check --format json`.
+fn codes(out: &str) -> Vec<String> {
+    let v: serde_json::Value = serde_json::from_str(out).expect("json");
+    let f = |d: &serde_json::Value| format!("{} {}", d["range"]["start"]["line"], d["code"].as_str().unwrap_or(""));
+    v["diagnostics"].as_array().map(|all| all.iter().map(f).collect()).unwrap_or_default()
+}
+
+fn tree() -> TempTree {
+    let t = TempTree::new("check-rules", None);
+    t.write("salt-analyzer.yaml", "file_roots: {base: [salt]}\n");
+    t.write("salt/top.sls", "base:\n  '*': [web]\n");
+    t.write("salt/web.sls", "include:\n  - nosuch\nnginx:\n  pkg.instaled: []\n");
+    t
+}
+
+#[test]
+fn select_and_ignore_choose_codes() {
+    let t = tree();
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["1 missing-include", "3 unknown-function"]);
+    let (code, out, _) = run(&t.root, &["check", "--format", "json", "--select", "unknown-function"]);
+    assert_eq!((code, codes(&out)), (0, vec!["3 unknown-function".to_string()]), "a warning alone exits 0");
+    let (code, out, _) = run(&t.root, &["check", "--format", "json", "--ignore", "unknown-function,duplicate-id"]);
+    assert_eq!((code, codes(&out)), (1, vec!["1 missing-include".to_string()]));
+    let (code, _, err) = run(&t.root, &["check", "--ignore", "missing-includes"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("salt-analyzer: error: `missing-includes` is no code (codes: dotted-sls-name, missing-include,"), "{err}");
+}
+
+#[test]
+fn a_baseline_leaves_out_what_it_holds_while_lines_move() {
+    let t = tree();
+    let base = t.root.join("baseline.json");
+    let base_arg = base.to_string_lossy().into_owned();
+    let (code, out, err) = run(&t.root, &["check", "--write-baseline", &base_arg]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
+    assert_eq!(err, format!("salt-analyzer: wrote 2 finding(s) to the baseline {base_arg}\n"));
+    // Lines above move the findings, indentation changes: still the baseline's; a new include is new.
+    t.write("salt/web.sls", "# ß ℝ 💣\n\ninclude:\n    - nosuch\n    - alsomissing\nnginx:\n  pkg.instaled: []\n");
+    let (code, out, err) = run(&t.root, &["check", "--format", "json", "--baseline", &base_arg]);
+    assert_eq!((code, codes(&out)), (1, vec!["4 missing-include".to_string()]), "{err}");
+    assert_eq!(err, "salt-analyzer: 2 finding(s) left out as in the baseline\n");
+    // Fixed: the entry matches nothing, which is said, and nothing fails.
+    t.write("salt/web.sls", "nginx:\n  pkg.instaled: []\n");
+    let (code, out, err) = run(&t.root, &["check", "--format", "json", "--baseline", &base_arg]);
+    assert_eq!((code, codes(&out)), (0, vec![]));
+    assert_eq!(
+        err,
+        "salt-analyzer: 1 finding(s) left out as in the baseline; 1 baseline entr(ies) match nothing now (fixed: --write-baseline again to drop them)\n"
+    );
+    std::fs::write(&base, "[]").unwrap();
+    let (code, _, err) = run(&t.root, &["check", "--baseline", &base_arg]);
+    assert_eq!(code, 2);
+    assert!(err.ends_with("baseline.json: not a salt-analyzer baseline (written by `check --write-baseline`)\n"), "{err}");
+}
