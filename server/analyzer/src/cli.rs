@@ -1325,6 +1325,14 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
     let scanned: Vec<&Path> = scanned.iter().map(PathBuf::as_path).collect();
     let (mut all, unused) = model::check::suppress::apply(all, |m| &m.diagnostic, |p| result.files.shared_text(p), &scanned);
     all.extend(unused.into_iter().map(|d| MinionDiagnostic { diagnostic: d, minions: Vec::new(), alone: None }));
+    // `rules:` in salt-analyzer.yaml: codes left out or weighed otherwise, per path.
+    all.retain_mut(|m| match ws.rules.judge_at(m.diagnostic.code, &m.diagnostic.file, &ws.root, m.diagnostic.severity) {
+        Some(severity) => {
+            m.diagnostic.severity = severity;
+            true
+        }
+        None => false,
+    });
     all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
     let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
     let selected: Vec<&MinionDiagnostic> = all

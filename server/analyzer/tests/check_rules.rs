@@ -61,3 +61,46 @@ fn a_baseline_leaves_out_what_it_holds_while_lines_move() {
     assert_eq!(code, 2);
     assert!(err.ends_with("baseline.json: not a salt-analyzer baseline (written by `check --write-baseline`)\n"), "{err}");
 }
+
+/// `rules:` in salt-analyzer.yaml: the same choices kept in the repository, per path glob, in
+/// `check` and in the editor.
+#[test]
+fn rules_in_the_workspace_file() {
+    let t = tree();
+    t.write("salt/legacy/old.sls", "include:\n  - gone\n");
+    t.write(
+        "salt-analyzer.yaml",
+        "file_roots: {base: [salt]}\nrules:\n  severity: {unknown-function: error}\n  paths:\n    'salt/legacy/*': {ignore: [missing-include]}\n",
+    );
+    let sev = |out: &str| -> Vec<String> {
+        let v: serde_json::Value = serde_json::from_str(out).expect("json");
+        v["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|d| format!("{} {} {}", d["file"].as_str().unwrap_or(""), d["code"].as_str().unwrap_or(""), d["severity"].as_str().unwrap_or("")))
+            .collect()
+    };
+    let (code, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(code, 1);
+    assert_eq!(sev(&out), ["salt/web.sls missing-include error", "salt/web.sls unknown-function error"]);
+    let mut lsp = support::Lsp::start(&t.root, support::ClientOptions::default());
+    lsp.sync();
+    for rel in ["salt/web.sls", "salt/legacy/old.sls"] {
+        lsp.open_from_disk(rel);
+    }
+    let diags = |lsp: &mut support::Lsp, rel: &str| -> Vec<String> {
+        let uri = lsp.uri(rel);
+        let got = lsp.request("textDocument/diagnostic", serde_json::json!({"textDocument": {"uri": uri}})).expect("diagnostics");
+        got["items"].as_array().into_iter().flatten().map(|d| format!("{} {}", d["code"].as_str().unwrap_or(""), d["severity"])).collect()
+    };
+    // LSP severities: 1 error.
+    assert_eq!(diags(&mut lsp, "salt/web.sls"), ["missing-include 1", "unknown-function 1"]);
+    assert_eq!(diags(&mut lsp, "salt/legacy/old.sls"), Vec::<String>::new());
+    lsp.finish();
+    // A mistake names its line and stops check.
+    t.write("salt-analyzer.yaml", "file_roots: {base: [salt]}\nrules:\n  ignore: [missing-includes]\n");
+    let (code, _, err) = run(&t.root, &["check"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("salt-analyzer.yaml:3: rules: ignore: `missing-includes` is no code"), "{err}");
+}

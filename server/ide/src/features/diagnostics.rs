@@ -71,6 +71,29 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
         out.retain(|d| !suppressions.silences(&d.code, d.range.start));
         out.extend(suppressions.unknown(path).iter().map(|d| from_model(&text, d, String::new())));
     }
+    // `rules:` in salt-analyzer.yaml, as `check` applies them.
+    let world = snap.world();
+    if !world.ws.rules.is_empty() {
+        out.retain_mut(|d| {
+            let Some(code) = Code::ALL.iter().copied().find(|c| c.as_str() == d.code) else { return true };
+            let model_severity = match d.severity {
+                Severity::Error => ModelSeverity::Error,
+                Severity::Warning => ModelSeverity::Warning,
+                Severity::Hint => ModelSeverity::Hint,
+            };
+            match world.ws.rules.judge_at(code, path, &world.root, model_severity) {
+                Some(s) => {
+                    d.severity = match s {
+                        ModelSeverity::Error => Severity::Error,
+                        ModelSeverity::Warning => Severity::Warning,
+                        ModelSeverity::Hint => Severity::Hint,
+                    };
+                    true
+                }
+                None => false,
+            }
+        });
+    }
     Ok(out)
 }
 

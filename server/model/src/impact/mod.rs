@@ -70,9 +70,10 @@ impl Finding {
         compiled: &Compiled,
         fs: &dyn Vfs,
         ctx: &crate::check::CheckContext,
-        opts: &crate::workspace::config::Opts,
+        ws: &crate::workspace::Workspace,
         rel: &dyn Fn(&Path) -> String,
     ) -> Vec<Finding> {
+        let opts = &ws.opts;
         let line = |d: &crate::diagnostic::Diagnostic| match compiled.files.id(&d.file) {
             Some(id) => compiled.files.human(id, d.span.start).0,
             // A file the compile did not read (a top file the finding was placed in).
@@ -83,6 +84,11 @@ impl Finding {
         let (found, _) = crate::check::suppress::apply(crate::check::highstate::findings(compiled, fs, ctx, opts), |(d, _)| d, text, &[]);
         found
             .into_iter()
+            // `rules:` in salt-analyzer.yaml, as `check` applies them.
+            .filter_map(|(mut d, id)| {
+                d.severity = ws.rules.judge_at(d.code, &d.file, &ws.root, d.severity)?;
+                Some((d, id))
+            })
             .map(|(d, id)| Finding { code: d.code.as_str().to_string(), severity: d.severity, line: line(&d), message: d.message, file: rel(&d.file), id })
             .collect()
     }
@@ -505,7 +511,7 @@ impl Tree {
             Err(e) => return Side::failed(e.to_string()),
         };
         let ctx = self.check.get_or_init(|| crate::check::CheckContext::over(self.roots.clone(), &self.ws));
-        side.findings = Finding::all_of(compiled, &*self.fs, ctx, &self.ws.opts, rel);
+        side.findings = Finding::all_of(compiled, &*self.fs, ctx, &self.ws, rel);
         side
     }
 

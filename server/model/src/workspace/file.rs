@@ -46,6 +46,8 @@ pub struct Workspace {
     /// What zero configuration found, when neither `-c`, `salt_config` nor `file_roots` said
     /// where the states are ([`crate::workspace::discover`]).
     pub discovery: Option<Discovery>,
+    /// `rules:`: which codes are reported, and how seriously, per path glob.
+    pub rules: crate::workspace::rules::Rules,
 }
 
 impl Workspace {
@@ -61,6 +63,7 @@ impl Workspace {
             sql: None,
             gitfs_clones: IndexMap::new(),
             discovery: None,
+            rules: Default::default(),
         }
     }
 
@@ -158,6 +161,9 @@ impl Workspace {
         }
         if let Some(v) = d.get("saltexts") {
             ws.opts.saltexts = crate::workspace::saltexts::parse(v, &text, &file)?;
+        }
+        if let Some(v) = d.get("rules") {
+            ws.rules = crate::workspace::rules::parse(v, &text, &file)?;
         }
         Ok(ws)
     }

@@ -13,6 +13,7 @@ pub mod gitfs;
 pub mod minion;
 pub mod reads;
 pub mod roots;
+pub mod rules;
 pub mod saltexts;
 pub mod sql;
 pub mod vfs;
