@@ -10,7 +10,8 @@
 #      Salt's own requisite test fixtures under Salt 3006, 3007 and 3008; lowstate, top files,
 #      rendering, pillar, git_pillar, mapstack, fleet and diff also under 3006 and 3007),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
-#      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh),
+#      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh);
+#      pre-commit (from PyPI) running the repository's hook on a fixture repository,
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
 #   6. fuzz: each coverage-guided fuzz target (fuzz/) for a few seconds from its corpus.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -151,6 +152,7 @@ suites=(
   "gitpillar-conformance-3006|GITPILLAR_WORK=$WORK/gitpillar-3006 tests/conformance/gitpillar/run.sh $PY3006 $BIN 40 1"
   "gitpillar-conformance-3007|GITPILLAR_WORK=$WORK/gitpillar-3007 tests/conformance/gitpillar/run.sh $PY3007 $BIN 40 1"
   "editors|tests/editors/run.sh $VENV"
+  "precommit|tests/precommit/run.sh $PY $BIN"
   "fuzz|tests/fuzz.sh 5"
   "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )

@@ -10,6 +10,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 PY=$1
 BIN=$2
+# Both are run from the fixture repository: make them absolute.
+case "$PY" in */*) PY=$(cd "$(dirname "$PY")" && pwd)/$(basename "$PY") ;; esac
+case "$BIN" in /*) ;; *) BIN="$PWD/$BIN" ;; esac
 pass=0
 fail=0
 die() { echo "precommit: $*" >&2; echo "0 passed, 3 failed"; exit 1; }
