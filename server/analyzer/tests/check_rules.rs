@@ -104,3 +104,17 @@ fn rules_in_the_workspace_file() {
     assert_eq!(code, 2);
     assert!(err.contains("salt-analyzer.yaml:3: rules: ignore: `missing-includes` is no code"), "{err}");
 }
+
+/// A formula checkout with no configuration: its kitchen test pillars are pillar data, not
+/// states (they would read as malformed states), and the first line says so.
+#[test]
+fn a_formula_checkout_is_clean_on_the_first_run() {
+    let t = TempTree::new("formula-first-run", None);
+    t.write("nginx/init.sls", "nginx:\n  pkg.installed: []\n");
+    t.write("test/salt/default/pillar/nginx.sls", "nginx:\n  lookup:\n    package: nginx-full\n");
+    t.write("test/salt/suite/pillar.sls", "nginx:\n  service: {enable: true}\n");
+    let (code, out, err) = run(&t.root, &["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("pillar data, not checked as states: test/salt/default/pillar/ test/salt/suite/pillar.sls"), "{err}");
+    assert!(out.ends_with("0 error(s), 0 warning(s), for Salt 3008 (the default: set salt_version: in salt-analyzer.yaml or --salt-version, or a minion's own saltversioninfo grain)\n"), "{out}");
+}

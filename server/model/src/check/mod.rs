@@ -63,8 +63,10 @@ impl CheckContext {
     /// served roots).
     pub fn over(roots: std::sync::Arc<FileRoots>, ws: &Workspace) -> CheckContext {
         let served: Vec<&PathBuf> = roots.envs.values().flat_map(|e| &e.roots).collect();
+        // The pillar roots inside the file roots, and the pillar data zero configuration found.
+        let found_data = ws.discovery.iter().flat_map(|d| &d.pillar_data);
         let pillar_dirs: Vec<PathBuf> =
-            ws.opts.pillar_roots.values().flatten().filter(|p| served.iter().any(|r| p.starts_with(r) && p != r)).cloned().collect();
+            ws.opts.pillar_roots.values().flatten().chain(found_data).filter(|p| served.iter().any(|r| p.starts_with(r) && *p != *r)).cloned().collect();
         let mut dotted_names = BTreeMap::new();
         for (env, rel, path) in roots.sls_files() {
             let Some(name) = sls_name_of(&rel) else { continue };

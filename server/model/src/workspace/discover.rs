@@ -36,6 +36,9 @@ pub struct Discovery {
     pub tops: Vec<PathBuf>,
     /// Directories a configuration named that do not exist in the repository.
     pub unmapped: Vec<String>,
+    /// Directories named `*pillar*` holding SLS files that no pillar root found covers (a
+    /// formula's `test/salt/pillar/`, kitchen's pillar data): pillar, never checked as states.
+    pub pillar_data: Vec<PathBuf>,
 }
 
 impl Discovery {
@@ -68,9 +71,23 @@ impl Discovery {
             r.iter().map(|(env, dirs)| format!("{env}: {}", dirs.iter().map(|d| show(d)).collect::<Vec<_>>().join(" "))).collect::<Vec<_>>().join(", ")
         };
         let how = "set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override";
+        let data = if self.pillar_data.is_empty() {
+            String::new()
+        } else {
+            // A file as it is, a directory with its `/`; a long list shortened.
+            let shown: Vec<String> = self
+                .pillar_data
+                .iter()
+                .take(3)
+                .map(|d| if d.extension().is_some_and(|e| e == "sls") { show(d).trim_end_matches('/').to_string() } else { show(d) })
+                .collect();
+            let more = self.pillar_data.len().saturating_sub(3);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("; pillar data, not checked as states: {}{more}", shown.join(" "))
+        };
         if !self.found() {
             return format!(
-                "no salt-analyzer.yaml, no Salt configuration and no top.sls within {DEPTH} directories of {}: it is base's only file root ({how})",
+                "no salt-analyzer.yaml, no Salt configuration and no top.sls within {DEPTH} directories of {}: it is base's only file root{data} ({how})",
                 root.display()
             );
         }
@@ -88,7 +105,7 @@ impl Discovery {
         if !self.unmapped.is_empty() {
             said.push_str(&format!("; not in the repository: {}", self.unmapped.join(", ")));
         }
-        format!("{said}; {how}")
+        format!("{said}{data}; {how}")
     }
 }
 
@@ -140,7 +157,26 @@ pub fn discover(fs: &dyn Vfs, root: &Path) -> Discovery {
             found.tops.push(join(root, &top));
         }
     }
+    // Pillar data sits deeper than roots do (`test/salt/default/pillar/nginx.sls`).
+    found.pillar_data = pillar_data(root, &fs.walk_shallow(root, DEPTH + 3), &found.pillar_roots);
     found
+}
+
+/// The shallowest directories named `*pillar*` with SLS files under them, and SLS files named
+/// `*pillar*` (a test suite's `pillar.sls`), but those a pillar root covers.
+fn pillar_data(root: &Path, files: &[String], pillar_roots: &Roots) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for f in files.iter().filter(|f| f.ends_with(".sls")) {
+        let parts: Vec<&str> = f.split('/').collect();
+        let Some(at) = parts.iter().position(|c| is_pillar_dir(c)) else { continue };
+        let dir = root.join(parts[..=at].join("/"));
+        if pillar_roots.values().flatten().any(|p| dir.starts_with(p) || p.starts_with(&dir)) || out.contains(&dir) {
+            continue;
+        }
+        out.push(dir);
+    }
+    out.sort();
+    out
 }
 
 fn join(root: &Path, rel: &str) -> PathBuf {
@@ -305,6 +341,16 @@ mod tests {
         check(
             "#- /repo/top.sls\nbase: {'*': [ß]}\n#- /repo/ß.sls\nw: test.nop\n#- /repo/Documentation/example-pillar/top.sls\nbase: {'*': [p]}\n",
             expect![["no salt-analyzer.yaml: states from base: ., pillar from base: Documentation/example-pillar/ (found top.sls, Documentation/example-pillar/top.sls); set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override"]],
+        );
+    }
+
+    #[test]
+    fn a_formula_checkout_keeps_its_test_pillars_out_of_the_states() {
+        // No top.sls: the checkout serves base; kitchen's pillar data (a `pillar/` directory,
+        // however deep, and a suite's `pillar.sls`) is pillar, not states.
+        check(
+            "#- /repo/nginx/init.sls\nn: test.nop\n#- /repo/test/salt/default/pillar/nginx.sls\nnginx: {lookup: {}}\n#- /repo/test/salt/ß/pillar.sls\nnginx: {}\n#- /repo/pillar.example\nnginx: {}\n",
+            expect![["no salt-analyzer.yaml, no Salt configuration and no top.sls within 3 directories of /repo: it is base's only file root; pillar data, not checked as states: test/salt/default/pillar/ test/salt/ß/pillar.sls (set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override)"]],
         );
     }
 
