@@ -38,8 +38,19 @@ pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
             return MatchOutcome::failed(
                 "nodegroup",
                 shown.clone(),
-                MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("no nodegroups are defined, so nodegroup {} never matches", quote(&shown))),
-            )
+                // With none at all, the configuration read is likely not the master's (which
+                // defines them): a warning, with how to say it, not an error.
+                MatchError {
+                    severity: super::Severity::Warning,
+                    ..MatchError::logged(
+                        MatchErrorKind::UndefinedNodegroup,
+                        format!(
+                            "no nodegroups are defined here, so nodegroup {} never matches (if the master defines them, give its configuration with -c DIR or set nodegroups: in salt-analyzer.yaml)",
+                            quote(&shown)
+                        ),
+                    )
+                },
+            );
         }
     };
     let name = match tgt {
@@ -300,8 +311,13 @@ mod tests {
         assert!(!matches(&ctx, &json!("nosuch")).matched);
         let out = compound::matches_str(&ctx, "N@g9 and G@os:Nope");
         assert!(out.errors.iter().any(|e| e.kind == MatchErrorKind::Quirk));
+        // An undefined group where others are defined is an error; with none defined at all
+        // (the master's configuration is elsewhere), a warning.
+        assert_eq!(matches(&ctx, &json!("nosuch")).errors[0].severity, super::super::Severity::Error);
         let none = json!({});
         let ctx = MatchContext::new("web01.example.com", &g, &g).with_nodegroups(&none);
-        assert!(!matches(&ctx, &json!("g9")).matched);
+        let out = matches(&ctx, &json!("g9"));
+        assert!(!out.matched);
+        assert_eq!((out.errors[0].kind, out.errors[0].severity), (MatchErrorKind::UndefinedNodegroup, super::super::Severity::Warning));
     }
 }
