@@ -268,6 +268,12 @@ pub enum Command {
         #[command(flatten)]
         args: Unformatted,
     },
+    /// List the diagnostic codes: each with its severity and what it means (docs/cli.md's table).
+    Rules {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
+    },
     /// Compare every minion's highstate between two git revisions (default: `HEAD` and the work
     /// tree): states added, removed, changed and moved, managed file contents, pillar keys and
     /// compile errors, minions with the same change grouped. Exit 1 when a minion that compiled
@@ -300,6 +306,7 @@ pub fn run(args: Args) -> ExitCode {
             with(args.with_format(format_of), |c| plan(&sls, saltenv.as_deref(), c, format))
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
+        Some(Command::Rules { format }) => rules(format),
     }
 }
 
@@ -1433,6 +1440,25 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `rules`: every code, its severity and what docs/cli.md's table says of it.
+fn rules(format: Format) -> ExitCode {
+    let rows: Vec<(&str, &str, String)> =
+        Code::ALL.iter().map(|c| (c.as_str(), c.severity().as_str(), salt_analyzer::codes_doc::what(c.as_str()).unwrap_or_default())).collect();
+    match format {
+        Format::Json => {
+            let list: Vec<serde_json::Value> = rows.iter().map(|(code, severity, what)| json!({"code": code, "severity": severity, "summary": what})).collect();
+            outln!("{}", serde_json::to_string_pretty(&list).unwrap_or_default());
+        }
+        Format::Text => {
+            let width = rows.iter().map(|(c, _, _)| c.len()).max().unwrap_or(0);
+            for (code, severity, what) in &rows {
+                outln!("{code:width$}  {severity:7}  {what}");
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 /// 1-based line and character column: every text position.
