@@ -153,6 +153,7 @@ suites=(
   "gitpillar-conformance-3007|GITPILLAR_WORK=$WORK/gitpillar-3007 tests/conformance/gitpillar/run.sh $PY3007 $BIN 40 1"
   "editors|tests/editors/run.sh $VENV"
   "precommit|tests/precommit/run.sh $PY $BIN"
+  "saltlint-conformance|tests/conformance/saltlint/run.sh $PY $BIN"
   "fuzz|tests/fuzz.sh 5"
   "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )

@@ -95,6 +95,13 @@ codes! {
     /// A code a `# salt-analyzer: disable=` directive names that silences nothing there (or
     /// that is no code): the finding it was written for is gone (a warning).
     UnusedSuppression => "unused-suppression",
+    /// salt-lint 207: `mode: 0644` unquoted (YAML reads it as the number 420) (a warning).
+    FileModeUnquoted => "file-mode-unquoted",
+    /// salt-lint 208: a three-digit file mode without its leading zero (a hint: style).
+    FileModeLeadingZero => "file-mode-leading-zero",
+    /// salt-lint 210: a number with a leading zero unquoted, which YAML reads as octal (a
+    /// warning).
+    OctalUnquoted => "octal-unquoted",
 }
 
 impl Code {
@@ -110,8 +117,10 @@ impl Code {
             | Code::DeprecatedArgument
             | Code::GitfsRemote
             | Code::LikelyTypo
-            | Code::UnusedSuppression => Severity::Warning,
-            Code::NotAnalysed => Severity::Hint,
+            | Code::UnusedSuppression
+            | Code::FileModeUnquoted
+            | Code::OctalUnquoted => Severity::Warning,
+            Code::NotAnalysed | Code::FileModeLeadingZero => Severity::Hint,
             _ => Severity::Error,
         }
     }

@@ -63,6 +63,8 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
             );
         }
     }
+    // salt-lint's text rules, on the file as written.
+    out.extend(model::check::style::lint(path, &text).iter().map(|d| from_model(&text, d, String::new())));
     // `# salt-analyzer: disable=CODE` directives. The editor sees the picked minion's findings
     // only, so of the codes that silence nothing it reports those that are no code (`check`
     // judges them all).

@@ -5,6 +5,7 @@ pub mod baseline;
 pub mod highstate;
 pub mod params;
 pub mod recheck;
+pub mod style;
 pub mod summary;
 pub mod suppress;
 pub mod tops;
@@ -251,8 +252,18 @@ pub fn check_workspace(fs: &dyn Vfs, ws: &Workspace) -> CheckResult {
 pub fn check_with(fs: &dyn Vfs, ws: &Workspace, ctx: &CheckContext) -> CheckResult {
     let mut files = FileTable::default();
     let mut out: Vec<Diagnostic> = Vec::new();
-    for (env, rel, path) in ctx.root_files() {
-        out.extend(ctx.check_root(fs, ws, &mut files, &env, &rel, &path).diagnostics);
+    let roots = ctx.root_files();
+    for (env, rel, path) in &roots {
+        out.extend(ctx.check_root(fs, ws, &mut files, env, rel, path).diagnostics);
+    }
+    // salt-lint's text rules, on each SLS file as written.
+    let mut linted = std::collections::HashSet::new();
+    for (_, _, path) in &roots {
+        if linted.insert(path.clone()) {
+            if let Some(text) = files.shared_text(path).or_else(|| fs.read(path).ok().map(Into::into)) {
+                out.extend(crate::check::style::lint(path, &text));
+            }
+        }
     }
     crate::check::tops::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
     crate::check::params::check_parameters(fs, &ctx.roots, &mut files, &mut out);
