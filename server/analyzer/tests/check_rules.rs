@@ -118,3 +118,18 @@ fn a_formula_checkout_is_clean_on_the_first_run() {
     assert!(err.contains("pillar data, not checked as states: test/salt/default/pillar/ test/salt/suite/pillar.sls"), "{err}");
     assert!(out.ends_with("0 error(s), 0 warning(s), for Salt 3008 (the default: set salt_version: in salt-analyzer.yaml or --salt-version, or a minion's own saltversioninfo grain)\n"), "{out}");
 }
+
+/// salt-lint's ported rules, and a migrating team's `.salt-lint` read as it is.
+#[test]
+fn salt_lint_rules_and_its_configuration() {
+    let t = tree();
+    t.write("salt/web.sls", "conf:\n  file.managed:\n    - name: /etc/ß\n    - mode: 0644\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["3 file-mode-unquoted", "3 octal-unquoted"]);
+    t.write(".salt-lint", "skip_list:\n  - 207\nexclude_paths: []\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["3 octal-unquoted"]);
+    t.write("salt/web.sls", "conf:\n  file.managed:\n    - name: /etc/ß\n    - mode: 0644  # noqa 210\n");
+    let (code, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!((code, codes(&out)), (0, vec![]));
+}

@@ -105,6 +105,16 @@ codes! {
 }
 
 impl Code {
+    /// The salt-lint rule this code replaces (`check::style`), as salt-lint numbers it.
+    pub fn salt_lint(self) -> Option<&'static str> {
+        match self {
+            Code::FileModeUnquoted => Some("207"),
+            Code::FileModeLeadingZero => Some("208"),
+            Code::OctalUnquoted => Some("210"),
+            _ => None,
+        }
+    }
+
     /// How serious a finding of this code is.
     pub fn severity(self) -> Severity {
         match self {

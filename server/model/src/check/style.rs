@@ -85,9 +85,9 @@ fn compiled() -> &'static [Option<PySearch>] {
     RES.get_or_init(|| RULES.iter().map(|r| PySearch::compile(r.pattern, if r.verbose { RE_VERBOSE } else { 0 }).ok()).collect())
 }
 
-/// The salt-lint ID a code replaces, if it replaces one.
+/// The salt-lint ID a code replaces, if it replaces one ([`Code::salt_lint`]).
 pub fn salt_lint_id(code: Code) -> Option<&'static str> {
-    RULES.iter().find(|r| r.code == code).map(|r| r.salt_lint)
+    code.salt_lint()
 }
 
 /// The ported rules' findings in the file `path` with text `text` (SLS files only, as
@@ -106,9 +106,16 @@ pub fn lint(path: &Path, text: &str) -> Vec<Diagnostic> {
         }
         // `get_rule_skips_from_line`: the words after `# noqa`.
         let skips: Vec<&str> = line.split_once("# noqa").map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+        // Cheap tests first: a file mode line names `mode`, an octal value has `:` then `0`.
+        let mode = line.contains("mode");
+        let octal = line.split_once(':').is_some_and(|(_, v)| v.trim_start().starts_with('0'));
+        if !mode && !octal {
+            continue;
+        }
         for (rule, re) in RULES.iter().zip(compiled()) {
             let Some(re) = re else { continue };
-            if skips.contains(&rule.salt_lint) || !matches!(re.search(line, 0), Ok(Some(_))) {
+            let possible = if rule.code == Code::OctalUnquoted { octal } else { mode };
+            if !possible || skips.contains(&rule.salt_lint) || !matches!(re.search(line, 0), Ok(Some(_))) {
                 continue;
             }
             let content = line.trim_end_matches('\r');
@@ -135,6 +142,11 @@ mod tests {
             .iter()
             .map(|d| format!("{}:{} {}\n", syntax::line_index::line_number(text, d.span.start), d.code.as_str(), salt_lint_id(d.code).unwrap_or("")))
             .collect()
+    }
+
+    #[test]
+    fn each_rule_is_its_codes_salt_lint_id() {
+        assert!(RULES.iter().all(|r| r.code.salt_lint() == Some(r.salt_lint)));
     }
 
     #[test]

@@ -165,6 +165,10 @@ impl Workspace {
         if let Some(v) = d.get("rules") {
             ws.rules = crate::workspace::rules::parse(v, &text, &file)?;
         }
+        // A migrating team's `.salt-lint` (skip_list, exclude_paths) holds too.
+        if let Ok(salt_lint) = fs.read(&root.join(".salt-lint")) {
+            ws.rules = std::mem::take(&mut ws.rules).with_salt_lint(&salt_lint);
+        }
         Ok(ws)
     }
 }

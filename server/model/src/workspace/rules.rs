@@ -75,6 +75,39 @@ impl Rules {
     }
 }
 
+impl Rules {
+    /// A `.salt-lint` file's choices laid under these (a team moving from salt-lint changes
+    /// nothing): `skip_list`'s IDs leave out the codes that replace those rules, and
+    /// `exclude_paths` leaves every ported salt-lint rule out under each path (salt-lint's
+    /// `rules:` options have no port yet).
+    pub fn with_salt_lint(mut self, text: &str) -> Rules {
+        let Ok(node) = syntax::yaml::load(text) else { return self };
+        let v = Val::from_node(&node, 0);
+        let Some(d) = v.as_dict() else { return self };
+        let of = |id: &str| Code::ALL.iter().copied().find(|c| c.salt_lint() == Some(id));
+        let ids = |key: &str| -> Vec<String> {
+            match d.get(key).map(|v| &v.v) {
+                Some(V::List(l)) => l.iter().map(Val::py_str).collect(),
+                Some(_) => d.get(key).map(Val::py_str).into_iter().collect(),
+                None => Vec::new(),
+            }
+        };
+        let skipped: Vec<Code> = ids("skip_list").iter().filter_map(|id| of(id.trim())).collect();
+        let ported: Vec<Code> = Code::ALL.iter().copied().filter(|c| c.salt_lint().is_some()).collect();
+        // Before the workspace file's own: its `select` and `severity` still go over.
+        let mut all = RuleSet { ignore: skipped, ..RuleSet::default() };
+        all.ignore.append(&mut self.all.ignore);
+        all.select = self.all.select.take();
+        all.severity = std::mem::take(&mut self.all.severity);
+        self.all = all;
+        for path in ids("exclude_paths") {
+            let glob = format!("{}*", path.trim_start_matches("./"));
+            self.paths.insert(0, (glob, RuleSet { ignore: ported.clone(), ..RuleSet::default() }));
+        }
+        self
+    }
+}
+
 /// Reads `rules:` (`v`) of the workspace file `path`, whose text is `text` (for lines).
 pub fn parse(v: &Val, text: &str, path: &Path) -> Result<Rules, ConfigError> {
     let err = |at: &Val, message: String| ConfigError {
@@ -156,6 +189,17 @@ mod tests {
         assert_eq!(j(Code::DuplicateId, "legacy/ß/x.sls"), None);
         assert_eq!(j(Code::MissingInclude, "legacy/ß/x.sls"), None);
         assert_eq!(j(Code::LikelyTypo, "legacy/ß/x.sls"), Some(Severity::Hint));
+    }
+
+    #[test]
+    fn a_salt_lint_file_is_read() {
+        let r = Rules::default().with_salt_lint("skip_list:\n  - 204\n  - 207\n  - '208'\nexclude_paths: [test/]\nverbosity: 1\n");
+        let j = |code, rel| r.judge(code, rel, Severity::Warning);
+        assert_eq!((j(Code::FileModeUnquoted, "a.sls"), j(Code::FileModeLeadingZero, "a.sls")), (None, None));
+        assert_eq!(j(Code::OctalUnquoted, "a.sls"), Some(Severity::Warning));
+        assert_eq!(j(Code::OctalUnquoted, "test/salt/x.sls"), None);
+        assert_eq!(j(Code::MissingInclude, "test/salt/x.sls"), Some(Severity::Warning), "only salt-lint's rules");
+        assert_eq!(Rules::default().with_salt_lint("[not a mapping"), Rules::default());
     }
 
     #[test]
