@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 
 use model::diagnostic::Severity;
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 /// `check --format`.
 #[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
@@ -94,7 +93,7 @@ fn gitlab(found: &[Found<'_>]) -> String {
             let key = format!("{}\0{path}\0{}", f.code, f.message);
             let n = seen.entry(key.clone()).or_insert(0);
             *n += 1;
-            let fingerprint: String = Sha256::digest(format!("{key}\0{n}").as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+            let fingerprint = model::check::baseline::digest(&format!("{key}\0{n}"));
             let severity = match f.severity {
                 Severity::Error => "major",
                 Severity::Warning => "minor",

@@ -1448,7 +1448,7 @@ fn rules(format: Format) -> ExitCode {
         Code::ALL.iter().map(|c| (c.as_str(), c.severity().as_str(), salt_analyzer::codes_doc::what(c.as_str()).unwrap_or_default())).collect();
     match format {
         Format::Json => {
-            let salt_lint = |code: &str| Code::ALL.iter().find(|c| c.as_str() == code).and_then(|c| model::check::style::salt_lint_id(*c));
+            let salt_lint = |code: &str| Code::ALL.iter().find(|c| c.as_str() == code).and_then(|c| c.salt_lint());
             let list: Vec<serde_json::Value> =
                 rows.iter().map(|(code, severity, what)| json!({"code": code, "severity": severity, "summary": what, "salt_lint": salt_lint(code)})).collect();
             outln!("{}", serde_json::to_string_pretty(&list).unwrap_or_default());

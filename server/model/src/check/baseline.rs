@@ -24,9 +24,14 @@ impl Entry<'_> {
     /// its indentation, and the message, with every number masked (Salt's messages name lines).
     pub fn fingerprint(&self) -> String {
         let mask = |s: &str| s.split(|c: char| c.is_ascii_digit()).filter(|p| !p.is_empty()).collect::<Vec<_>>().join("#");
-        let key = format!("{}\0{}\0{}\0{}", self.code, self.file, self.line_text.trim(), mask(self.message));
-        Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+        digest(&format!("{}\0{}\0{}\0{}", self.code, self.file, self.line_text.trim(), mask(self.message)))
     }
+}
+
+/// A stable fingerprint of `key`: its SHA-256, in lowercase hex (baseline entries, and the CI
+/// formats' finding fingerprints).
+pub fn digest(key: &str) -> String {
+    Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The baseline file's content for `entries`: `{"salt-analyzer-baseline": 1, "findings":

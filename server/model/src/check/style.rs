@@ -14,11 +14,10 @@ use std::sync::OnceLock;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::py::re::PySearch;
 
-/// One ported rule: our code, salt-lint's ID, its pattern (Python syntax, verbose flag as
-/// salt-lint compiles it) and message.
+/// One ported rule: our code (whose salt-lint ID is [`Code::salt_lint`]), its pattern (Python
+/// syntax, verbose flag as salt-lint compiles it) and message.
 struct Rule {
     code: Code,
-    salt_lint: &'static str,
     pattern: &'static str,
     verbose: bool,
     message: &'static str,
@@ -27,7 +26,6 @@ struct Rule {
 const RULES: &[Rule] = &[
     Rule {
         code: Code::FileModeUnquoted,
-        salt_lint: "207",
         // saltlint/rules/FileModeQuotationRule.py
         pattern: r#"^\s+
         -\                   # whitespace escaped due to re.VERBOSE
@@ -54,7 +52,6 @@ const RULES: &[Rule] = &[
     },
     Rule {
         code: Code::FileModeLeadingZero,
-        salt_lint: "208",
         // saltlint/rules/FileModeLeadingZeroRule.py
         pattern: r#"^\s+             # line starting with whitespace
         -\                   # whitespace escaped due to re.VERBOSE
@@ -69,7 +66,6 @@ const RULES: &[Rule] = &[
     },
     Rule {
         code: Code::OctalUnquoted,
-        salt_lint: "210",
         // saltlint/rules/YamlHasOctalValueRule.py
         pattern: r#"^[^:]+:\s{0,}0[0-9]{1,}\s{0,}((?={#)|(?=#)|(?=$))"#,
         verbose: false,
@@ -83,11 +79,6 @@ const RE_VERBOSE: u32 = 64;
 fn compiled() -> &'static [Option<PySearch>] {
     static RES: OnceLock<Vec<Option<PySearch>>> = OnceLock::new();
     RES.get_or_init(|| RULES.iter().map(|r| PySearch::compile(r.pattern, if r.verbose { RE_VERBOSE } else { 0 }).ok()).collect())
-}
-
-/// The salt-lint ID a code replaces, if it replaces one ([`Code::salt_lint`]).
-pub fn salt_lint_id(code: Code) -> Option<&'static str> {
-    code.salt_lint()
 }
 
 /// The ported rules' findings in the file `path` with text `text` (SLS files only, as
@@ -115,7 +106,8 @@ pub fn lint(path: &Path, text: &str) -> Vec<Diagnostic> {
         for (rule, re) in RULES.iter().zip(compiled()) {
             let Some(re) = re else { continue };
             let possible = if rule.code == Code::OctalUnquoted { octal } else { mode };
-            if !possible || skips.contains(&rule.salt_lint) || !matches!(re.search(line, 0), Ok(Some(_))) {
+            let skipped = rule.code.salt_lint().is_some_and(|id| skips.contains(&id));
+            if !possible || skipped || !matches!(re.search(line, 0), Ok(Some(_))) {
                 continue;
             }
             let content = line.trim_end_matches('\r');
@@ -140,13 +132,13 @@ mod tests {
     fn run(text: &str) -> String {
         lint(Path::new("/srv/ß.sls"), text)
             .iter()
-            .map(|d| format!("{}:{} {}\n", syntax::line_index::line_number(text, d.span.start), d.code.as_str(), salt_lint_id(d.code).unwrap_or("")))
+            .map(|d| format!("{}:{} {}\n", syntax::line_index::line_number(text, d.span.start), d.code.as_str(), d.code.salt_lint().unwrap_or("")))
             .collect()
     }
 
     #[test]
-    fn each_rule_is_its_codes_salt_lint_id() {
-        assert!(RULES.iter().all(|r| r.code.salt_lint() == Some(r.salt_lint)));
+    fn every_rule_replaces_a_salt_lint_rule() {
+        assert!(RULES.iter().all(|r| r.code.salt_lint().is_some()));
     }
 
     #[test]

@@ -154,6 +154,7 @@ pub fn apply<T>(
     scanned: &[&Path],
 ) -> (Vec<T>, Vec<Diagnostic>) {
     let mut by_file: std::collections::HashMap<std::path::PathBuf, Suppressions> = std::collections::HashMap::new();
+    let scan = |file: &Path| text(file).map(|t| Suppressions::scan(&t)).unwrap_or_default();
     let mut kept = Vec::with_capacity(items.len());
     for item in items {
         let d = diagnostic(&item);
@@ -161,14 +162,14 @@ pub fn apply<T>(
             kept.push(item);
             continue;
         }
-        let s = by_file.entry(d.file.clone()).or_insert_with(|| text(&d.file).map(|t| Suppressions::scan(&t)).unwrap_or_default());
+        let s = by_file.entry(d.file.clone()).or_insert_with(|| scan(&d.file));
         if !s.silences(d.code.as_str(), d.span.start) {
             kept.push(item);
         }
     }
     let mut unused = Vec::new();
     for &file in scanned {
-        let s = by_file.entry(file.to_path_buf()).or_insert_with(|| text(file).map(|t| Suppressions::scan(&t)).unwrap_or_default());
+        let s = by_file.entry(file.to_path_buf()).or_insert_with(|| scan(file));
         unused.extend(s.unused(file));
     }
     unused.sort_by_key(|d| (d.file.clone(), d.span.start));
