@@ -778,6 +778,9 @@ struct Scan {
     /// The last character that was not a blank, at the end of the last line that had one, for
     /// a flow collection continued on the next (a plain scalar may continue there too).
     last: Option<char>,
+    /// Whether [`Scan::last`] closed a quoted scalar or a flow collection (a `'` may also be
+    /// content of a plain scalar: `{1':''#: x}` is the one key `1':''#`).
+    last_closes: bool,
     /// A plain scalar of the block context is open at the end of the last line; a line
     /// indented at least this much continues it (one right of its collection's indentation).
     plain_from: Option<usize>,
@@ -800,8 +803,10 @@ impl Scan {
         // The index of the last flow indicator read (`[`, `{`, `]`, `}`, or `,` in a flow).
         let mut indicator_at = None::<usize>;
         let mut prev = if self.depth > 0 { self.last } else { None }; // the last character that was not a blank
-                                                                      // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
-                                                                      // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
+                                                                      // Whether `prev` closed a quoted scalar or a flow collection.
+        let mut prev_closes = self.depth > 0 && self.last_closes;
+        // Inside a plain scalar of the block context, where quotes, brackets and `- ` are
+        // content (`- x - 'p` is one scalar, and so is its continuation ` - 'q`).
         let continued = self.plain_from.filter(|&min| indent >= min && !content.trim().is_empty() && !content.trim_start().starts_with('#'));
         if !content.trim().is_empty() {
             self.plain_from = continued;
@@ -831,6 +836,7 @@ impl Scan {
                     }
                     self.quote = None;
                     prev = Some(c);
+                    prev_closes = true;
                     if next == Some('#') {
                         // The rest of the line is a comment to libyaml: no bracket in it counts.
                         inserts.push((chars[i + 1].0, ' '));
@@ -848,6 +854,7 @@ impl Scan {
                 if c == ':' && next.is_none_or(|n| n == ' ' || n == '\t') {
                     plain = false;
                     prev = Some(c);
+                    prev_closes = false;
                     if next == Some('\t') {
                         inserts.push((byte + 1, ' '));
                     }
@@ -939,18 +946,20 @@ impl Scan {
                 }
                 _ => {}
             }
-            if c == ':' && self.depth > 0 && matches!(prev, Some('"' | '\'' | ']' | '}')) {
+            if c == ':' && self.depth > 0 && prev_closes {
                 // A token of its own: a `#` right after it starts a comment, as after `,`.
                 flow_value_at = Some(i);
                 indicator_at = Some(i);
             }
             if c != ' ' && c != '\t' {
+                prev_closes = matches!(c, ']' | '}') && indicator_at == Some(i);
                 prev = Some(c);
             }
             i += 1;
         }
         if prev.is_some() {
             self.last = prev;
+            self.last_closes = prev_closes;
         }
         if plain && self.depth == 0 && self.quote.is_none() {
             self.plain_from = Some(self.plain_from.unwrap_or(plain_min));
@@ -1864,6 +1873,10 @@ mod tests {
             .assert_eq(&got("k:\n    - - false\n      - {a: '2',\n  b: 1}\n"));
         expect_test::expect![[r#"{Str("k")@0..1: [{Str("a")@7..8: Str("x")@10..11, Str("b")@16..19: [Int(1)@22..23, Int(2)@26..27]}]}"#]]
             .assert_eq(&got("k:\n  - a: x\n    'b': [1,\n 2]\n"));
+        // In a flow, `1':''#` is one plain scalar (a `:` not followed by a blank continues it),
+        // so no quote closes before that `#` and no comment starts there (fuzzing's find).
+        expect_test::expect![[r#"{Str("x")@0..1: [{Str("k")@7..8: [[[[]], Int(0)@17..18, {Str("1':''#")@21..27: {}}]]}]}"#]]
+            .assert_eq(&got("x:\n  - k: [[[[]],0,\n{1':''#: {}}]]"));
     }
 
     #[test]
