@@ -1392,18 +1392,14 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
             .iter()
             .map(|m| {
                 let d = &m.diagnostic;
-                let ((line, col), (end_line, end_col)) =
-                    (text_position(&d.file, d.span.start, &result.files), text_position(&d.file, d.span.end, &result.files));
+                let place = |file, span| ci_place(file, span, &result.files);
                 let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
                 crate::check_formats::Found {
-                    file: &d.file,
-                    line,
-                    col,
-                    end_line,
-                    end_col,
+                    at: place(&d.file, &d.span),
                     severity: d.severity,
-                    code: d.code.as_str(),
+                    code: d.code,
                     message: format!("{prefix}{}", d.message),
+                    related: d.related.iter().map(|r| (place(&r.file, &r.span), r.message.clone())).collect(),
                 }
             })
             .collect();
@@ -1464,6 +1460,12 @@ fn rules(format: Format) -> ExitCode {
 }
 
 /// 1-based line and character column: every text position.
+/// Where `span` of `file` is, as the CI formats print it.
+fn ci_place<'p>(file: &'p Path, span: &std::ops::Range<usize>, files: &FileTable) -> crate::check_formats::Place<'p> {
+    let ((line, col), (end_line, end_col)) = (text_position(file, span.start, files), text_position(file, span.end, files));
+    crate::check_formats::Place { file, line, col, end_line, end_col }
+}
+
 fn text_position(file: &Path, offset: usize, files: &FileTable) -> (usize, usize) {
     files.id(file).map_or((1, 1), |id| files.human(id, offset))
 }
