@@ -86,5 +86,25 @@ fn fleet_minions_in_the_picker_lenses_and_hovers() {
     let published = lsp.diagnostics("salt/web2.sls");
     assert!(published.contains("duplicate-id"), "{published}");
     assert!(published.contains("`web01`, `web02`, `web03` and 22 more"), "{published}");
+
+    // A suppression comment silences a fleet finding as it silences the file's own, and
+    // `rules:` applies per path: the duplicate is left out of web2.sls by its comment and
+    // weighed a warning in web.sls.
+    tree.write("salt/web2.sls", "nginx: {pkg.installed: []}  # salt-analyzer: disable=duplicate-id\n");
+    tree.write(
+        "salt-analyzer.yaml",
+        "file_roots: {base: [salt]}\nminions:\n  dev01: {grains: {roles: [web]}}\nfleet: fleet.json\nrules:\n  paths:\n    'salt/web.sls': {severity: {duplicate-id: warning}}\n",
+    );
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": lsp.uri("salt/web2.sls"), "type": 2}, {"uri": lsp.uri("salt-analyzer.yaml"), "type": 2}]}),
+    );
+    lsp.sync();
+    lsp.request("workspace/executeCommand", json!({"command": "salt-analyzer.checkFleet", "arguments": []})).unwrap();
+    lsp.sync();
+    let web2 = lsp.diagnostics("salt/web2.sls");
+    assert!(!web2.contains("duplicate-id"), "{web2}");
+    let web = lsp.diagnostics("salt/web.sls");
+    assert!(web.contains("warning duplicate-id"), "{web}");
     lsp.finish();
 }

@@ -65,38 +65,56 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
     }
     // salt-lint's text rules, on the file as written.
     out.extend(model::check::style::lint(path, &text).iter().map(|d| from_model(&text, d, String::new())));
-    // `# salt-analyzer: disable=CODE` directives. The editor sees the picked minion's findings
-    // only, so of the codes that silence nothing it reports those that are no code (`check`
-    // judges them all).
-    let mut suppressions = model::check::suppress::Suppressions::scan(&text);
+    // `# salt-analyzer: disable=CODE` directives and `rules:`. The editor sees the picked
+    // minion's findings only, so of the codes that silence nothing it reports those that are
+    // no code (`check` judges them all).
+    apply_policy(snap, path, &text, &mut out, true);
+    Ok(out)
+}
+
+/// What the team decided about the findings `out` of the file `path` (its text `text`), as
+/// `check` applies it: `# salt-analyzer: disable=CODE` directives in the file silence theirs
+/// (with `unknown`, a directive naming no code is reported), and `rules:` in
+/// salt-analyzer.yaml drops or re-weighs a code under the file's path.
+pub(crate) fn apply_policy(snap: &Snapshot, path: &Path, text: &str, out: &mut Vec<Diagnostic>, unknown: bool) {
+    let mut suppressions = model::check::suppress::Suppressions::scan(text);
     if !suppressions.is_empty() {
         out.retain(|d| !suppressions.silences(&d.code, d.range.start));
-        out.extend(suppressions.unknown(path).iter().map(|d| from_model(&text, d, String::new())));
+        if unknown {
+            out.extend(suppressions.unknown(path).iter().map(|d| from_model(text, d, String::new())));
+        }
     }
-    // `rules:` in salt-analyzer.yaml, as `check` applies them.
     let world = snap.world();
     if !world.ws.rules.is_empty() {
         out.retain_mut(|d| {
             let Some(code) = Code::ALL.iter().copied().find(|c| c.as_str() == d.code) else { return true };
-            let model_severity = match d.severity {
-                Severity::Error => ModelSeverity::Error,
-                Severity::Warning => ModelSeverity::Warning,
-                Severity::Hint => ModelSeverity::Hint,
-            };
-            match world.ws.rules.judge_at(code, path, &world.root, model_severity) {
+            match world.ws.rules.judge_at(code, path, &world.root, to_model(d.severity)) {
                 Some(s) => {
-                    d.severity = match s {
-                        ModelSeverity::Error => Severity::Error,
-                        ModelSeverity::Warning => Severity::Warning,
-                        ModelSeverity::Hint => Severity::Hint,
-                    };
+                    d.severity = from_model_severity(s);
                     true
                 }
                 None => false,
             }
         });
     }
-    Ok(out)
+}
+
+/// The editor's severity of a model severity.
+fn from_model_severity(s: ModelSeverity) -> Severity {
+    match s {
+        ModelSeverity::Error => Severity::Error,
+        ModelSeverity::Warning => Severity::Warning,
+        ModelSeverity::Hint => Severity::Hint,
+    }
+}
+
+/// The model's severity of an editor severity.
+fn to_model(s: Severity) -> ModelSeverity {
+    match s {
+        Severity::Error => ModelSeverity::Error,
+        Severity::Warning => ModelSeverity::Warning,
+        Severity::Hint => ModelSeverity::Hint,
+    }
 }
 
 /// A model diagnostic as the editor shows it, its message after `prefix` (the minions that
@@ -104,11 +122,7 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
 pub(crate) fn from_model(text: &str, d: &model::diagnostic::Diagnostic, prefix: String) -> Diagnostic {
     Diagnostic {
         range: trim(text, d.span.clone()),
-        severity: match d.severity {
-            ModelSeverity::Error => Severity::Error,
-            ModelSeverity::Warning => Severity::Warning,
-            ModelSeverity::Hint => Severity::Hint,
-        },
+        severity: from_model_severity(d.severity),
         code: d.code.as_str().to_string(),
         message: prefix + &d.message,
         related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),

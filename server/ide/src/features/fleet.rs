@@ -43,8 +43,9 @@ pub struct FleetCheck {
     pub problems: Vec<String>,
 }
 
-/// Every fleet minion's highstate, checked as `check --fleet` checks it; what the editor's
-/// own diagnostics already say at the same place is not repeated.
+/// Every fleet minion's highstate, checked as `check --fleet` checks it (suppression comments
+/// and `rules:` included); what the editor's own diagnostics already say at the same place is
+/// not repeated.
 pub(crate) fn check(snap: &Snapshot) -> Cancellable<FleetCheck> {
     use model::pipeline::Who;
     let world = snap.world();
@@ -71,5 +72,11 @@ pub(crate) fn check(snap: &Snapshot) -> Cancellable<FleetCheck> {
         let prefix = model::check::highstate::minion_prefix(&m.minions, m.alone.as_deref());
         by_file.entry(d.file.clone()).or_default().push(crate::features::diagnostics::from_model(&text, d, prefix));
     }
+    // Suppression comments and `rules:` apply as they do to the file's own diagnostics.
+    for (file, found) in &mut by_file {
+        let text = snap.text(file).unwrap_or_default();
+        crate::features::diagnostics::apply_policy(snap, file, &text, found, false);
+    }
+    by_file.retain(|_, found| !found.is_empty());
     Ok(FleetCheck { minions: who.len(), by_file, problems })
 }
