@@ -628,12 +628,14 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
                 }
                 after_operand = false;
             }
-            c if c.is_ascii_alphanumeric() || c == b'_' => {
+            // Names are Unicode's (`grüß`, `ключ`): a byte of a non-ASCII character is part of
+            // one (outside a string nothing else non-ASCII is valid Jinja).
+            c if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 => {
                 word.push(c as char);
                 empty = false;
                 i += 1;
                 // A name or a number is an operand; a keyword is an operator.
-                if !bytes.get(i).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_') {
+                if !bytes.get(i).is_some_and(|n| n.is_ascii_alphanumeric() || *n == b'_' || *n >= 0x80) {
                     after_operand = !matches!(
                         word.as_str(),
                         "in" | "and" | "or" | "not" | "if" | "else" | "elif" | "is" | "set" | "for" | "do" | "with" | "return" | "import"

@@ -42,6 +42,7 @@ pub(super) fn register(env: &mut Environment<'_>) {
     env.add_filter("round", round);
     env.add_filter("replace", replace);
     env.add_filter("dictsort", dictsort);
+    env.add_filter("sort", sort);
     // `do_items`: the `(key, value)` tuples of a mapping, as an iterator (printed as a list here).
     // Undefined (strict too) gives nothing.
     env.add_filter("items", |v: Value| -> Result<Value, Error> {
@@ -522,6 +523,69 @@ fn dictsort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     }
     // A list of `(key, value)` tuples.
     Ok(Value::from(keyed.into_iter().map(|(_, (k, v))| crate::render::mutable::tuple(vec![from_json(&k), from_json(&v)])).collect::<Vec<_>>()))
+}
+
+/// `do_sort(value, reverse=False, case_sensitive=False, attribute=None)`: `sorted(value,
+/// key=..., reverse=reverse)`, the key the item (or its attributes, `a.b,c` a tuple of
+/// them, `0` an index), strings lowercased as Python's `str.lower` does unless
+/// `case_sensitive` (minijinja folds `ß` to `ss`; Python keeps it, and sorts by code point).
+fn sort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
+    let a = bind("sort", &args, &["reverse", "case_sensitive", "attribute"])?;
+    let reverse = a[0].as_ref().is_some_and(Value::is_true);
+    let case_sensitive = a[1].as_ref().is_some_and(Value::is_true);
+    let attribute = a[2].as_ref().filter(|v| !v.is_none() && !v.is_undefined()).map(|v| v.to_string());
+    let items: Vec<Value> = value.try_iter().map_err(|_| invalid(format!("'{}' object is not iterable", py_type(&value))))?.collect();
+    let lower = |k: J| match k {
+        J::String(s) if !case_sensitive => J::String(s.to_lowercase()),
+        other => other,
+    };
+    // Jinja2's `make_multi_attrgetter`: each comma-separated part a dotted path, a digit a
+    // list index.
+    let path = |item: &J, dotted: &str| -> Option<J> {
+        dotted.split('.').try_fold(item.clone(), |cur, part| match (&cur, part.parse::<usize>()) {
+            (J::Array(xs), Ok(i)) => xs.get(i).cloned(),
+            (J::Object(m), _) => m.get(part).cloned(),
+            _ => None,
+        })
+    };
+    let mut keyed = Vec::with_capacity(items.len());
+    for item in items {
+        let d = data(&item)?;
+        let key = match &attribute {
+            None => lower(d),
+            Some(attr) => {
+                let parts: Vec<&str> = attr.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+                let mut keys = Vec::with_capacity(parts.len());
+                for p in &parts {
+                    let k = path(&d, p).ok_or_else(|| invalid(format!("'<' not supported between instances of 'Undefined' and '{}'", py_type(&item))))?;
+                    keys.push(lower(k));
+                }
+                if parts.len() == 1 {
+                    keys.pop().unwrap_or(J::Null)
+                } else {
+                    J::Array(keys)
+                }
+            }
+        };
+        keyed.push((key, item));
+    }
+    let mut err = None;
+    // Python's sort is stable, and `reverse` keeps equal items in their order.
+    keyed.sort_by(|x, y| {
+        let ord = py_cmp(&x.0, &y.0).unwrap_or_else(|e| {
+            err.get_or_insert(e);
+            std::cmp::Ordering::Equal
+        });
+        if reverse {
+            ord.reverse()
+        } else {
+            ord
+        }
+    });
+    if let Some(e) = err {
+        return Err(invalid(e));
+    }
+    Ok(Value::from(keyed.into_iter().map(|(_, item)| item).collect::<Vec<_>>()))
 }
 
 /// `do_filesizeformat(value, binary=False)`: `1 Byte`, `N Bytes`, else one decimal and the
