@@ -16,6 +16,9 @@ return {
   root_markers = { 'salt-analyzer.yaml', 'top.sls', '.git' },
   init_options = server,
   settings = { [settings.section] = server },
+  on_attach = function(_, bufnr)
+    settings.attach_inlay_hints(settings.options(), bufnr)
+  end,
   before_init = function(params, config)
     -- vim.g.salt_analyzer may have changed since this file was loaded, and a
     -- relative salt_config is taken from the root, known only now.

@@ -188,7 +188,7 @@ class SaltExtension implements vscode.Disposable {
     const scope = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
     const config = vscode.workspace.getConfiguration(SECTION, scope);
     return toServerSettings(
-      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), saltCall: config.get('saltCall'), impact: config.get('impact'), trace: config.get('trace') },
+      { minion: config.get('minion'), saltConfig: config.get('saltConfig'), saltCall: config.get('saltCall'), impact: config.get('impact'), inlayHints: config.get('inlayHints'), trace: config.get('trace') },
       { platform: process.platform, env: process.env, workspaceFolder: workspaceFolder(scope), home: os.homedir() },
     );
   }

@@ -7,7 +7,7 @@ export const SECTION = 'salt-analyzer';
 
 export type TraceLevel = 'off' | 'messages' | 'verbose';
 
-/** The server's contract: `{ minion, saltConfig, saltCall, impact: { toSaltVersion }, trace: { server } }`. */
+/** The server's contract: `{ minion, saltConfig, saltCall, impact: { toSaltVersion }, inlayHints: { values, conditions, loops, sets }, trace: { server } }`. */
 export interface ServerSettings {
   minion: string | null;
   saltConfig: string | null;
@@ -15,7 +15,17 @@ export interface ServerSettings {
   saltCall: string | false | null;
   /** The Salt release the impact lens and report compile the changes on (null: the minion's own). */
   impact: { toSaltVersion: string | null };
+  /** Which rendered values the server shows inline (each on unless false). */
+  inlayHints: InlayHintSettings;
   trace: { server: TraceLevel };
+}
+
+/** The kinds of inlay hint of rendered values. */
+export interface InlayHintSettings {
+  values: boolean;
+  conditions: boolean;
+  loops: boolean;
+  sets: boolean;
 }
 
 /**
@@ -27,6 +37,7 @@ export interface RawSettings {
   saltConfig?: unknown;
   saltCall?: unknown;
   impact?: unknown;
+  inlayHints?: unknown;
   trace?: unknown;
 }
 
@@ -47,8 +58,15 @@ export function toServerSettings(raw: RawSettings, ctx: PathContext): ServerSett
     saltConfig: saltConfig === null ? null : resolvePathSetting(saltConfig, ctx),
     saltCall: saltCall === null || saltCall === false ? saltCall : resolvePathSetting(saltCall, ctx),
     impact: { toSaltVersion: impactRelease(raw.impact) },
+    inlayHints: inlayHintSettings(raw.inlayHints),
     trace: { server: traceLevel(raw.trace) },
   };
+}
+
+/** Reads `inlayHints.{values,conditions,loops,sets}`: each kind is shown unless it is `false`. */
+export function inlayHintSettings(raw: unknown): InlayHintSettings {
+  const o = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  return { values: o.values !== false, conditions: o.conditions !== false, loops: o.loops !== false, sets: o.sets !== false };
 }
 
 /** The notification body for workspace/didChangeConfiguration. */

@@ -12,7 +12,8 @@ use syntax::line_index::LineIndex;
 use crate::features::completion::CompletionItem;
 use crate::features::fleet::FleetCheck;
 use crate::features::impact::{ImpactBase, ImpactReport};
-use crate::features::{code_actions, completion, diagnostics, fleet, hover, impact, navigation, symbols};
+use crate::features::inlay_hints::{InlayConfig, InlayHint};
+use crate::features::{code_actions, completion, diagnostics, fleet, hover, impact, inlay_hints, navigation, symbols};
 use crate::index::semantic::IndexStats;
 use crate::salt::top;
 use crate::snapshot::Snapshot;
@@ -114,6 +115,12 @@ impl Analysis {
     /// What the item at `offset` is and where it comes from.
     pub fn hover(&self, path: &Path, offset: usize) -> Cancellable<Option<HoverResult>> {
         hover::hover(&self.snap, path, offset)
+    }
+
+    /// The rendered values of the Jinja blocks of `path` that end in `range`, for the selected
+    /// minion (see `features/inlay_hints.rs`).
+    pub fn inlay_hints(&self, path: &Path, range: Range<usize>, config: InlayConfig) -> Cancellable<Vec<InlayHint>> {
+        inlay_hints::inlay_hints(&self.snap, path, range, config)
     }
 
     /// What may be typed at `offset` (see `features/completion.rs` for the contexts).

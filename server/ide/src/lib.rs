@@ -22,6 +22,7 @@ pub use features::completion::{CompletionItem, CompletionKind};
 pub use features::diagnostics::shift_diagnostics;
 pub use features::fleet::FleetCheck;
 pub use features::impact::{ImpactBase, ImpactReport};
+pub use features::inlay_hints::{InlayConfig, InlayHint, InlayKind};
 pub use host::AnalysisHost;
 pub use index::semantic::IndexStats;
 pub use types::*;

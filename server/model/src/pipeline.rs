@@ -13,7 +13,7 @@ use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::pillar::{self, Pillar, PillarMinion};
 use crate::render::jinja::JinjaSetup;
 use crate::render::memo::RenderMemo;
-use crate::render::probe::Probe;
+use crate::render::probe::{Probe, Tally, TracePoint};
 use crate::render::salt_fns::catalog::{custom_modules as exec_custom_modules, ExecFunctions};
 use crate::render::salt_fns::Matcher;
 use crate::render::{self, Templated};
@@ -49,8 +49,8 @@ pub enum Scope {
     /// environment, SLS name and path under the file roots).
     Render {
         path: PathBuf,
-        /// A byte offset in the file: record what the Jinja block there evaluates to.
-        probe: Option<usize>,
+        /// What to record of the file's Jinja blocks while rendering it.
+        probe: Option<ProbeAt>,
     },
     /// A formula's layered configuration, `salt["map.data"](tpldir)`.
     MapData { tpldir: String },
@@ -59,6 +59,16 @@ pub enum Scope {
     /// Its whole highstate, and the contents its `file.managed` states would write
     /// ([`crate::state::managed`]): what `diff` compares between two sides of a change.
     Impact,
+}
+
+/// What a [`Scope::Render`] records of the file's Jinja blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProbeAt {
+    /// What the block at this byte offset evaluates to ([`crate::render::probe::instrument`]).
+    Block(usize),
+    /// What every expression, condition, loop and `set` takes
+    /// ([`crate::render::probe::trace`]).
+    Every,
 }
 
 /// One file rendered ([`Scope::Render`]).
@@ -72,6 +82,8 @@ pub struct FileRender {
     pub hints: Vec<String>,
     /// The probed block and every value it took (by the index of the probed name).
     pub probed: Option<(Probe, Vec<(usize, String)>)>,
+    /// With [`ProbeAt::Every`], the traced blocks and what each index took.
+    pub traced: Option<(Vec<TracePoint>, Vec<Tally>)>,
 }
 
 /// Which minion.
@@ -916,7 +928,7 @@ fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jin
 /// Renders `path` as the state system would: in the environment and under the SLS name its
 /// place in the file roots gives it (a file outside them: `saltenv`, else `base`, named by its
 /// file name).
-fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTable, jinja: &JinjaSetup, path: &Path, probe: Option<usize>) -> FileRender {
+fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTable, jinja: &JinjaSetup, path: &Path, probe: Option<ProbeAt>) -> FileRender {
     let (env, rel) = roots.locate(path).unwrap_or_else(|| {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         (opts.saltenv.clone().unwrap_or_else(|| "base".into()), name)
@@ -927,33 +939,44 @@ fn render_file(fs: &dyn Vfs, roots: &FileRoots, opts: &Opts, files: &mut FileTab
         Err(e) => {
             let id = files.add(path.to_path_buf(), Arc::from(""));
             let err = SaltError::new(Code::UnreadableFile, format!("cannot read {}: {e}", path.display())).at(Some(Loc { file: id, span: 0..0 }));
-            return FileRender { text: Err(err.clone()), data: Err(err), hints: Vec::new(), probed: None };
+            return FileRender { text: Err(err.clone()), data: Err(err), hints: Vec::new(), probed: None, traced: None };
         }
     };
     let id = files.add(path.to_path_buf(), Arc::from(text.as_str()));
     let mut ctx = jinja.context(&env, &sls, &rel, path);
     // With a probe, the instrumented text is rendered (same lines) and the values recorded.
-    let instrumented = probe.and_then(|at| render::probe::instrument(&text, at));
+    let instrumented = match probe {
+        Some(ProbeAt::Block(at)) => render::probe::instrument(&text, at),
+        _ => None,
+    };
+    let traced = match probe {
+        Some(ProbeAt::Every) => render::probe::trace(&text),
+        _ => None,
+    };
     let seen: Arc<std::sync::Mutex<Vec<(usize, String)>>> = Arc::default();
-    let source = match &instrumented {
-        Some((_, source)) => {
+    let tallies: Arc<std::sync::Mutex<Vec<Tally>>> = Arc::default();
+    let source = match (&instrumented, &traced) {
+        (Some((_, source)), _) => {
             ctx.probe = Some(seen.clone());
             source.as_str()
         }
-        None => text.as_str(),
+        (None, Some((_, source))) => {
+            ctx.trace = Some(tallies.clone());
+            source.as_str()
+        }
+        (None, None) => text.as_str(),
     };
-    let probed = |seen: &Arc<std::sync::Mutex<Vec<(usize, String)>>>| {
-        instrumented.as_ref().map(|(p, _)| (p.clone(), seen.lock().map(|s| s.clone()).unwrap_or_default()))
-    };
+    let probed = || instrumented.as_ref().map(|(p, _)| (p.clone(), seen.lock().map(|s| s.clone()).unwrap_or_default()));
+    let traced = || traced.as_ref().map(|(points, _)| (points.clone(), tallies.lock().map(|t| t.clone()).unwrap_or_default()));
     match render::render_template(source, id, Some(&ctx)) {
         Err(mut e) => {
             render::place_in_template(&mut e, fs, roots, &env, files);
-            FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(&seen) }
+            FileRender { text: Err(e.clone()), data: Err(e), hints: Vec::new(), probed: probed(), traced: traced() }
         }
-        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_data(&text, None, id), hints: Vec::new(), probed: None },
+        Ok(Templated::Plain) => FileRender { text: Ok(None), data: render::render_data(&text, None, id), hints: Vec::new(), probed: None, traced: None },
         Ok(Templated::Rendered(r)) => {
             let data = render::render_data(&text, Some(&r.text), id);
-            FileRender { text: Ok(Some(r.text)), data, hints: r.hints, probed: probed(&seen) }
+            FileRender { text: Ok(Some(r.text)), data, hints: r.hints, probed: probed(), traced: traced() }
         }
     }
 }

@@ -162,16 +162,18 @@ local settings = require('salt-analyzer.settings')
 
 check('settings: nulls are JSON null, trace defaults to off', function()
   local none = { toSaltVersion = vim.NIL }
-  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, trace = { server = 'off' } })
-  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, trace = { server = 'off' } }))
+  local allhints = { values = true, conditions = true, loops = true, sets = true }
+  eq(settings.server_settings({}), { minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, inlayHints = allhints, trace = { server = 'off' } })
+  eq(vim.json.encode(settings.server_settings({})), vim.json.encode({ minion = vim.NIL, saltConfig = vim.NIL, saltCall = vim.NIL, impact = none, inlayHints = allhints, trace = { server = 'off' } }))
 end)
 
 check('settings: values, relative salt_config, trace levels', function()
   local s = settings.server_settings({ minion = ' web01 ', salt_config = 'etc/salt', trace = 'verbose' }, '/ws')
-  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, trace = { server = 'verbose' } })
+  eq(s, { minion = 'web01', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, inlayHints = { values = true, conditions = true, loops = true, sets = true }, trace = { server = 'verbose' } })
   eq(settings.server_settings({ impact_to_salt_version = 3008 }).impact, { toSaltVersion = '3008' }, 'impact target, a number')
   eq(settings.server_settings({ impact_to_salt_version = '2019.2' }).impact, { toSaltVersion = vim.NIL }, 'unknown impact target')
   eq(settings.server_settings({ salt_call = false }).saltCall, false, 'salt_call false: never ask Salt')
+  eq(settings.server_settings({ inlay_hint_kinds = { loops = false, sets = 'no' } }).inlayHints, { values = true, conditions = true, loops = false, sets = true }, 'inlay hint kinds')
   eq(settings.server_settings({ salt_call = '/opt/salt/bin/salt-call' }).saltCall, '/opt/salt/bin/salt-call', 'salt_call path')
   eq(settings.server_settings({ salt_config = '/etc/salt' }, '/ws').saltConfig, '/etc/salt', 'absolute')
   eq(settings.server_settings({ trace = 'loud' }).trace.server, 'off', 'unknown trace')
@@ -203,7 +205,8 @@ check('lsp/salt_analyzer.lua: cmd, filetypes, root markers, init_options', funct
   eq(config.init_options.minion, 'web02', 'minion')
   local params = {}
   config.before_init(params, { root_dir = '/ws' })
-  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, trace = { server = 'off' } })
+  eq(params.initializationOptions, { minion = 'web02', saltConfig = '/ws/etc/salt', saltCall = vim.NIL, impact = { toSaltVersion = vim.NIL }, inlayHints = { values = true, conditions = true, loops = true, sets = true }, trace = { server = 'off' } })
+  eq(type(config.on_attach), 'function', 'on_attach turns on inlay hints')
 end)
 
 if vim.lsp.enable then
@@ -255,6 +258,7 @@ check('setup(): starts on FileType with root, init_options and settings', functi
     saltConfig = vim.fs.normalize(tmp) .. '/etc/salt',
     saltCall = vim.NIL,
     impact = { toSaltVersion = vim.NIL },
+    inlayHints = { values = true, conditions = true, loops = true, sets = true },
     trace = { server = 'off' },
   }, 'initializationOptions')
   eq(client.config.settings['salt-analyzer'].minion, 'web01', 'settings section')

@@ -333,6 +333,41 @@ step('the impact lens counts the minions an unsaved change alters and opens the 
   assert(vim.bo[vim.fn.bufnr('^salt-analyzer://impact$')].filetype == 'markdown', 'not markdown')
 end)
 
+step('inlay hints show what the Jinja blocks rendered to, and follow the minion', function()
+  local buf = open('salt/base/common.sls')
+  local n = vim.api.nvim_buf_line_count(buf)
+  vim.api.nvim_buf_set_lines(buf, n, n, false, {
+    "{%- set greeting = 'grüß-' ~ grains.os_family %}",
+    '{%- for ß in grains.roles %}',
+    'greet-{{ ß }}: {test.nop: [{name: "{{ greeting }} 💣"}]}',
+    '{%- endfor %}',
+  })
+  local function labels()
+    local out = {}
+    for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = buf })) do
+      local l = h.inlay_hint.label
+      table.insert(out, (h.inlay_hint.position.line + 1 - n) .. ':' .. (type(l) == 'string' and l or vim.inspect(l)))
+    end
+    table.sort(out)
+    return table.concat(out, ' | ')
+  end
+  local want = '1:= grüß-Debian | 2:1 iteration | 3:grüß-Debian | 3:web'
+  local got
+  wait_for('the hints of web01', function()
+    vim.wait(200)
+    got = labels()
+    return got == want
+  end, 30000)
+  vim.cmd('SaltMinion db01.example.com')
+  want = '1:= grüß-RedHat | 2:1 iteration | 3:db | 3:grüß-RedHat'
+  wait_for('the hints of db01 (was: ' .. got .. ')', function()
+    vim.wait(200)
+    got = labels()
+    return got == want
+  end, 30000)
+  vim.cmd('SaltMinion web01.example.com')
+end)
+
 step(':checkhealth salt-analyzer: binary, version, workspace file, Salt config, minion', function()
   local buf = open('salt/base/top.sls')
   require('salt-analyzer').reconfigure({ salt_config = 'etc/salt' })

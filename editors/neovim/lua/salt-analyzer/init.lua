@@ -37,6 +37,9 @@ function M.client_config(opts, root_dir)
     init_options = server,
     settings = { [settings.section] = server },
     trace = server.trace.server,
+    on_attach = function(_, bufnr)
+      settings.attach_inlay_hints(opts, bufnr)
+    end,
   }
 end
 

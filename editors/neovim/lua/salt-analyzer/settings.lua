@@ -1,5 +1,5 @@
 --- Plugin options (from `setup()` or `vim.g.salt_analyzer`) and the settings the
---- server reads: `{ minion, saltConfig, saltCall, impact = { toSaltVersion }, trace = { server } }`,
+--- server reads: `{ minion, saltConfig, saltCall, impact = { toSaltVersion }, inlayHints, trace = { server } }`,
 --- the same shape the
 --- VS Code extension sends as initializationOptions and workspace configuration.
 local M = {}
@@ -19,6 +19,11 @@ M.defaults = {
   -- The Salt release ('3006', '3007', '3008') the impact lens and :SaltImpact compile the
   -- changes on, HEAD keeping each minion's own: the change and an upgrade at once. nil: none.
   impact_to_salt_version = nil,
+  -- Inlay hints of rendered values (what each Jinja block took for the selected minion):
+  -- shown in the buffers the server attaches to unless false; `inlay_hint_kinds` turns kinds
+  -- off, e.g. { loops = false } (values, conditions, loops, sets).
+  inlay_hints = true,
+  inlay_hint_kinds = {},
   trace = 'off',
   -- Tree-sitter highlighting (jinja host + injected yaml, queries/sls/). Off by
   -- default: the jinja parser rejects `{% from tpldir ~ "/map.jinja" import ... %}`,
@@ -86,8 +91,30 @@ function M.server_settings(opts, root_dir)
     saltConfig = salt_config == nil and vim.NIL or salt_config,
     saltCall = salt_call == nil and vim.NIL or salt_call,
     impact = { toSaltVersion = M.release(opts.impact_to_salt_version) or vim.NIL },
+    inlayHints = M.inlay_hint_kinds(opts.inlay_hint_kinds),
     trace = { server = trace_level(opts.trace) },
   }
+end
+
+--- `{ values, conditions, loops, sets }`, each true unless the option says false.
+---@param kinds table|nil
+---@return table
+function M.inlay_hint_kinds(kinds)
+  kinds = type(kinds) == 'table' and kinds or {}
+  local out = {}
+  for _, k in ipairs({ 'values', 'conditions', 'loops', 'sets' }) do
+    out[k] = kinds[k] ~= false
+  end
+  return out
+end
+
+--- Turns on the editor's inlay hints for `bufnr` (Neovim 0.10+) unless `inlay_hints` is false.
+---@param opts table plugin options
+---@param bufnr integer
+function M.attach_inlay_hints(opts, bufnr)
+  if opts.inlay_hints ~= false and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
 end
 
 --- The Salt releases the server compiles for (the impact target's choices).

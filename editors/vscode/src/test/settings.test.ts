@@ -3,17 +3,18 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 
-import { didChangeConfigurationParams, impactRelease, toServerSettings, traceLevel } from '../settings';
+import { didChangeConfigurationParams, impactRelease, inlayHintSettings, toServerSettings, traceLevel } from '../settings';
 
 const ctx = { platform: 'linux' as const, env: {}, workspaceFolder: '/ws', home: '/home/ada' };
 
 test('defaults: nulls and trace off', () => {
-  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, saltCall: null, impact: { toSaltVersion: null }, trace: { server: 'off' } });
+  assert.deepEqual(toServerSettings({}, ctx), { minion: null, saltConfig: null, saltCall: null, impact: { toSaltVersion: null }, inlayHints: { values: true, conditions: true, loops: true, sets: true }, trace: { server: 'off' } });
   assert.deepEqual(toServerSettings({ minion: null, saltConfig: null, trace: { server: 'off' } }, ctx), {
     minion: null,
     saltConfig: null,
     saltCall: null,
     impact: { toSaltVersion: null },
+    inlayHints: { values: true, conditions: true, loops: true, sets: true },
     trace: { server: 'off' },
   });
 });
@@ -24,6 +25,7 @@ test('values are passed through, trimmed; blank means null', () => {
     saltConfig: '/etc/salt',
     saltCall: null,
     impact: { toSaltVersion: null },
+    inlayHints: { values: true, conditions: true, loops: true, sets: true },
     trace: { server: 'verbose' },
   });
   assert.equal(toServerSettings({ minion: '   ' }, ctx).minion, null);
@@ -53,7 +55,7 @@ test('trace level: only off, messages, verbose', () => {
 
 test('server.path is not part of what the server receives', () => {
   const raw = { minion: 'a', saltConfig: null, trace: { server: 'off' }, server: { path: '/x' } };
-  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['impact', 'minion', 'saltCall', 'saltConfig', 'trace']);
+  assert.deepEqual(Object.keys(toServerSettings(raw, ctx)).sort(), ['impact', 'inlayHints', 'minion', 'saltCall', 'saltConfig', 'trace']);
 });
 
 test('didChangeConfiguration carries the salt-analyzer section', () => {
@@ -68,4 +70,10 @@ test('impact.toSaltVersion: a supported release, else null', () => {
   assert.equal(impactRelease({ toSaltVersion: 3006 }), null);
   assert.equal(impactRelease('3006'), null);
   assert.equal(impactRelease(undefined), null);
+});
+
+test('inlay hint kinds are on unless false', () => {
+  assert.deepEqual(inlayHintSettings(undefined), { values: true, conditions: true, loops: true, sets: true });
+  assert.deepEqual(inlayHintSettings({ values: false, loops: 'no', sets: false }), { values: false, conditions: true, loops: true, sets: false });
+  assert.deepEqual(toServerSettings({ inlayHints: { conditions: false } }, ctx).inlayHints, { values: true, conditions: false, loops: true, sets: true });
 });

@@ -48,6 +48,7 @@ pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
         status_notification: opt_bool("statusNotification"),
         first_run_message: opts.and_then(|o| o.get("firstRunMessage")).and_then(|v| v.as_bool()).unwrap_or(true),
         pull_diagnostics: opt_bool("pullDiagnostics"),
+        inlay_refresh: caps.workspace.as_ref().and_then(|w| w.inlay_hint.as_ref()).and_then(|h| h.refresh_support).unwrap_or(false),
         hierarchical_symbols: caps
             .text_document
             .as_ref()
@@ -90,5 +91,15 @@ pub fn settings(value: Option<&serde_json::Value>) -> Settings {
         }
         _ => None,
     };
-    Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call, impact_to, problems }
+    let hints = section.and_then(|v| v.get("inlayHints"));
+    let mut shown = |k: &str| match hints.and_then(|h| h.get(k)) {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::Bool(b)) => *b,
+        Some(other) => {
+            problems.push(format!("inlayHints.{k}: `{other}` is not true or false"));
+            true
+        }
+    };
+    let inlay = ide::InlayConfig { values: shown("values"), conditions: shown("conditions"), loops: shown("loops"), sets: shown("sets") };
+    Settings { minion: s("minion"), salt_config: s("saltConfig").map(PathBuf::from), salt_call, impact_to, inlay, problems }
 }

@@ -52,9 +52,18 @@ impl Backend {
             status_notification: false,
             first_run_message: false,
             pull_diagnostics: false,
+            inlay_refresh: false,
             hierarchical_symbols: false,
         };
-        let state = State { host: None, flags, semantic: Default::default(), fleet: Default::default(), initial_settings: Default::default(), impact_to: None };
+        let state = State {
+            host: None,
+            flags,
+            semantic: Default::default(),
+            fleet: Default::default(),
+            initial_settings: Default::default(),
+            impact_to: None,
+            inlay: Default::default(),
+        };
         Backend { client, state: Arc::new(Mutex::new(state)), wake: Arc::new(Notify::new()) }
     }
 
@@ -84,6 +93,17 @@ impl Backend {
     }
 
     /// Mutates the host (synchronously, before any `.await`), isolated from panics.
+    /// Asks the client to ask again for the inlay hints of its open documents (the minion, or
+    /// what it renders with, changed), when it takes that request.
+    fn refresh_inlay_hints(&self) {
+        if lock(&self.state).flags.inlay_refresh {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.inlay_hint_refresh().await;
+            });
+        }
+    }
+
     fn mutate(&self, f: impl FnOnce(&mut State)) -> bool {
         let mut st = lock(&self.state);
         let ok = std::panic::catch_unwind(AssertUnwindSafe(|| f(&mut st))).is_ok();
@@ -201,6 +221,7 @@ impl LanguageServer for Backend {
             st.host = Some(host);
             st.flags = flags;
             st.impact_to = settings.impact_to;
+            st.inlay = settings.inlay;
             st.initial_settings = settings;
         }
         Ok(InitializeResult {
@@ -332,11 +353,13 @@ impl LanguageServer for Backend {
         }
         self.mutate(|st| {
             st.impact_to = settings.impact_to;
+            st.inlay = settings.inlay;
             if let Some(host) = st.host.as_mut() {
                 host.set_salt_config(settings.salt_config.clone());
                 host.set_minion(settings.minion.clone());
             }
         });
+        self.refresh_inlay_hints();
     }
 
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
@@ -381,6 +404,17 @@ impl LanguageServer for Backend {
             let Some(li) = a.line_index(&path) else { return Ok(None) };
             let offset = from_proto::offset(&li, fl.encoding, pos.position);
             Ok(a.hover(&path, offset)?.map(|h| to_proto::hover(&li, fl.encoding, h)))
+        })
+        .await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        let config = lock(&self.state).inlay;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let range = from_proto::offset(&li, fl.encoding, params.range.start)..from_proto::offset(&li, fl.encoding, params.range.end);
+            Ok(Some(a.inlay_hints(&path, range, config)?.into_iter().map(|h| to_proto::inlay_hint(&li, fl.encoding, h)).collect()))
         })
         .await
     }
@@ -455,6 +489,7 @@ impl LanguageServer for Backend {
                         host.set_minion(Some(id));
                     }
                 });
+                self.refresh_inlay_hints();
                 self.query(|a, _| Ok(Some(minions_json(a)))).await
             }
             "salt-analyzer.topExplain" => self.query(move |a, _| Ok(Some(Value::String(a.top_explain(arg.as_deref()))))).await,
@@ -464,6 +499,7 @@ impl LanguageServer for Backend {
                         host.refresh_pillar();
                     }
                 });
+                self.refresh_inlay_hints();
                 Ok(None)
             }
             "salt-analyzer.checkFleet" => self.check_fleet().await,

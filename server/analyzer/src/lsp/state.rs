@@ -20,6 +20,8 @@ pub struct ClientFlags {
     /// `firstRunMessage`, on unless `false`: the VS Code extension says it with its own offer).
     pub first_run_message: bool,
     pub pull_diagnostics: bool,
+    /// The client takes `workspace/inlayHint/refresh` (sent when the minion changes).
+    pub inlay_refresh: bool,
     pub hierarchical_symbols: bool,
 }
 
@@ -30,6 +32,8 @@ pub struct Settings {
     pub salt_config: Option<PathBuf>,
     /// `impact.toSaltVersion`: the release the impact lens and report compile the changes on.
     pub impact_to: Option<model::version::SaltVersion>,
+    /// `inlayHints.{values,conditions,loops,sets}`: which rendered values are shown inline.
+    pub inlay: ide::InlayConfig,
     /// Settings given with a value the server cannot use, said once in the log.
     pub problems: Vec<String>,
     /// Which `salt-call` to ask for Salt's documentation (read at start).
@@ -62,6 +66,8 @@ pub(crate) struct State {
     pub(crate) initial_settings: Settings,
     /// The impact lens's and report's target release (the `impact.toSaltVersion` setting).
     pub(crate) impact_to: Option<model::version::SaltVersion>,
+    /// Which inlay hints are shown (the `inlayHints` settings).
+    pub(crate) inlay: ide::InlayConfig,
 }
 
 pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {

@@ -167,6 +167,20 @@ pub fn hover(index: &LineIndex, enc: PositionEncoding, h: HoverResult) -> lsp::H
     }
 }
 
+/// A rendered value shown inline, just after its Jinja block.
+pub fn inlay_hint(index: &LineIndex, enc: PositionEncoding, h: ide::InlayHint) -> lsp::InlayHint {
+    lsp::InlayHint {
+        position: position(index, enc, h.offset),
+        label: lsp::InlayHintLabel::String(h.label),
+        kind: None,
+        text_edits: None,
+        tooltip: Some(lsp::InlayHintTooltip::MarkupContent(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: h.tooltip })),
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
+    }
+}
+
 pub fn completions(index: &LineIndex, enc: PositionEncoding, items: Vec<CompletionItem>) -> lsp::CompletionResponse {
     let items = items
         .into_iter()
@@ -277,6 +291,7 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
         definition_provider: Some(lsp::OneOf::Left(true)),
         references_provider: Some(lsp::OneOf::Left(true)),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        inlay_hint_provider: Some(lsp::OneOf::Left(true)),
         completion_provider: Some(lsp::CompletionOptions {
             // `pkg.` functions, `- pkg: ` targets, `G@`/`I@` keys, `salt://a/` paths,
             // `pillar.get('` keys.

@@ -89,12 +89,14 @@ pub struct ClientOptions {
     pub progress: bool,
     pub dynamic_watchers: bool,
     pub pull: bool,
+    /// Announce `workspace.inlayHint.refreshSupport`.
+    pub inlay_refresh: bool,
     pub init: Value,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { utf8: false, progress: false, dynamic_watchers: false, pull: false, init: json!({}) }
+        ClientOptions { utf8: false, progress: false, dynamic_watchers: false, pull: false, inlay_refresh: false, init: json!({}) }
     }
 }
 
@@ -235,6 +237,9 @@ impl Lsp {
         if opts.dynamic_watchers {
             caps["workspace"]["didChangeWatchedFiles"] = json!({"dynamicRegistration": true});
         }
+        if opts.inlay_refresh {
+            caps["workspace"]["inlayHint"] = json!({"refreshSupport": true});
+        }
         let root_uri = format!("file://{}", root.display());
         let result = self
             .request("initialize", json!({"processId": null, "rootUri": root_uri, "capabilities": caps, "initializationOptions": init}))
@@ -343,7 +348,7 @@ impl Lsp {
                 // A request from the server: answer it.
                 let id = id.clone();
                 match m {
-                    "client/registerCapability" | "window/workDoneProgress/create" => {
+                    "client/registerCapability" | "window/workDoneProgress/create" | "workspace/inlayHint/refresh" => {
                         self.server_requests.push(msg.clone());
                         self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
                     }

@@ -556,7 +556,7 @@ fn attribute_keys(snap: &Snapshot, path: &Path, text: &str, offset: usize, prefi
     if let Ok(mut b) = files.overlay.buffers.write() {
         b.insert(path.to_path_buf(), Arc::from(source.as_str()));
     }
-    let compiled = snap.compile_for(None, files, Scope::Render { path: path.to_path_buf(), probe: Some(block_start + 3) });
+    let compiled = snap.compile_for(None, files, Scope::Render { path: path.to_path_buf(), probe: Some(model::pipeline::ProbeAt::Block(block_start + 3)) });
     let seen = compiled.rendered?.probed?.1;
     let edit = offset - typed.len()..offset;
     let mut keys: BTreeSet<String> = BTreeSet::new();

@@ -32,7 +32,7 @@ pub(crate) fn probe(snap: &Snapshot, path: &Path, offset: usize) -> Option<Probe
         return None;
     }
     let (probe, _) = model::render::probe::instrument(&text, offset)?;
-    let compiled = snap.compile(Scope::Render { path: path.to_path_buf(), probe: Some(offset) });
+    let compiled = snap.compile(Scope::Render { path: path.to_path_buf(), probe: Some(model::pipeline::ProbeAt::Block(offset)) });
     let outcome = match (&compiled.minion, &compiled.rendered) {
         (Err(e), _) => Err(format!("The minion profile could not be read: {e}")),
         (Ok(m), Some(r)) => {

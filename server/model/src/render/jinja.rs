@@ -38,6 +38,8 @@ pub struct JinjaContext {
     pub loader: Loader,
     /// Where a template instrumented by [`crate::render::probe`] records the values it saw.
     pub probe: Option<Probed>,
+    /// Where a template traced by [`crate::render::probe::trace`] tallies every block.
+    pub trace: Option<Traced>,
     /// Decides targets for `match.filter_by`; without one that function is not answered.
     pub matcher: Option<Matcher>,
     /// Answers `salt["map.data"]`; without one that function is not answered.
@@ -99,6 +101,8 @@ pub type StateLister = Arc<dyn Fn(&str) -> Vec<String> + Send + Sync>;
 pub type EnvReader = Arc<dyn Fn(&str, &str) -> Option<String> + Send + Sync>;
 /// The values a probed block took, by the index of the probed name.
 pub type Probed = Arc<Mutex<Vec<(usize, String)>>>;
+/// What each traced expression took, by its index.
+pub type Traced = Arc<Mutex<Vec<crate::render::probe::Tally>>>;
 
 impl JinjaSetup {
     /// The context for one file: `rel` is its path under the root, `sls` its SLS name, `path`
@@ -116,6 +120,7 @@ impl JinjaSetup {
             tplpath: self.tplpath(saltenv, rel, path),
             loader: Arc::new(move |name| read(&env, name)),
             probe: None,
+            trace: None,
             matcher: self.matcher.clone(),
             map_data: self.map_data.clone(),
             extra: Vec::new(),
@@ -369,6 +374,19 @@ fn render_here(source: &str, ctx: &JinjaContext) -> Result<Rendered, RenderFailu
             if let Ok(mut s) = seen.lock() {
                 if s.len() < 100 {
                     s.push((i, v.to_string()));
+                }
+            }
+            Ok::<_, Error>(v)
+        });
+    }
+    if let Some(tallies) = ctx.trace.clone() {
+        env.add_function(crate::render::probe::TRACE, move |i: usize, v: JValue| {
+            if let Ok(mut t) = tallies.lock() {
+                if i < 100_000 {
+                    if t.len() <= i {
+                        t.resize(i + 1, Default::default());
+                    }
+                    t[i].record(v.is_true(), v.len(), || mutable::py_str(&v));
                 }
             }
             Ok::<_, Error>(v)
@@ -1070,6 +1088,7 @@ mod tests {
             tplpath: "/srv/salt/web/tls.sls".into(),
             loader: Arc::new(|name| (name == "map.jinja").then(|| "{% set port = 80 %}".to_string())),
             probe: None,
+            trace: None,
             matcher: None,
             map_data: None,
             extra: Vec::new(),

@@ -27,6 +27,7 @@ fn run(src: &str) -> String {
         exec: None,
         loader: Arc::new(|_| None),
         probe: None,
+        trace: None,
         matcher: None,
     };
     render(src, &ctx).map(|r| r.text).unwrap_or_else(|e| format!("ERROR {}", e.message))
@@ -433,6 +434,7 @@ fn host_filters_are_inert_with_a_hint() {
         exec: None,
         loader: Arc::new(|_| None),
         probe: None,
+        trace: None,
         matcher: None,
     };
     let r = render("{{ 'x' | which }}|{{ 'f' | is_bin_file }}|{{ [1, 2] | random_shuffle | json }}|{{ 'h' | http_query | json }}|{{ rand_str is defined }}|{{ [3, 1] | random }}", &ctx).unwrap();

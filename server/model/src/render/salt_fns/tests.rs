@@ -333,6 +333,7 @@ fn ctx_with(profile: &str) -> JinjaContext {
             _ => None,
         }),
         probe: None,
+        trace: None,
         matcher: None,
         map_data: None,
         extra: Vec::new(),
