@@ -268,8 +268,11 @@ pub enum Command {
         #[command(flatten)]
         args: Unformatted,
     },
-    /// List the diagnostic codes: each with its severity and what it means (docs/cli.md's table).
+    /// List the diagnostic codes: each with its severity and what it means (docs/cli.md's table);
+    /// with a CODE, that code's page (docs/rules/CODE.md).
     Rules {
+        /// The code whose page to print (`missing-include`).
+        code: Option<String>,
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -306,7 +309,7 @@ pub fn run(args: Args) -> ExitCode {
             with(args.with_format(format_of), |c| plan(&sls, saltenv.as_deref(), c, format))
         }
         Some(Command::Diff(args)) => crate::diff::run(&args),
-        Some(Command::Rules { format }) => rules(format),
+        Some(Command::Rules { code, format }) => rules(code.as_deref(), format),
     }
 }
 
@@ -1438,25 +1441,18 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
     }
 }
 
-/// `rules`: every code, its severity and what docs/cli.md's table says of it.
-fn rules(format: Format) -> ExitCode {
-    let rows: Vec<(&str, &str, String)> =
-        Code::ALL.iter().map(|c| (c.as_str(), c.severity().as_str(), salt_analyzer::codes_doc::what(c.as_str()).unwrap_or_default())).collect();
-    match format {
-        Format::Json => {
-            let salt_lint = |code: &str| Code::ALL.iter().find(|c| c.as_str() == code).and_then(|c| c.salt_lint());
-            let list: Vec<serde_json::Value> =
-                rows.iter().map(|(code, severity, what)| json!({"code": code, "severity": severity, "summary": what, "salt_lint": salt_lint(code)})).collect();
-            outln!("{}", serde_json::to_string_pretty(&list).unwrap_or_default());
+/// `rules`: every code, its severity and what docs/cli.md's table says of it; or one code's page.
+fn rules(code: Option<&str>, format: Format) -> ExitCode {
+    match salt_analyzer::codes_doc::rules_output(code, format == Format::Json) {
+        Ok(text) => {
+            out!("{text}");
+            ExitCode::SUCCESS
         }
-        Format::Text => {
-            let width = rows.iter().map(|(c, _, _)| c.len()).max().unwrap_or(0);
-            for (code, severity, what) in &rows {
-                outln!("{code:width$}  {severity:7}  {what}");
-            }
+        Err(e) => {
+            errln!("salt-analyzer: error: {e}");
+            ExitCode::from(2)
         }
     }
-    ExitCode::SUCCESS
 }
 
 /// 1-based line and character column: every text position.

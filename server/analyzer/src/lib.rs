@@ -1,5 +1,5 @@
 //! The salt-analyzer library behind the binary: the language server (`lsp`), and the codes
-//! table of docs/cli.md (`codes_doc`). The CLI lives in
+//! table of docs/cli.md with the rule pages of docs/rules (`codes_doc`). The CLI lives in
 //! the binary (`cli.rs`); both only convert and call `model` / `ide`.
 
 pub mod codes_doc;
