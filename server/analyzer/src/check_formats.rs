@@ -167,7 +167,7 @@ fn sarif(found: &[Found<'_>]) -> String {
                 "id": code.as_str(),
                 "shortDescription": {"text": short},
                 "fullDescription": {"text": summary},
-                "help": {"text": format!("{summary}\n\nSilence it on a line with `# salt-analyzer: disable={}`, or everywhere with `rules: ignore:` in salt-analyzer.yaml.", code.as_str())},
+                "help": help(code.as_str(), &summary),
                 "defaultConfiguration": {"level": level},
                 "properties": properties,
             })
@@ -222,6 +222,18 @@ fn sarif(found: &[Found<'_>]) -> String {
         }],
     });
     serde_json::to_string_pretty(&log).unwrap_or_default() + "\n"
+}
+
+/// A rule's help: its page (`docs/rules/CODE.md`, which code scanning shows as Markdown), and
+/// as text the page's "How to fix it" and "How to silence it".
+fn help(code: &str, summary: &str) -> serde_json::Value {
+    let Some(page) = salt_analyzer::codes_doc::page(code) else {
+        return json!({"text": summary});
+    };
+    let (_, sections) = salt_analyzer::codes_doc::sections(page);
+    let text: Vec<String> =
+        sections.iter().filter(|(h, _)| matches!(*h, "How to fix it" | "How to silence it")).map(|(h, body)| format!("{h}: {}", body.trim())).collect();
+    json!({"text": if text.is_empty() { summary.to_string() } else { text.join("\n\n") }, "markdown": page})
 }
 
 /// The text up to its first `: ` or `; ` outside brackets and code spans (a code's summary says what it is
@@ -319,6 +331,8 @@ mod tests {
             .assert_eq(&r["locations"][0]["physicalLocation"].to_string());
         assert_eq!(r["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 7);
         assert_eq!(r["relatedLocations"][0]["message"]["text"], "also here");
+        assert!(rule["help"]["markdown"].as_str().is_some_and(|m| m.starts_with("# duplicate-id\n")), "{}", rule["help"]);
+        assert!(rule["help"]["text"].as_str().is_some_and(|t| t.starts_with("How to fix it: ")), "{}", rule["help"]);
         assert_ne!(r["partialFingerprints"], run["results"][1]["partialFingerprints"]);
     }
 }

@@ -18,7 +18,10 @@
 //! 5. a formula of template-formula's shape (a `map.jinja` library of grain lookups, macros and
 //!    `do` mutations, templated SLS files with loops) in the selected minion's highstate: the
 //!    cold render of its highstate, and keystrokes in a templated SLS -> its diagnostics (which
-//!    include the minion's highstate, re-rendered).
+//!    include the minion's highstate, re-rendered);
+//! 7. the inlay hints of rendered values of a 1,000-line templated SLS file in the selected
+//!    minion's highstate, after a keystroke (with and without the diagnostics first) and asked
+//!    again.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -70,6 +73,9 @@ fn main() {
     }
     if run("formulas") {
         formulas(&base.join("formulas"));
+    }
+    if run("inlay") {
+        inlay(&base.join("inlay"));
     }
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -342,6 +348,65 @@ fn templated(root: &Path) {
         ms(percentile(&mut samples, 0.5)),
         ms(percentile(&mut samples, 0.99))
     );
+}
+
+/// Inlay hints of rendered values for a 1,000-line templated SLS file in the selected
+/// minion's highstate (100 blocks of a `set`, an `if`, a `for` and expressions): the whole
+/// file's hints right after a keystroke in it (the file rendered again, traced), and asked
+/// again with nothing changed.
+fn inlay(root: &Path) {
+    write(
+        &root.join("salt-analyzer.yaml"),
+        "minions:\n  web01: {grains: {os_family: Debian, roles: [web, db]}, pillar: {ports: [80, 443, 8080]}}\ndefault_minion: web01\n",
+    );
+    write(&root.join("top.sls"), "base:\n  '*':\n    - big\n");
+    let mut text = String::new();
+    for i in 0..100 {
+        text.push_str(&format!("{{%- set name = 'svc-' ~ grains.os_family ~ '-{i}' %}}\n"));
+        text.push_str("{%- if grains.os_family == 'Debian' and 'web' in grains.roles %}\n");
+        text.push_str(&format!("svc-{i}:\n  pkg.installed:\n    - name: {{{{ name }}}}\n"));
+        text.push_str("{%- for port in pillar.ports if port != 8080 %}\n");
+        text.push_str(&format!("svc-{i}-port-{{{{ port }}}}:\n  test.nop: [{{name: '{{{{ name }}}}:{{{{ port }}}}'}}]\n"));
+        text.push_str("{%- endfor %}\n{%- endif %}\n");
+    }
+    assert_eq!(text.lines().count(), 1000);
+    let path = root.join("big.sls");
+    write(&path, &text);
+    let mut host = AnalysisHost::new(root);
+    host.open(&path, &text, 1);
+    let config = salt_ide::InlayConfig::default();
+    let whole = 0..text.len() + 10;
+    let hints = host.snapshot().inlay_hints(&path, whole.clone(), config).expect("fresh");
+    assert_eq!(hints.len(), 100 * 7, "every reached block has its hint");
+    let at = text.find("svc-50:\n").expect("anchor") + 6;
+    let (mut after_edit, mut after_diagnostics, mut again) = (Vec::new(), Vec::new(), Vec::new());
+    let mut version = 1;
+    for round in 0..rounds(100) {
+        for edit in [(at..at, "x"), (at..at + 1, "")] {
+            version += 1;
+            host.change(&path, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
+            // Every other round the diagnostics come first (the highstate re-rendered for
+            // them), as an editor asks after a keystroke; the others ask the hints alone.
+            let first = round % 2 == 0;
+            if first {
+                std::hint::black_box(host.snapshot().diagnostics(&path).expect("fresh"));
+            }
+            let t = Instant::now();
+            std::hint::black_box(host.snapshot().inlay_hints(&path, whole.clone(), config).expect("fresh"));
+            if first { &mut after_diagnostics } else { &mut after_edit }.push(t.elapsed());
+            let t = Instant::now();
+            std::hint::black_box(host.snapshot().inlay_hints(&path, whole.clone(), config).expect("fresh"));
+            again.push(t.elapsed());
+        }
+    }
+    println!("\ninlay hints of a 1,000-line templated SLS file in the selected minion's highstate (700 hints):");
+    for (what, samples) in [
+        ("after a keystroke in it, the highstate re-rendered for them", &mut after_edit),
+        ("after a keystroke and its diagnostics (the file's traced render)", &mut after_diagnostics),
+        ("asked again, nothing changed", &mut again),
+    ] {
+        println!("  {what} ({} samples): p50 {}  p99 {}", samples.len(), ms(percentile(samples, 0.5)), ms(percentile(samples, 0.99)));
+    }
 }
 
 /// `rounds` times, types an `x` at `at` in the open document `path` and deletes it: the time of

@@ -5,11 +5,13 @@
 //! no hint, and a file the minion's highstate does not read has none at all: nothing is
 //! guessed.
 
+use std::collections::HashMap;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use model::pipeline::{ProbeAt, Scope};
-use model::render::probe::{Tally, TraceKind};
+use model::render::probe::{Tally, TraceKind, TracePoint};
 
 use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
@@ -72,13 +74,10 @@ pub(crate) fn inlay_hints(snap: &Snapshot, path: &Path, range: Range<usize>, con
         return Ok(Vec::new());
     }
     // Only a file the minion's highstate reads: anything else would be a guess.
-    let read = snap.with_highstate(|idx| idx.highstate.compiled().is_some_and(|c| c.files.id(path).is_some()))?;
-    if !read {
-        return Ok(Vec::new());
-    }
-    let compiled = snap.compile(Scope::Render { path: path.to_path_buf(), probe: Some(ProbeAt::Every) });
-    let Some(minion) = compiled.minion.as_ref().ok().map(|m| m.id.clone()) else { return Ok(Vec::new()) };
-    let Some((points, tallies)) = compiled.rendered.and_then(|r| r.traced) else { return Ok(Vec::new()) };
+    let serial = snap.with_highstate(|idx| idx.highstate.compiled().filter(|c| c.files.id(path).is_some()).map(|c| c.serial))?;
+    let Some(serial) = serial else { return Ok(Vec::new()) };
+    let Some(traced) = traced(snap, path, &text, serial) else { return Ok(Vec::new()) };
+    let Traced { minion, points, tallies } = &*traced;
     let empty = Tally::default();
     let tally = |i: usize| tallies.get(i).unwrap_or(&empty);
     let mut out = Vec::new();
@@ -115,6 +114,45 @@ pub(crate) fn inlay_hints(snap: &Snapshot, path: &Path, range: Range<usize>, con
         }
     }
     Ok(out)
+}
+
+/// What tracing a file's render gave.
+struct Traced {
+    minion: String,
+    points: Vec<TracePoint>,
+    tallies: Vec<Tally>,
+}
+
+/// The last trace of each file, kept while the highstate compile it was made beside and the
+/// file's text are the same: that compile gets a new serial whenever anything it read changes
+/// (the minion, its grains and pillar, a file or import it rendered), and the file's render
+/// reads nothing the compile did not.
+#[derive(Default)]
+struct Traces(Mutex<HashMap<PathBuf, Kept>>);
+
+/// A trace, with the highstate compile's serial and the file's text it was made for.
+type Kept = (u64, Arc<str>, Arc<Traced>);
+
+/// The most files whose trace is kept.
+const KEPT: usize = 64;
+
+fn traced(snap: &Snapshot, path: &Path, text: &Arc<str>, serial: u64) -> Option<Arc<Traced>> {
+    let cache = snap.shared.cache::<Traces>();
+    if let Some((s, t, kept)) = cache.0.lock().unwrap_or_else(|p| p.into_inner()).get(path) {
+        if *s == serial && t == text {
+            return Some(kept.clone());
+        }
+    }
+    let compiled = snap.compile(Scope::Render { path: path.to_path_buf(), probe: Some(ProbeAt::Every) });
+    let minion = compiled.minion.as_ref().ok()?.id.clone();
+    let (points, tallies) = compiled.rendered.and_then(|r| r.traced)?;
+    let traced = Arc::new(Traced { minion, points, tallies });
+    let mut map = cache.0.lock().unwrap_or_else(|p| p.into_inner());
+    if map.len() >= KEPT {
+        map.clear();
+    }
+    map.insert(path.to_path_buf(), (serial, text.clone(), traced.clone()));
+    Some(traced)
 }
 
 /// The value, or the first with how many there were.
