@@ -171,6 +171,9 @@ write(
   'salt/base/app/init.sls',
   '{%- from tpldir ~ "/map.jinja" import mapdata with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ mapdata.pkg.name }}\n',
 );
+// The formula is in every minion's highstate, so its values show inline (inlay hints).
+write(WS, 'salt/base/top.sls', fs.readFileSync(path.join(WS, 'salt/base/top.sls'), 'utf8').replace("  '*':\n    - common\n", "  '*':\n    - common\n    - app\n"));
+if (!/- app\n/.test(fs.readFileSync(path.join(WS, 'salt/base/top.sls'), 'utf8'))) throw new Error('the example top.sls changed: add app to it another way');
 // Its own git repository, HEAD as set up here: what the edits below change is what
 // "Show Impact of Changes" reports (never the repository this test runs in).
 for (const args of [['init', '-q'], ['add', '-A'], ['-c', 'user.email=e2e@example.com', '-c', 'user.name=e2e', 'commit', '-qm', 'base']]) {
@@ -595,6 +598,37 @@ async function main() {
     await waitFor('the status bar to show web01.example.com', async () => /web01\.example\.com/.test(await statusItem().innerText()), 20000);
     const [l, c] = findIn('salt/base/top.sls', 'dev:');
     await hoverAt(l, c, { until: /web01\.example\.com/ });
+  });
+
+  await step('inlay hints show the rendered value for the minion, and change with it', async () => {
+    await openFile('salt/base/app/init.sls');
+    // An inlay hint is drawn as injected text: the line's text, or the content of a
+    // ::before/::after of one of its spans (VS Code draws it either way by version).
+    const lines = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('.editor-instance .view-lines');
+        if (!root) return '';
+        const out = [root.innerText];
+        for (const el of root.querySelectorAll('span')) {
+          for (const pseudo of ['::before', '::after']) {
+            const c = getComputedStyle(el, pseudo).content;
+            if (c && c !== 'none' && c !== 'normal') out.push(c);
+          }
+        }
+        return out.join('\n');
+      });
+    await waitFor('the hint app-debian for web01', async () => /app-debian/.test(await lines()), 45000);
+    const pick = async (id) => {
+      await statusItem().click();
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor({ state: 'visible', timeout: 10000 });
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: id }).first().click();
+      await waitFor(`the status bar to show ${id}`, async () => new RegExp(id.replace(/\./g, '\\.')).test(await statusItem().innerText()), 20000);
+    };
+    await pick('db01.example.com');
+    await waitFor('the hint app-redhat for db01', async () => /app-redhat/.test(await lines()) && !/app-debian/.test(await lines()), 45000);
+    await pick('web01.example.com');
+    await waitFor('the hint app-debian again', async () => /app-debian/.test(await lines()), 45000);
   });
 
   await step('Salt: Restart Server starts a new server process that answers', async () => {
