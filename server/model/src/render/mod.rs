@@ -311,9 +311,12 @@ fn span(v: &Val) -> std::ops::Range<usize> {
 }
 
 /// Whether a value is unsure in a template: it overlaps a Jinja block or sits in a branch/loop.
+/// A block collection's span runs on to the next token, over the blank lines and masked
+/// statements after it (`{% set %}` on the line after a state): those are not part of it.
 fn unsure(v: &Val, m: &syntax::jinja::Masked) -> bool {
     let s = span(v);
-    m.in_control_flow(s.start) || (s.start < s.end && m.overlaps(s))
+    let end = m.text.get(s.clone()).map_or(s.end, |t| s.start + t.trim_end().len());
+    m.in_control_flow(s.start) || (s.start < end && m.overlaps(s.start..end))
 }
 
 /// Drop every declaration, argument, include and requisite whose text depends on Jinja,
