@@ -13,7 +13,7 @@ use crate::features::completion::CompletionItem;
 use crate::features::fleet::FleetCheck;
 use crate::features::impact::{ImpactBase, ImpactReport};
 use crate::features::inlay_hints::{InlayConfig, InlayHint};
-use crate::features::{code_actions, completion, diagnostics, fleet, hover, impact, inlay_hints, navigation, symbols};
+use crate::features::{code_actions, completion, diagnostics, fleet, hover, impact, inlay_hints, navigation, rename, symbols};
 use crate::index::semantic::IndexStats;
 use crate::salt::top;
 use crate::snapshot::Snapshot;
@@ -100,6 +100,17 @@ impl Analysis {
     /// Everything that refers to the state ID or SLS at `offset`.
     pub fn references(&self, path: &Path, offset: usize, include_declaration: bool) -> Cancellable<Vec<FileRange>> {
         navigation::references(&self.snap, path, offset, include_declaration)
+    }
+
+    /// The range of the state ID at `offset` and the ID, when it can be renamed there; else
+    /// why not (see `features/rename.rs`).
+    pub fn prepare_rename(&self, path: &Path, offset: usize) -> Cancellable<Result<(Range<usize>, String), String>> {
+        rename::prepare_rename(&self.snap, path, offset)
+    }
+
+    /// The edits that rename the state ID at `offset`, or why it cannot be renamed.
+    pub fn rename(&self, path: &Path, offset: usize, new_name: &str) -> Cancellable<Result<SourceChange, String>> {
+        rename::rename(&self.snap, path, offset, new_name)
     }
 
     /// The outline of a file.

@@ -419,6 +419,44 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
+        let found = self
+            .query(move |a, fl| {
+                let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(None) };
+                let Some(li) = a.line_index(&path) else { return Ok(None) };
+                let offset = from_proto::offset(&li, fl.encoding, params.position);
+                Ok(Some(
+                    a.prepare_rename(&path, offset)?
+                        .map(|(r, id)| PrepareRenameResponse::RangeWithPlaceholder { range: to_proto::range(&li, fl.encoding, r), placeholder: id }),
+                ))
+            })
+            .await?;
+        match found {
+            None => Ok(None),
+            Some(Ok(answer)) => Ok(Some(answer)),
+            // The reason, as the client shows it.
+            Some(Err(why)) => Err(Error::invalid_params(why)),
+        }
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let pos = params.text_document_position;
+        let new_name = params.new_name;
+        let found = self
+            .query(move |a, fl| {
+                let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+                let Some(li) = a.line_index(&path) else { return Ok(None) };
+                let offset = from_proto::offset(&li, fl.encoding, pos.position);
+                Ok(Some(a.rename(&path, offset, &new_name)?.map(|change| to_proto::workspace_edit(a, fl, &change))))
+            })
+            .await?;
+        match found {
+            None => Ok(None),
+            Some(Ok(edit)) => Ok(Some(edit)),
+            Some(Err(why)) => Err(Error::invalid_params(why)),
+        }
+    }
+
     async fn document_symbol(&self, params: DocumentSymbolParams) -> Result<Option<DocumentSymbolResponse>> {
         let uri = params.text_document.uri;
         self.query(move |a, fl| {

@@ -209,50 +209,59 @@ pub fn completions(index: &LineIndex, enc: PositionEncoding, items: Vec<Completi
 }
 
 pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeAction>) -> Vec<lsp::CodeActionOrCommand> {
-    let enc = flags.encoding;
     let mut out = Vec::new();
     for a in actions {
         if !a.edit.create_files.is_empty() && !flags.resource_create {
             // The client cannot create files from an edit: offering the action would do nothing.
             continue;
         }
-        let mut ops: Vec<lsp::DocumentChangeOperation> = Vec::new();
-        for f in &a.edit.create_files {
-            ops.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
-                uri: url(f),
-                options: Some(lsp::CreateFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) }),
-                annotation_id: None,
-            })));
-        }
-        let mut changes: std::collections::HashMap<lsp::Url, Vec<lsp::TextEdit>> = std::collections::HashMap::new();
-        for e in &a.edit.text_edits {
-            let r = analysis.line_index(&e.path).map(|li| range(&li, enc, e.range.clone())).unwrap_or_default();
-            let edit = lsp::TextEdit { range: r, new_text: e.new_text.clone() };
-            if flags.resource_create {
-                ops.push(lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
-                    text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri: url(&e.path), version: analysis.document_version(&e.path) },
-                    edits: vec![lsp::OneOf::Left(edit)],
-                }));
-            } else {
-                changes.entry(url(&e.path)).or_default().push(edit);
-            }
-        }
-        let edit = if flags.resource_create {
-            lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(ops)), ..Default::default() }
-        } else {
-            lsp::WorkspaceEdit { changes: Some(changes), ..Default::default() }
-        };
         out.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
             title: a.title,
             kind: Some(match a.kind {
                 CodeActionKind::QuickFix => lsp::CodeActionKind::QUICKFIX,
                 CodeActionKind::RefactorRewrite => lsp::CodeActionKind::REFACTOR_REWRITE,
             }),
-            edit: Some(edit),
+            edit: Some(workspace_edit(analysis, flags, &a.edit)),
             ..Default::default()
         }));
     }
     out
+}
+
+/// A source change as the client applies it: file creations and one versioned edit per
+/// document when it takes document changes, else a map of edits by URI. The edits of one
+/// document are all against its current text.
+pub fn workspace_edit(analysis: &Analysis, flags: &ClientFlags, change: &ide::SourceChange) -> lsp::WorkspaceEdit {
+    let enc = flags.encoding;
+    let mut ops: Vec<lsp::DocumentChangeOperation> = Vec::new();
+    for f in &change.create_files {
+        ops.push(lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(lsp::CreateFile {
+            uri: url(f),
+            options: Some(lsp::CreateFileOptions { overwrite: Some(false), ignore_if_exists: Some(true) }),
+            annotation_id: None,
+        })));
+    }
+    // The edits by document, documents in the order first edited.
+    let mut by_doc: Vec<(std::path::PathBuf, Vec<lsp::TextEdit>)> = Vec::new();
+    for e in &change.text_edits {
+        let r = analysis.line_index(&e.path).map(|li| range(&li, enc, e.range.clone())).unwrap_or_default();
+        let edit = lsp::TextEdit { range: r, new_text: e.new_text.clone() };
+        match by_doc.iter_mut().find(|(p, _)| *p == e.path) {
+            Some((_, edits)) => edits.push(edit),
+            None => by_doc.push((e.path.clone(), vec![edit])),
+        }
+    }
+    if flags.resource_create {
+        for (path, edits) in by_doc {
+            ops.push(lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+                text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri: url(&path), version: analysis.document_version(&path) },
+                edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+            }));
+        }
+        lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(ops)), ..Default::default() }
+    } else {
+        lsp::WorkspaceEdit { changes: Some(by_doc.into_iter().map(|(p, edits)| (url(&p), edits)).collect()), ..Default::default() }
+    }
 }
 
 /// The impact lens: at the top of the file, running the client's report command.
@@ -292,6 +301,7 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
         references_provider: Some(lsp::OneOf::Left(true)),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions { prepare_provider: Some(true), work_done_progress_options: Default::default() })),
         completion_provider: Some(lsp::CompletionOptions {
             // `pkg.` functions, `- pkg: ` targets, `G@`/`I@` keys, `salt://a/` paths,
             // `pillar.get('` keys.

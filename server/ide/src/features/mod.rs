@@ -11,4 +11,5 @@ pub(crate) mod hover;
 pub(crate) mod impact;
 pub(crate) mod inlay_hints;
 pub(crate) mod navigation;
+pub(crate) mod rename;
 pub(crate) mod symbols;
