@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use crate::render::jinja::{self, JinjaSetup};
-use crate::state::compile::Chunk;
-use crate::state::order::LowChunk;
+use crate::state::chunk::Chunk;
+use crate::state::chunk::LowChunk;
 use crate::value::{Val, V};
 use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
