@@ -4,7 +4,7 @@
 use super::data::py_float;
 use super::{bind, data, defined, invalid, py_type, width_of};
 use crate::py::builtins::{is_py_space, py_cmp, str_of};
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{Environment, Error, State};
 use serde_json::Value as J;

@@ -5,7 +5,7 @@ use super::data::py_iter;
 use super::jinja2::py_int_base;
 use super::{data, invalid, text_of};
 use crate::py::builtins::{is_py_space, type_name};
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::Value;
 use minijinja::{Environment, Error};
 use serde_json::Value as J;

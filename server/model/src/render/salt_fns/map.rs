@@ -2,7 +2,7 @@
 
 use super::args::Sig;
 use super::{raised, Functions};
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

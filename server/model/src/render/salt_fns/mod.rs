@@ -9,9 +9,9 @@
 use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate::{self, MergeError};
-use crate::render::convert::{child, from_json, from_json_like, key_text, to_json};
+use crate::render::convert::{key_text, to_json};
 use crate::render::jinja::JinjaContext;
-use crate::render::mutable::{MDict, MList};
+use crate::render::mutable::{child, from_json, from_json_like, MDict, MList};
 use args::split_kwargs;
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::{Error, ErrorKind};
