@@ -17,7 +17,7 @@ use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 
-use super::PillarError;
+use super::error::PillarError;
 
 /// One target of the merged pillar top: `[match dicts...] + [SLS names...]`, its `order` and
 /// where it was written.
