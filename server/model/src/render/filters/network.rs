@@ -1,6 +1,6 @@
 //! The address filters of `salt/utils/network.py` (`is_ip`, `ipaddr`, `ipwrap`, ...).
 
-use super::{data, invalid};
+use super::args::{data, invalid};
 use crate::render::mutable::from_json;
 use minijinja::value::Value;
 use minijinja::{Environment, Error};

@@ -1,9 +1,9 @@
 //! The text filters of `salt/utils/stringutils.py` and `salt/utils/jinja.py` (`is_hex`,
 //! `contains_whitespace`, `quote`, the case conversions, `sorted_ignorecase`).
 
+use super::args::{data, invalid, text_of};
 use super::data::py_iter;
 use super::jinja2::py_int_base;
-use super::{data, invalid, text_of};
 use crate::py::builtins::{is_py_space, type_name};
 use crate::render::mutable::from_json;
 use minijinja::value::Value;
