@@ -11,11 +11,11 @@ use std::sync::Arc;
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::{formula_map_data, map_data, MapData};
 use crate::pillar::{self, Pillar, PillarMinion};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
+use crate::render::context::Matcher;
 use crate::render::memo::RenderMemo;
 use crate::render::probe::Probe;
 use crate::render::salt_fns::catalog::{custom_modules as exec_custom_modules, ExecFunctions};
-use crate::render::salt_fns::Matcher;
 use crate::render::{self, Templated};
 use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
@@ -307,7 +307,7 @@ impl SharedCompile {
 
     /// The kept compile `minion` (whose pillar put `files` in the table) would make.
     fn find(shared: &Shared<SharedCompile>, minion: &Minion, opts: &Opts, req: &Request, files: &FileTable) -> Option<Arc<SharedCompile>> {
-        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let template_opts = crate::render::context::minion_opts(minion, opts);
         let ctx = minion.context();
         let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
         let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
@@ -847,7 +847,7 @@ impl Memo {
         if kept.is_empty() {
             return None;
         }
-        let template_opts = crate::render::jinja::minion_opts(minion, opts);
+        let template_opts = crate::render::context::minion_opts(minion, opts);
         let ctx = minion.context();
         let matcher = |q: &MatchQuestion| matchers::answer(&ctx, q);
         let answers = answers_of(minion, &minion.pillar, &template_opts, &matcher);
@@ -886,7 +886,7 @@ pub fn template_matcher(minion: &Minion, log: Option<Arc<FactLog>>) -> Matcher {
 /// same recorder (so the layer files it reads are among the compile's reads), once per
 /// `tpldir`, as saltext-formula caches it in `__context__`. Layer templates rendered for it get
 /// a setup without `map.data` (Salt would recurse without end).
-fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::salt_fns::MapDataFn {
+fn template_map_data(fs: Arc<Recorder<Arc<dyn Vfs>>>, roots: Arc<FileRoots>, jinja: JinjaSetup) -> render::context::MapDataFn {
     type Cached = (Result<(serde_json::Value, Vec<String>), String>, Reads);
     let cache: std::sync::Mutex<std::collections::HashMap<String, Cached>> = Default::default();
     Arc::new(move |tpldir: &str| {

@@ -19,7 +19,7 @@ pub mod stack;
 use serde_json::{json, Map, Value};
 
 use crate::diagnostic::{Code, SaltError};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 pub use mapdata::{default_sources, selectable_name, Implementation, Layer, MapData, Stage, Status};

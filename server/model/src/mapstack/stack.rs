@@ -15,7 +15,7 @@ use crate::py::builtins::{str_of, truthy};
 use crate::py::data::{at_mut, locate, traverse_dict_and_list, Step};
 use crate::py::dictupdate;
 use crate::render::config_lookup::{config_locate, config_merged, ConfigSource};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::value::{Loc, Val, V};
 use crate::workspace::facts::Data;
 use crate::workspace::reads;

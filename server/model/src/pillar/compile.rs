@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use crate::diagnostic::{Code, SaltError};
 use crate::mapstack::origin::Origins;
 use crate::py::{dictupdate, fnmatch};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::targeting::matchers::MatchContext;
 use crate::targeting::Matches;
 use crate::value::{Loc, Val};

@@ -16,7 +16,7 @@ use super::{Layer, Pillar, PillarOptions};
 use crate::mapstack::origin::Origins;
 use crate::py::builtins::{str_of as py_str, truthy};
 use crate::py::dictupdate;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::workspace::gitfs::PillarEntry;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};

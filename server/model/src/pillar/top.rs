@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::targeting::matchers::{self, MatchContext};
 use crate::targeting::top::{render_top, TopDoc, Tops};
 use crate::targeting::Matches;

@@ -2,7 +2,7 @@
 //! order) and what `state.apply` adds before it runs anything (extend, `_in`, exclude).
 
 use crate::diagnostic::SaltError;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::state::calls::call_errors;
 use crate::state::catalog::workspace_catalog;
 use crate::state::chunk::Chunk;

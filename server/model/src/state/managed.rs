@@ -6,7 +6,8 @@
 
 use std::path::PathBuf;
 
-use crate::render::jinja::{self, JinjaSetup};
+use crate::render::context::JinjaSetup;
+use crate::render::jinja;
 use crate::state::chunk::Chunk;
 use crate::state::chunk::LowChunk;
 use crate::value::{Val, V};

@@ -2,7 +2,7 @@
 //! [`crate::render::config_lookup`]).
 
 use super::args::{Bound, Sig};
-use super::{merge_error, raised, Functions, DELIM};
+use super::common::{merge_error, raised, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::data::traverse_dict_and_list;

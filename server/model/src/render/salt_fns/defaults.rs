@@ -1,7 +1,7 @@
 //! `salt/modules/defaults.py`: `merge`, `deepcopy`, `update`, `get`.
 
 use super::args::Sig;
-use super::{merge_error, py_type, raised, traverse, Functions, DELIM};
+use super::common::{merge_error, py_type, raised, traverse, Functions, DELIM};
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;
 use crate::render::convert::to_json;

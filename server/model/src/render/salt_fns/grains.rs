@@ -2,7 +2,7 @@
 //! (`salt.utils.data.filter_by`, which `pillar.filter_by` shares).
 
 use super::args::Sig;
-use super::{key_arg, merge_error, py_type, raised, string, traverse, Functions, DELIM};
+use super::common::{key_arg, merge_error, py_type, raised, string, traverse, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate;

@@ -1,7 +1,7 @@
 //! saltext-formula's `map.data`, answered by the mapstack model the pipeline passes in.
 
 use super::args::Sig;
-use super::{raised, Functions};
+use super::common::{raised, Functions};
 use crate::render::mutable::from_json;
 use minijinja::value::Value as JValue;
 use minijinja::Error;

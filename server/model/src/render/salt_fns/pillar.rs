@@ -1,7 +1,7 @@
 //! `salt/modules/pillar.py`: `pillar.get`, `items`, `item`, `raw`, `keys` and `filter_by`.
 
 use super::args::{Bound, Sig};
-use super::{key_arg, merge_error, raised, string, traverse, Functions, DELIM};
+use super::common::{key_arg, merge_error, raised, string, traverse, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;

@@ -1,7 +1,7 @@
 //! `salt/modules/slsutil.py`: `merge`, `merge_all`, `update`, `serialize`, `deserialize`.
 
 use super::args::Sig;
-use super::{merge_error, raised, string, Functions};
+use super::common::{merge_error, raised, string, Functions};
 use crate::py::dictupdate;
 use crate::py::{json, yaml_dump};
 use crate::render::convert::to_json;

@@ -6,7 +6,7 @@ use super::merge::merge_tops;
 use super::read::get_tops;
 use super::verify::verify_tops_keyed;
 use super::TopResult;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::targeting::matchers::MatchContext;
 use crate::value::{Loc, V};
 use crate::workspace::config::Opts;
