@@ -8,7 +8,7 @@
 //! the pipeline, so a result is reused while what it read is unchanged).
 
 pub mod attribute;
-pub mod jinja;
+pub mod libmapstack;
 pub mod mapdata;
 pub mod origin;
 pub mod plain;
@@ -103,7 +103,7 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
     };
     let result = match implementation {
         Implementation::Saltext => run(&mut env),
-        Implementation::Jinja => jinja::run(&mut env).and_then(|(values, origins)| jinja::post_map(&mut env, values, origins)),
+        Implementation::Jinja => libmapstack::run(&mut env).and_then(|(values, origins)| libmapstack::post_map(&mut env, values, origins)),
         // Provenance attributed after the template's own merges (see `attribute`).
         Implementation::MapJinja | Implementation::NoMap => {
             return match plain::run(&mut env) {
@@ -184,7 +184,7 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
 
 /// A `not-analysed` note when a saltext-formula formula has the post-processing template
 /// `name` (its `map.data` renders it with the `post_map_template` renderer, which is not
-/// modelled; template-formula's `post-map.jinja` is applied, see [`jinja::post_map`]).
+/// modelled; template-formula's `post-map.jinja` is applied, see [`libmapstack::post_map`]).
 fn post_map_note(env: &mut Env, name: &str) {
     let rel = format!("{}/{name}", env.tplroot);
     if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {

@@ -7,7 +7,7 @@ pub mod carry;
 pub mod config_lookup;
 pub mod context;
 pub mod convert;
-pub mod data;
+pub mod data_step;
 pub mod errors;
 pub mod filters;
 pub mod jinja;
@@ -19,8 +19,8 @@ pub mod salt_fns;
 pub mod stateconf;
 pub mod tags;
 
-use data::{clear_spans, render_data_as};
-pub use data::{load_yaml, render_json, render_yaml};
+use data_step::{clear_spans, render_data_as};
+pub use data_step::{load_yaml, render_json, render_yaml};
 pub use errors::place_in_template;
 use errors::{jinja_error, never_run};
 

@@ -72,8 +72,8 @@ pub fn render(text: &str, file: FileId, ctx: &JinjaContext, conf: &Conf) -> Resu
         let mut c = ctx.clone();
         c.extra.extend(context);
         let r = crate::render::jinja::render(source, &c).map_err(|e| crate::render::errors::jinja_error(e, text, file))?;
-        let mut val = crate::render::data::render_data_as(data_name == "json", text, Some(&r.text), file)?;
-        crate::render::data::clear_spans(&mut val, file);
+        let mut val = crate::render::data_step::render_data_as(data_name == "json", text, Some(&r.text), file)?;
+        crate::render::data_step::clear_spans(&mut val, file);
         Ok((val, r))
     };
     let base = vec![("sls_dir".to_string(), serde_json::Value::String(sls_dir))];

@@ -13,8 +13,8 @@ mod data;
 mod dictupdate;
 mod hashutils;
 mod inert;
+mod is_tests;
 mod jinja2;
-mod jinja_tests;
 mod network;
 mod regex;
 mod serialize;
@@ -32,7 +32,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     hashutils::register(env);
     stringutils::register(env);
     network::register(env);
-    jinja_tests::register(env);
+    is_tests::register(env);
     jinja2::register(env);
     inert::register(env, hints);
 }

@@ -32,7 +32,7 @@ mod map;
 mod r#match;
 mod pillar;
 mod slsutil;
-mod test;
+mod test_module;
 
 #[cfg(test)]
 mod tests;
@@ -54,7 +54,7 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, pillar: Option<&JVal
         "match" => r#match::call(&f, name, args),
         "file" => file::call(&f, name, args),
         "log" => log::call(&f, name, args),
-        "test" => test::call(&f, name, args),
+        "test" => test_module::call(&f, name, args),
         "map" => map::call(&f, name, args),
         "cp" => cp::call(&f, name, args),
         _ => Ok(f.inert(name)),
