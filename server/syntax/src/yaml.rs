@@ -155,22 +155,6 @@ impl Value {
             Value::Map(_) => "OrderedDict",
         }
     }
-
-    /// Python equality of two hashable scalar keys (`1 == 1.0 == True`).
-    pub fn py_key_eq(&self, other: &Value) -> bool {
-        fn num(v: &Value) -> Option<f64> {
-            match v {
-                Value::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
-                Value::Int(i) => Some(*i as f64),
-                Value::Float(f) => Some(*f),
-                _ => None,
-            }
-        }
-        match (num(self), num(other)) {
-            (Some(a), Some(b)) => a == b,
-            _ => self == other,
-        }
-    }
 }
 
 /// Char index (what saphyr's markers count) to byte offset, via a sparse table.

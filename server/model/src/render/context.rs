@@ -212,11 +212,6 @@ impl JinjaSetup {
         JinjaSetup { parses: Some(parses), ..self }
     }
 
-    /// The same setup giving each file's render `budget` instead of [`budget::DEFAULT`].
-    pub fn with_budget(self, budget: std::time::Duration) -> JinjaSetup {
-        JinjaSetup { budget, ..self }
-    }
-
     /// The same setup where a template finds only the execution functions of `exec` (which
     /// the fingerprint covers).
     pub fn with_exec(self, exec: ExecFunctions) -> JinjaSetup {

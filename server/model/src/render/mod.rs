@@ -32,11 +32,6 @@ pub fn is_templated(text: &str) -> bool {
     text.contains("{%") || text.contains("{{") || text.contains("{#")
 }
 
-/// Render an SLS file's text. A falsy result is `{}`, as Salt's YAML renderer returns.
-pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
-    render_with(text, file, None)
-}
-
 /// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
 /// `jinja` when the file is templated, then YAML.
 pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::context::JinjaContext>) -> Result<Val, SaltError> {
