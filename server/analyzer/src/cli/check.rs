@@ -10,6 +10,7 @@ use model::check::CheckContext;
 use model::diagnostic::{Code, Severity};
 use model::pipeline::Who;
 use model::workspace::vfs::{FileTable, RealFs, Vfs};
+use model::workspace::Workspace;
 use serde_json::json;
 
 use super::minions::{fleet_who, sharing_stats, who_of};
@@ -36,6 +37,8 @@ pub struct CheckRules {
     pub write_baseline: Option<PathBuf>,
 }
 
+/// `check PATHS`: the findings under `paths` (default: all), less `--select`/`--ignore` and the
+/// baseline's, printed in `format`; exit 1 when an error is left.
 pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::CheckFormat, rules: &CheckRules) -> ExitCode {
     // Codes named on the command line must be codes.
     if let Some(bad) = rules.select.iter().chain(&rules.ignore).find(|c| !Code::ALL.iter().any(|k| k.as_str() == c.as_str())) {
@@ -53,10 +56,52 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
         },
         None => None,
     };
-    let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
-        Ok(ws) => ws,
+    let (ws, files, all) = match findings(paths, common) {
+        Ok(found) => found,
         Err(code) => return code,
     };
+    let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
+    let selected: Vec<&MinionDiagnostic> = all
+        .iter()
+        .filter(|m| {
+            wanted.is_empty() || {
+                let f = std::fs::canonicalize(&m.diagnostic.file).unwrap_or_else(|_| m.diagnostic.file.clone());
+                wanted.iter().any(|w| f.starts_with(w))
+            }
+        })
+        .collect();
+    // --select, --ignore, then the baseline.
+    let wanted_code = |c: Code| (rules.select.is_empty() || rules.select.iter().any(|s| s == c.as_str())) && !rules.ignore.iter().any(|s| s == c.as_str());
+    let mut selected: Vec<&MinionDiagnostic> = selected.into_iter().filter(|m| wanted_code(m.diagnostic.code)).collect();
+    if let Some(path) = &rules.write_baseline {
+        return write_baseline(path, &selected, &files);
+    }
+    if let Some(b) = baseline.as_mut() {
+        let before = selected.len();
+        selected.retain(|m| {
+            let (file, line) = (rel(&m.diagnostic.file), line_text(&files, &m.diagnostic));
+            !b.absorbs(&model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file: &file, line_text: &line, message: &m.diagnostic.message })
+        });
+        let fixed = b.unmatched();
+        let fixed =
+            if fixed > 0 { format!("; {fixed} baseline entr(ies) match nothing now (fixed: --write-baseline again to drop them)") } else { String::new() };
+        errln!("salt-analyzer: {} finding(s) left out as in the baseline{fixed}", before - selected.len());
+    }
+    let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
+    print(&selected, &files, &ws, format, common.format, errors);
+    if errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Every finding of the workspace, suppressions and `rules:` applied, sorted by place: the
+/// per-file checks, the unreadable parts of the fleet, and the highstates (with --fleet every
+/// minion of the fleet, else the named profile, else every profile and the minion of `-c DIR`),
+/// with the texts their positions are in.
+fn findings(paths: &[PathBuf], common: &Common) -> Result<(Workspace, FileTable, Vec<MinionDiagnostic>), ExitCode> {
+    let (ws, problems) = load_workspace_served(common, paths.first().map(PathBuf::as_path))?;
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
@@ -75,7 +120,7 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
                 unreadable = fleet.diagnostics(&RealFs);
                 who
             }
-            Err(code) => return code,
+            Err(code) => return Err(code),
         },
         (Some(_), false) => vec![who_of(&ws, common)],
         (None, false) => ws.profiles.keys().map(|p| Who::Profile(p.clone())).chain(common.config_dir.as_ref().map(|_| Who::Config)).collect(),
@@ -87,7 +132,7 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
         Ok(found) => found,
         Err(e) => {
             errln!("salt-analyzer: error: {e}");
-            return ExitCode::from(2);
+            return Err(ExitCode::from(2));
         }
     };
     let mut all: Vec<MinionDiagnostic> =
@@ -119,59 +164,43 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
         None => false,
     });
     all.sort_by(|a, b| (&a.diagnostic.file, a.diagnostic.span.start, a.diagnostic.code).cmp(&(&b.diagnostic.file, b.diagnostic.span.start, b.diagnostic.code)));
-    let wanted: Vec<PathBuf> = paths.iter().map(|p| std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())).collect();
-    let selected: Vec<&MinionDiagnostic> = all
+    Ok((ws, result.files, all))
+}
+
+/// The text of the line a finding starts on (a baseline matches findings by it).
+fn line_text(files: &FileTable, d: &model::diagnostic::Diagnostic) -> String {
+    files.id(&d.file).map_or_else(String::new, |id| {
+        let text = files.text(id);
+        let at = d.span.start.min(text.len());
+        let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        text[start..].lines().next().unwrap_or_default().to_string()
+    })
+}
+
+/// `--write-baseline`: the findings `selected` written to `path`.
+fn write_baseline(path: &Path, selected: &[&MinionDiagnostic], files: &FileTable) -> ExitCode {
+    let kept: Vec<(String, String, &MinionDiagnostic)> = selected.iter().map(|m| (rel(&m.diagnostic.file), line_text(files, &m.diagnostic), *m)).collect();
+    let entries: Vec<model::check::baseline::Entry> = kept
         .iter()
-        .filter(|m| {
-            wanted.is_empty() || {
-                let f = std::fs::canonicalize(&m.diagnostic.file).unwrap_or_else(|_| m.diagnostic.file.clone());
-                wanted.iter().any(|w| f.starts_with(w))
-            }
-        })
+        .map(|(file, line, m)| model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file, line_text: line, message: &m.diagnostic.message })
         .collect();
-    // --select, --ignore, then the baseline.
-    let wanted_code = |c: Code| (rules.select.is_empty() || rules.select.iter().any(|s| s == c.as_str())) && !rules.ignore.iter().any(|s| s == c.as_str());
-    let mut selected: Vec<&MinionDiagnostic> = selected.into_iter().filter(|m| wanted_code(m.diagnostic.code)).collect();
-    let line_text = |d: &model::diagnostic::Diagnostic| -> String {
-        result.files.id(&d.file).map_or_else(String::new, |id| {
-            let text = result.files.text(id);
-            let at = d.span.start.min(text.len());
-            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
-            text[start..].lines().next().unwrap_or_default().to_string()
-        })
-    };
-    if let Some(path) = &rules.write_baseline {
-        let kept: Vec<(String, String, &MinionDiagnostic)> = selected.iter().map(|m| (rel(&m.diagnostic.file), line_text(&m.diagnostic), *m)).collect();
-        let entries: Vec<model::check::baseline::Entry> = kept
-            .iter()
-            .map(|(file, line, m)| model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file, line_text: line, message: &m.diagnostic.message })
-            .collect();
-        if let Err(e) = std::fs::write(path, model::check::baseline::write(&entries)) {
-            errln!("salt-analyzer: error: cannot write {}: {e}", path.display());
-            return ExitCode::from(2);
-        }
-        errln!("salt-analyzer: wrote {} finding(s) to the baseline {}", entries.len(), path.display());
-        return ExitCode::SUCCESS;
+    if let Err(e) = std::fs::write(path, model::check::baseline::write(&entries)) {
+        errln!("salt-analyzer: error: cannot write {}: {e}", path.display());
+        return ExitCode::from(2);
     }
-    if let Some(b) = baseline.as_mut() {
-        let before = selected.len();
-        selected.retain(|m| {
-            let (file, line) = (rel(&m.diagnostic.file), line_text(&m.diagnostic));
-            !b.absorbs(&model::check::baseline::Entry { code: m.diagnostic.code.as_str(), file: &file, line_text: &line, message: &m.diagnostic.message })
-        });
-        let fixed = b.unmatched();
-        let fixed =
-            if fixed > 0 { format!("; {fixed} baseline entr(ies) match nothing now (fixed: --write-baseline again to drop them)") } else { String::new() };
-        errln!("salt-analyzer: {} finding(s) left out as in the baseline{fixed}", before - selected.len());
-    }
-    let errors = selected.iter().filter(|m| m.diagnostic.severity == Severity::Error).count();
+    errln!("salt-analyzer: wrote {} finding(s) to the baseline {}", entries.len(), path.display());
+    ExitCode::SUCCESS
+}
+
+/// The findings in `format` (`json`: the text or JSON that format stands for), with the
+/// count of each severity after the text.
+fn print(selected: &[&MinionDiagnostic], files: &FileTable, ws: &Workspace, format: crate::check_formats::CheckFormat, json: Format, errors: usize) {
     if let Some(ci) = format.ci() {
         let found: Vec<crate::check_formats::Found> = selected
             .iter()
             .map(|m| {
                 let d = &m.diagnostic;
-                let ((line, col), (end_line, end_col)) =
-                    (text_position(&d.file, d.span.start, &result.files), text_position(&d.file, d.span.end, &result.files));
+                let ((line, col), (end_line, end_col)) = (text_position(&d.file, d.span.start, files), text_position(&d.file, d.span.end, files));
                 let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
                 crate::check_formats::Found {
                     file: &d.file,
@@ -186,17 +215,17 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
             })
             .collect();
         out!("{}", ci.print(&found));
-    } else if common.format == Format::Json {
-        let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, &result.files)).collect();
+    } else if json == Format::Json {
+        let list: Vec<serde_json::Value> = selected.iter().map(|m| diagnostic_json(m, files)).collect();
         outln!("{}", serde_json::to_string_pretty(&json!({"diagnostics": list})).unwrap_or_default());
     } else {
-        for m in &selected {
+        for m in selected {
             let d = &m.diagnostic;
-            let (line, col) = text_position(&d.file, d.span.start, &result.files);
+            let (line, col) = text_position(&d.file, d.span.start, files);
             let prefix = if m.minions.is_empty() { String::new() } else { minion_prefix(&m.minions, m.alone.as_deref()) };
             outln!("{}[{}]: {prefix}{}\n  --> {}:{line}:{col}", d.severity.as_str(), d.code.as_str(), d.message, rel(&d.file));
             for r in &d.related {
-                let (line, col) = text_position(&r.file, r.span.start, &result.files);
+                let (line, col) = text_position(&r.file, r.span.start, files);
                 outln!("  note: {} ({}:{line}:{col})", r.message, rel(&r.file));
             }
             outln!();
@@ -212,11 +241,6 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
             ", or a minion's own saltversioninfo grain"
         };
         outln!("{errors} error(s), {warnings} warning(s){hints}, for Salt {} ({}{grains})", ws.opts.version, ws.opts.version_source);
-    }
-    if errors > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
     }
 }
 
