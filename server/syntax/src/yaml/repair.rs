@@ -205,25 +205,13 @@ impl Scan {
             let next = chars.get(i + 1).map(|&(_, c)| c);
             let after_space = i == 0 || matches!(chars[i - 1].1, ' ' | '\t');
             if let Some(q) = self.quote {
-                if q == '"' && c == '\\' {
-                    i += 2;
-                    continue;
-                }
-                if c == q {
-                    if q == '\'' && next == Some('\'') {
-                        i += 2;
+                match self.in_quote(q, &chars, i, &mut prev, &mut inserts) {
+                    Some(step) => {
+                        i += step;
                         continue;
                     }
-                    self.quote = None;
-                    prev = Some(c);
-                    if next == Some('#') {
-                        // The rest of the line is a comment to libyaml: no bracket in it counts.
-                        inserts.push((chars[i + 1].0, ' '));
-                        break;
-                    }
+                    None => break,
                 }
-                i += 1;
-                continue;
             }
             if c == '#' && after_space {
                 plain = false;
@@ -290,18 +278,7 @@ impl Scan {
                 }
                 ':' if next == Some('\t') => inserts.push((byte + 1, ' ')),
                 '|' | '>' if node_start && self.depth == 0 => {
-                    let rest: String = chars[i + 1..].iter().map(|&(_, c)| c).collect();
-                    let indicators = rest.len() - rest.trim_start_matches(['+', '-', '1', '2', '3', '4', '5', '6', '7', '8', '9']).len();
-                    if rest[indicators..].starts_with('#') {
-                        // `|#`, `>-#c`: libyaml reads a comment after the header's indicators;
-                        // saphyr wants a blank first.
-                        inserts.push((chars[i + 1].0 + indicators, ' '));
-                        self.block_scalar = Some(indent);
-                        return inserts;
-                    }
-                    let rest = rest.split(" #").next().unwrap_or("").trim();
-                    if rest.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
-                        self.block_scalar = Some(indent);
+                    if self.block_scalar_header(&chars[i + 1..], indent, &mut inserts) {
                         return inserts;
                     }
                     plain = true;
@@ -334,14 +311,64 @@ impl Scan {
             }
             i += 1;
         }
+        self.end_line(prev, plain.then_some(plain_min), content);
+        inserts
+    }
+
+    /// Inside a quoted scalar opened with `q`, at `chars[i]`: how far to go on, or `None` at
+    /// the end of what counts on the line (a `#` right after the closing quote, which libyaml
+    /// reads as a comment, gets the blank saphyr wants).
+    fn in_quote(&mut self, q: char, chars: &[(usize, char)], i: usize, prev: &mut Option<char>, inserts: &mut Vec<(usize, char)>) -> Option<usize> {
+        let c = chars[i].1;
+        let next = chars.get(i + 1).map(|&(_, c)| c);
+        if q == '"' && c == '\\' {
+            return Some(2);
+        }
+        if c == q {
+            if q == '\'' && next == Some('\'') {
+                return Some(2);
+            }
+            self.quote = None;
+            *prev = Some(c);
+            if next == Some('#') {
+                // The rest of the line is a comment to libyaml: no bracket in it counts.
+                inserts.push((chars[i + 1].0, ' '));
+                return None;
+            }
+        }
+        Some(1)
+    }
+
+    /// After a `|` or `>` that starts a node (`rest`: what follows it on the line): whether it
+    /// is a block scalar header, whose more indented lines are the scalar's.
+    fn block_scalar_header(&mut self, rest: &[(usize, char)], indent: usize, inserts: &mut Vec<(usize, char)>) -> bool {
+        let text: String = rest.iter().map(|&(_, c)| c).collect();
+        let indicators = text.len() - text.trim_start_matches(['+', '-', '1', '2', '3', '4', '5', '6', '7', '8', '9']).len();
+        if text[indicators..].starts_with('#') {
+            // `|#`, `>-#c`: libyaml reads a comment after the header's indicators;
+            // saphyr wants a blank first.
+            inserts.push((rest[0].0 + indicators, ' '));
+            self.block_scalar = Some(indent);
+            return true;
+        }
+        let text = text.split(" #").next().unwrap_or("").trim();
+        if text.chars().all(|c| matches!(c, '+' | '-' | '1'..='9')) {
+            self.block_scalar = Some(indent);
+            return true;
+        }
+        false
+    }
+
+    /// What the line leaves for the next: its last character that is not a blank (`prev`),
+    /// and the plain scalar still open at its end (`plain`: from which column a line continues it).
+    fn end_line(&mut self, prev: Option<char>, plain: Option<usize>, content: &str) {
         if prev.is_some() {
             self.last = prev;
         }
-        if plain && self.depth == 0 && self.quote.is_none() {
-            self.plain_from = Some(self.plain_from.unwrap_or(plain_min));
-        } else if !content.trim().is_empty() {
-            self.plain_from = None;
+        match plain {
+            Some(plain_min) if self.depth == 0 && self.quote.is_none() => self.plain_from = Some(self.plain_from.unwrap_or(plain_min)),
+            _ if !content.trim().is_empty() => self.plain_from = None,
+            _ => {}
         }
-        inserts
     }
 }
