@@ -275,7 +275,7 @@ fn repo_path(file: &Path) -> String {
     let repo: Option<PathBuf> = real.ancestors().skip(1).find(|d| d.join(".git").exists()).map(Path::to_path_buf);
     match repo.and_then(|r| real.strip_prefix(&r).ok().map(Path::to_path_buf)) {
         Some(rel) => rel.to_string_lossy().into_owned(),
-        None => crate::cli::rel(file),
+        None => crate::cli::output::rel(file),
     }
 }
 

@@ -3,7 +3,6 @@
 
 mod check_formats;
 mod cli;
-mod diff;
 mod out;
 
 use std::process::ExitCode;

@@ -1,179 +1,75 @@
-//! The editor crate and the language server depend on themselves one way
-//! (docs/ARCHITECTURE.md): in `server/ide/src` and in `server/analyzer/src/lsp`, a module may
-//! name (by a `crate::` or `super::` path) only layers listed before its own, and no file
-//! depends on a file that depends back on it, however long the way round. The model's own
-//! order is `server/model/tests/layering.rs`.
+//! The workspace's files depend on each other one way (docs/ARCHITECTURE.md): in no crate does
+//! a file depend on a file that depends back on it, however long the way round; in
+//! `server/ide/src` and in `server/analyzer/src/lsp` a module uses only layers listed before
+//! its own; and no command of the CLI (`server/analyzer/src/cli/`) uses another. The graph and
+//! the rules by which a file "uses" another (`use` items, `crate::`/`super::`/`self::` paths in
+//! code, re-exports followed to where they come from, test code left out) are in
+//! `support/modgraph.rs`. The model's order of concerns is `server/model/tests/layering.rs`.
 
-use std::collections::{BTreeMap, BTreeSet};
+#[path = "support/modgraph.rs"]
+mod modgraph;
+
+use modgraph::{name, Graph, Module};
 use std::path::{Path, PathBuf};
 
 fn server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).expect("read src").flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            sources(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
-}
-
-/// A file's module path below the crate root: `db/files.rs` is `["db", "files"]`,
-/// `db/mod.rs` is `["db"]`.
-fn module_of(rel: &Path) -> Vec<String> {
-    let mut segs: Vec<String> = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
-    let last = segs.pop().unwrap_or_default();
-    let stem = last.trim_end_matches(".rs");
-    if stem != "mod" && stem != "lib" && stem != "main" {
-        segs.push(stem.to_string());
-    }
-    segs
-}
-
-/// Every path a line names from `crate::` or `super::`, with `use crate::{a::b, c}` groups
-/// spread out: `(anchor, segments)`.
-fn paths(line: &str) -> Vec<(&'static str, Vec<String>)> {
+/// Every crate of the workspace: `server/*/src/lib.rs` and `main.rs`, as `(name, src, root)`.
+fn crates() -> Vec<(String, PathBuf, &'static str)> {
     let mut out = Vec::new();
-    for anchor in ["crate::", "super::"] {
-        for (i, _) in line.match_indices(anchor) {
-            if line[..i].ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == ':') {
-                continue; // `super::super::x` is read from its first `super::`
-            }
-            let rest = &line[i + anchor.len()..];
-            let mut prefix = Vec::new();
-            let mut base = if anchor == "crate::" { "crate" } else { "super" };
-            let mut rest = rest;
-            while let Some(r) = rest.strip_prefix("super::") {
-                base = "super2";
-                rest = r;
-            }
-            let word = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
-            loop {
-                let w = word(rest);
-                if w.is_empty() {
-                    break;
-                }
-                rest = &rest[w.len()..];
-                prefix.push(w);
-                match rest.strip_prefix("::") {
-                    Some(r) => rest = r,
-                    None => break,
-                }
-            }
-            let anchor: &'static str = match base {
-                "crate" => "crate",
-                "super" => "super",
-                _ => "super2",
-            };
-            if let Some(group) = rest.strip_prefix('{') {
-                let inner = group.split('}').next().unwrap_or_default();
-                for item in inner.split(',') {
-                    let mut p = prefix.clone();
-                    p.extend(item.trim().split("::").map(word).filter(|w| !w.is_empty()));
-                    out.push((anchor, p));
-                }
-            } else {
-                out.push((anchor, prefix));
+    for dir in std::fs::read_dir(server()).expect("read server/").flatten().map(|e| e.path()) {
+        let src = dir.join("src");
+        for root in ["lib.rs", "main.rs"] {
+            if src.join(root).is_file() {
+                let name = format!("{} ({})", dir.file_name().unwrap().to_string_lossy(), root.trim_end_matches(".rs"));
+                out.push((name, src.clone(), root));
             }
         }
     }
+    out.sort();
     out
 }
 
-/// Checks the modules below `src` (whose module path in its crate is `at`): layers in `order`
-/// (a top-level module below `src`, or `root` for the file that declares them), `exempt` ones
-/// (test support) not checked.
-fn check(src: &Path, at: &[&str], root: &str, order: &[&str], exempt: &[&str]) -> (usize, Vec<String>) {
-    let mut files = Vec::new();
-    sources(src, &mut files);
-    let modules: BTreeMap<Vec<String>, PathBuf> = files.iter().map(|f| (module_of(f.strip_prefix(src).unwrap()), f.clone())).collect();
-    let at: Vec<String> = at.iter().map(|s| s.to_string()).collect();
+#[test]
+fn no_file_depends_on_itself_in_any_crate() {
+    let crates = crates();
+    assert!(crates.len() >= 7, "only {} crates found under server/", crates.len());
     let mut wrong = Vec::new();
-    let mut edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = BTreeMap::new();
-    let mut checked = 0;
-    for (module, file) in &modules {
-        let rel = file.strip_prefix(src).unwrap().display().to_string();
-        let own = module.first().map_or(root, String::as_str);
-        if exempt.contains(&own) {
-            continue;
-        }
-        let rank = order.iter().position(|c| *c == own).unwrap_or_else(|| panic!("{rel}: `{own}` is not in the order"));
-        let text = std::fs::read_to_string(file).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        for (n, line) in lines.iter().enumerate() {
-            let t = line.trim_start();
-            // A file's own unit tests may use anything.
-            if t == "#[cfg(test)]" && lines.get(n + 1).is_some_and(|l| l.trim_start().starts_with("mod tests")) {
-                break;
-            }
-            if t.starts_with("//") {
-                continue;
-            }
-            for (anchor, segs) in paths(line) {
-                // The full module path the reference starts from, inside this tree.
-                let mut full: Vec<String> = match anchor {
-                    "crate" => match segs.strip_prefix(at.as_slice()) {
-                        Some(inside) => inside.to_vec(),
-                        None => continue,
-                    },
-                    // The root's `super::` is outside this tree.
-                    _ if module.is_empty() => continue,
-                    _ => {
-                        let mut base = module.clone();
-                        // `super::` of `a/b.rs` is `a`; of `a/mod.rs`, the parent of `a`.
-                        base.pop();
-                        if anchor == "super2" {
-                            base.pop();
-                        }
-                        base.extend(segs.iter().cloned());
-                        base
-                    }
-                };
-                // The longest prefix that is a module of this tree.
-                while !full.is_empty() && !modules.contains_key(&full) {
-                    full.pop();
-                }
-                let layer = full.first().map_or(root, String::as_str);
-                if exempt.contains(&layer) {
-                    continue;
-                }
-                let Some(used) = order.iter().position(|c| *c == layer) else { continue };
-                checked += 1;
-                if used > rank {
-                    wrong.push(format!("{rel}:{}: `{own}` uses the later `{layer}`", n + 1));
-                }
-                if &full != module {
-                    edges.entry(module.clone()).or_default().insert(full);
-                }
-            }
+    let mut edges = 0;
+    for (krate, src, root) in &crates {
+        let g = modgraph::read(src, root);
+        edges += g.edge_count();
+        for (files, way) in g.cycles() {
+            let names: Vec<String> = files.iter().map(|m| g.file(m)).collect();
+            wrong.push(format!("{krate}: {} files depend on each other ({}): {way}", files.len(), names.join(", ")));
         }
     }
-    // Any cycle between files, within a layer too.
-    let mut done: BTreeSet<Vec<String>> = BTreeSet::new();
-    for start in edges.keys() {
-        let mut stack = vec![(start.clone(), vec![start.clone()])];
-        let mut seen = BTreeSet::new();
-        while let Some((m, way)) = stack.pop() {
-            for next in edges.get(&m).into_iter().flatten() {
-                if next == start {
-                    let names: Vec<String> = way.iter().chain([next]).map(|m| m.join("::")).collect();
-                    let key = {
-                        let mut k = way.clone();
-                        k.sort();
-                        k
-                    };
-                    if done.insert(key.concat()) {
-                        wrong.push(format!("cycle: {}", names.join(" -> ")));
-                    }
-                } else if seen.insert(next.clone()) {
-                    let mut w = way.clone();
-                    w.push(next.clone());
-                    stack.push((next.clone(), w));
-                }
+    assert!(edges > 500, "only {edges} edges between files: is the source tree where it was?");
+    assert!(wrong.is_empty(), "{} cycles:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// The edges below `under` whose files are in `order`'s layers (the first segment below
+/// `under`, or `root` for `under`'s own file), as `(file, line, layer, used layer)` when the
+/// used layer comes later.
+fn later_layers(g: &Graph, under: &[&str], root: &str, order: &[&str]) -> (usize, Vec<String>) {
+    let under: Module = under.iter().map(|s| s.to_string()).collect();
+    let layer = |m: &Module| -> Option<String> {
+        let inside = m.strip_prefix(under.as_slice())?;
+        Some(inside.first().cloned().unwrap_or_else(|| root.to_string()))
+    };
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (from, tos) in &g.edges {
+        let Some(own) = layer(from) else { continue };
+        let rank = order.iter().position(|c| *c == own).unwrap_or_else(|| panic!("{}: `{own}` is not in the order", g.file(from)));
+        for (to, line) in tos {
+            let Some(used) = layer(to) else { continue };
+            let Some(used_rank) = order.iter().position(|c| *c == used) else { panic!("{}: `{used}` is not in the order", g.file(to)) };
+            checked += 1;
+            if used_rank > rank {
+                wrong.push(format!("{}:{line}: `{own}` uses the later `{used}` ({})", g.file(from), name(to)));
             }
         }
     }
@@ -183,15 +79,69 @@ fn check(src: &Path, at: &[&str], root: &str, order: &[&str], exempt: &[&str]) -
 #[test]
 fn ide_layers_depend_one_way() {
     let order = ["types", "db", "index", "snapshot", "salt", "features", "analysis", "host", "lib"];
-    let (checked, wrong) = check(&server().join("ide/src"), &[], "lib", &order, &["fixture", "tests"]);
-    assert!(checked > 100, "only {checked} paths found: is the source tree where it was?");
+    let g = modgraph::read(&server().join("ide/src"), "lib.rs");
+    let (checked, wrong) = later_layers(&g, &[], "lib", &order);
+    assert!(checked > 60, "only {checked} edges found: is the source tree where it was?");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 #[test]
 fn lsp_modules_depend_one_way() {
     let order = ["state", "from_proto", "to_proto", "frame", "impact", "statedocs", "publish", "server", "mod"];
-    let (checked, wrong) = check(&server().join("analyzer/src/lsp"), &["lsp"], "mod", &order, &[]);
-    assert!(checked > 10, "only {checked} paths found: is the source tree where it was?");
+    let g = modgraph::read(&server().join("analyzer/src"), "lib.rs");
+    let (checked, wrong) = later_layers(&g, &["lsp"], "mod", &order);
+    assert!(checked > 10, "only {checked} edges found: is the source tree where it was?");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The CLI's commands, one file each, use what `cli/` shares and never each other.
+#[test]
+fn no_cli_command_uses_another() {
+    let shared = ["mod", "options", "minions", "low", "output"];
+    let g = modgraph::read(&server().join("analyzer/src"), "main.rs");
+    let command = |m: &Module| match m.as_slice() {
+        [cli, name] if cli == "cli" && !shared.contains(&name.as_str()) => Some(name.clone()),
+        _ => None,
+    };
+    let commands: Vec<String> = g.modules.keys().filter_map(command).collect();
+    assert!(commands.len() >= 10, "only {} command files under cli/: {commands:?}", commands.len());
+    let mut wrong = Vec::new();
+    for (from, tos) in &g.edges {
+        let Some(a) = command(from) else { continue };
+        for (to, line) in tos {
+            if let Some(b) = command(to) {
+                wrong.push(format!("{}:{line}: the command `{a}` uses the command `{b}`", g.file(from)));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The graph's rules on a small crate: a cycle through a full path in code and a `use` group
+/// over several lines is found, a `super::` `use` is an edge; a re-export, a path in a comment or a string and test code are no edge.
+#[test]
+fn the_graph_sees_what_a_file_uses() {
+    let dir = std::env::temp_dir().join(format!("modgraph-{}", std::process::id()));
+    let files = [
+        ("lib.rs", "pub mod a;\npub mod b;\npub mod c;\npub mod d;\npub mod e;\n"),
+        ("a/mod.rs", "mod x;\npub use x::X;\n// crate::c::f()\nconst S: &str = \"crate::c::f\";\npub fn g() -> u8 { crate::b::h() }\n"),
+        ("a/x.rs", "pub struct X;\n#[cfg(test)]\nmod tests {\n    use crate::c::f;\n}\n"),
+        ("b.rs", "use super::a::X;\npub fn h() -> u8 { let _ = X; 1 }\n"),
+        ("c.rs", "pub fn f() {}\n"),
+        ("d.rs", "pub fn d() {\n    crate::e::e()\n}\n"),
+        ("e.rs", "use crate::{\n    d,\n};\npub fn e() {}\nfn _f() {\n    d::d()\n}\n"),
+    ];
+    for (path, text) in files {
+        let p = dir.join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    let g = modgraph::read(&dir, "lib.rs");
+    let edges: Vec<String> = g.edges.iter().flat_map(|(a, tos)| tos.keys().map(move |b| format!("{} -> {}", name(a), name(b)))).collect();
+    let cycles: Vec<String> = g.cycles().into_iter().map(|(_, way)| way).collect();
+    std::fs::remove_dir_all(&dir).ok();
+    // `b` reaches `X` through `a`'s re-export, so it uses `a::x`, not `a`; nothing uses `c`;
+    // `d` and `e` use each other.
+    assert_eq!(edges, ["a -> b", "b -> a::x", "d -> e", "e -> d"]);
+    assert_eq!(cycles, ["d.rs:2 -> e.rs:1 -> d.rs"]);
 }

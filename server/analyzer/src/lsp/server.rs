@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use ide::{Analysis, AnalysisHost, Cancelled};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use syntax::line_index::LineIndex;
 use tokio::sync::Notify;
 use tower_lsp::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp::lsp_types::*;
@@ -189,6 +190,21 @@ impl Backend {
         from_proto::path(uri)
     }
 
+    /// The file a request names, with its line index (`None`: a URI that is no file, or a
+    /// file the snapshot does not hold): what converts the request's positions.
+    fn file(a: &Analysis, uri: &Url) -> Option<(PathBuf, Arc<LineIndex>)> {
+        let path = Self::path_of(uri)?;
+        let li = a.line_index(&path)?;
+        Some((path, li))
+    }
+
+    /// [`Backend::file`] and the byte offset of a request's position in it.
+    fn at(a: &Analysis, fl: &ClientFlags, pos: &TextDocumentPositionParams) -> Option<(PathBuf, Arc<LineIndex>, usize)> {
+        let (path, li) = Self::file(a, &pos.text_document.uri)?;
+        let offset = from_proto::offset(&li, fl.encoding, pos.position);
+        Some((path, li, offset))
+    }
+
     /// Publishes an open document's fresh syntax errors with its last semantic diagnostics.
     async fn publish_syntax(&self, path: PathBuf) {
         let msg = {
@@ -199,7 +215,7 @@ impl Backend {
             let has_syntax = !ds.is_empty();
             let mut semantic = st.semantic.get(&path).cloned().unwrap_or_default();
             semantic.extend(st.fleet.get(&path).cloned().unwrap_or_default());
-            ds.extend(semantic.into_iter().filter(|d| !(has_syntax && d.code == "yaml-syntax")));
+            ds.extend(semantic.into_iter().filter(|d| !(has_syntax && d.code == model::diagnostic::Code::YamlSyntax.as_str())));
             let items = to_proto::diagnostics(&a, st.flags.encoding, &path, &ds);
             (to_proto::url(&path), items, a.document_version(&path))
         };
@@ -365,9 +381,7 @@ impl LanguageServer for Backend {
     async fn goto_definition(&self, params: GotoDefinitionParams) -> Result<Option<GotoDefinitionResponse>> {
         let pos = params.text_document_position_params;
         self.query(move |a, fl| {
-            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
-            let Some(li) = a.line_index(&path) else { return Ok(None) };
-            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let Some((path, _, offset)) = Self::at(a, fl, &pos) else { return Ok(None) };
             Ok(to_proto::goto(a, fl.encoding, a.goto_definition(&path, offset)?))
         })
         .await
@@ -377,9 +391,7 @@ impl LanguageServer for Backend {
         let pos = params.text_document_position;
         let include = params.context.include_declaration;
         self.query(move |a, fl| {
-            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
-            let Some(li) = a.line_index(&path) else { return Ok(None) };
-            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let Some((path, _, offset)) = Self::at(a, fl, &pos) else { return Ok(None) };
             let refs = a.references(&path, offset, include)?;
             Ok(Some(refs.iter().map(|r| to_proto::location(a, fl.encoding, r)).collect()))
         })
@@ -389,9 +401,7 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let pos = params.text_document_position;
         self.query(move |a, fl| {
-            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
-            let Some(li) = a.line_index(&path) else { return Ok(None) };
-            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let Some((path, li, offset)) = Self::at(a, fl, &pos) else { return Ok(None) };
             Ok(Some(to_proto::completions(&li, fl.encoding, a.completions(&path, offset)?)))
         })
         .await
@@ -400,9 +410,7 @@ impl LanguageServer for Backend {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let pos = params.text_document_position_params;
         self.query(move |a, fl| {
-            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
-            let Some(li) = a.line_index(&path) else { return Ok(None) };
-            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let Some((path, li, offset)) = Self::at(a, fl, &pos) else { return Ok(None) };
             Ok(a.hover(&path, offset)?.map(|h| to_proto::hover(&li, fl.encoding, h)))
         })
         .await
@@ -472,8 +480,7 @@ impl LanguageServer for Backend {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         self.query(move |a, fl| {
-            let Some(path) = Self::path_of(&params.text_document.uri) else { return Ok(None) };
-            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let Some((path, li)) = Self::file(a, &params.text_document.uri) else { return Ok(None) };
             let range = from_proto::range(&li, fl.encoding, params.range);
             Ok(Some(to_proto::code_actions(a, fl, a.code_actions(&path, range))))
         })

@@ -63,9 +63,11 @@ pub(crate) fn rename(snap: &Snapshot, path: &Path, offset: usize, new_name: &str
         {
             match keep_name(&text, &d.decl) {
                 Some(more) => edits.extend(more.into_iter().map(|(range, new_text)| TextEdit { path: d.path.clone(), range, new_text })),
-                None => return Ok(Err(format!(
+                None => {
+                    return Ok(Err(format!(
                     "`{old}` is also the state's name, and salt-analyzer cannot add `- name: {old}` to the way its functions are written: add it, then rename"
-                ))),
+                )))
+                }
             }
         }
         for r in crate::features::navigation::decl_references(snap, &d.path, &d.decl)? {

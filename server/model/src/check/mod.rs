@@ -16,7 +16,7 @@ use std::path::PathBuf;
 use crate::diagnostic::{Code, Diagnostic, Related, SaltError, Severity};
 use crate::state::calls::call_errors;
 use crate::state::catalog::{workspace_catalog, Catalog};
-use crate::state::compile::Chunk;
+use crate::state::chunk::Chunk;
 use crate::state::highstate::{Builder, HighState};
 use crate::state::lowstate::{apply_chunks, pick_errors, static_errors};
 use crate::state::order::ordering_errors;

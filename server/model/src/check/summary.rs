@@ -111,13 +111,6 @@ pub struct RequisiteRef {
     pub in_extend: bool,
 }
 
-impl RequisiteRef {
-    /// Whether this is an `_in` requisite (the reference points at a state that gains a requisite).
-    pub fn is_in(&self) -> bool {
-        self.kind.ends_with("_in") || self.kind == "use"
-    }
-}
-
 /// A `salt://` URL value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SaltUrl {

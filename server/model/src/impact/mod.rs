@@ -14,8 +14,8 @@ use indexmap::IndexMap;
 use serde_json::{json, Value};
 
 use crate::pipeline::Compiled;
+use crate::state::chunk::LowChunk;
 use crate::state::managed::ManagedFile;
-use crate::state::order::LowChunk;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::Vfs;
 use crate::workspace::Workspace;

@@ -14,9 +14,9 @@
 
 use serde_json::Value;
 
+use super::mapdata::{Layer, Stage, Status};
 use super::origin::{Origin, Origins};
 use super::stack::Env;
-use super::{Layer, Stage, Status};
 use crate::value::{FileId, Loc, Val, V};
 use crate::workspace::reads::find_file;
 
@@ -96,7 +96,7 @@ pub struct PillarFile<'a> {
 /// that set them: `pillar` is the compiled pillar (before a profile's own pillar goes over it),
 /// `origins` who set each of its values, `files` its layers. A value the compiled pillar does
 /// not hold as the map does (the profile's pillar set it) stays the pillar's, without a line.
-pub fn place_pillar(data: &mut super::MapData, pillar: &Value, origins: &Origins, files: &[PillarFile]) {
+pub fn place_pillar(data: &mut super::mapdata::MapData, pillar: &Value, origins: &Origins, files: &[PillarFile]) {
     let (Ok(values), Some(map_origins)) = (&data.values, &mut data.origins) else { return };
     let mut added: Vec<(usize, usize)> = Vec::new();
     let mut walk = Vec::new();

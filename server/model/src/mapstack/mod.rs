@@ -2,13 +2,14 @@
 //! `salt["map.data"](tpldir)` computes it (`saltext/formula/modules/map.py` 0.3.0; the rules
 //! are docs/salt/mapstack.md §3): the `map_jinja.yaml` meta configuration, then `defaults.yaml` and
 //! every data source in order, each merged with `py::dictupdate`'s strategies, plus which
-//! layer set each value. `source` parses data sources, `stack` runs them, `origin` keeps the
+//! layer set each value. `mapdata` is what it gives, `source` parses data sources, `stack` runs them, `origin` keeps the
 //! provenance. Nothing is executed: lookups answer from the minion's grains, pillar and opts,
 //! and layer files are read through the [`Vfs`] (a [`crate::workspace::reads::Recorder`] in
 //! the pipeline, so a result is reused while what it read is unchanged).
 
 pub mod attribute;
-pub mod jinja;
+pub mod libmapstack;
+pub mod mapdata;
 pub mod origin;
 pub mod plain;
 pub mod report;
@@ -18,36 +19,12 @@ pub mod stack;
 use serde_json::{json, Map, Value};
 
 use crate::diagnostic::{Code, SaltError};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
+pub use mapdata::{default_sources, selectable_name, Implementation, Layer, MapData, Stage, Status};
 use origin::Origins;
 use stack::{Env, Stack};
-
-/// Which implementation a formula's `map.jinja` uses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Implementation {
-    /// saltext-formula's `salt["map.data"](tpldir)`.
-    Saltext,
-    /// template-formula's `libmapstack.jinja`.
-    Jinja,
-    /// A `map.jinja` that builds its map itself (`import_yaml`, `grains.filter_by`,
-    /// `pillar.get` with `merge=True`): what it exports, as the formula's `_mapdata` dumps it.
-    MapJinja,
-    /// No map at all: no `map.jinja`, no `parameters/`.
-    NoMap,
-}
-
-impl Implementation {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Implementation::Saltext => "saltext",
-            Implementation::Jinja => "jinja",
-            Implementation::MapJinja => "map.jinja",
-            Implementation::NoMap => "none",
-        }
-    }
-}
 
 /// Which implementation the formula `tplroot` uses: a `map.jinja` that calls `map.data` is
 /// saltext-formula's, else a `libmapstack.jinja` beside `map.jinja` is template-formula's, else
@@ -85,103 +62,6 @@ fn parameters_file(roots: &FileRoots, saltenv: &str, tplroot: &str) -> Option<St
     let found =
         [own.as_str(), "parameters/"].into_iter().find_map(|prefix| env.files.iter().flat_map(|f| f.iter()).find(|rel| rel.starts_with(prefix)).cloned());
     found
-}
-
-/// Which of `map.data`'s two stacks a layer belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// The meta configuration (`map_jinja.yaml`), which becomes `mapdata.map_jinja`.
-    MapJinja,
-    /// The formula's configuration.
-    Formula,
-}
-
-impl Stage {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::MapJinja => "map_jinja",
-            Stage::Formula => "formula",
-        }
-    }
-}
-
-/// What became of a layer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
-    /// Merged.
-    Loaded,
-    /// No such file, or the lookup found nothing.
-    Missing,
-    /// A file without `values`: skipped.
-    Empty,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Loaded => "loaded",
-            Status::Missing => "missing",
-            Status::Empty => "empty",
-        }
-    }
-}
-
-/// One layer: a candidate file of a YAML source, or a lookup merged as it is.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Layer {
-    pub stage: Stage,
-    /// The data source as written (`Y!G@os_family`).
-    pub source: String,
-    /// The `salt://` path of a candidate file (`tpl/parameters/os_family/Debian.yaml`).
-    pub path: Option<String>,
-    /// Where that file is.
-    pub file: Option<std::path::PathBuf>,
-    pub status: Status,
-    /// The strategy and `merge_lists` it was merged with.
-    pub strategy: Option<String>,
-    pub merge_lists: Option<bool>,
-}
-
-/// What `map.data` gives for a minion.
-pub struct MapData {
-    /// Whose rules computed it.
-    pub implementation: Implementation,
-    /// What `salt["map.data"](tpldir)` returns, or the error Salt raises.
-    pub values: Result<Value, SaltError>,
-    /// Every layer tried, in order (index 0: `map.data`'s built-in meta configuration).
-    pub layers: Vec<Layer>,
-    /// Who set each value of `values`.
-    pub origins: Option<Origins>,
-    /// What was not analysed (a `post-map.jinja`, Salt functions a layer template called).
-    pub notes: Vec<SaltError>,
-}
-
-/// `DEFAULT_MATCHERS`.
-const DEFAULT_SOURCES: [&str; 6] = ["Y!G@osarch", "Y!G@os_family", "Y!G@os", "Y!G@osfinger", "C@{tplroot}", "Y!G@id"];
-
-/// The sources `implementation` uses when no `map_jinja.yaml` sets any (without the
-/// `defaults.yaml` both put first).
-pub fn default_sources(implementation: Implementation, tplroot: &str) -> Vec<String> {
-    let list: &[&str] = match implementation {
-        Implementation::Saltext => &DEFAULT_SOURCES,
-        Implementation::Jinja => &jinja::DEFAULT_SOURCES,
-        Implementation::MapJinja | Implementation::NoMap => &[],
-    };
-    list.iter().map(|s| s.replace("{tplroot}", tplroot)).collect()
-}
-
-/// The top-level name under a parameter directory (`os_family` for `Y!G@os_family`, a
-/// directory or a `.yaml` file) that `source` can load files from; `None` for a source that
-/// loads no files (a lookup merged as it is) or that does not parse.
-pub fn selectable_name(implementation: Implementation, source: &str) -> Option<String> {
-    let chain = match implementation {
-        Implementation::Saltext => source::parse(source),
-        Implementation::Jinja | Implementation::MapJinja | Implementation::NoMap => source::parse_jinja(source),
-    }
-    .ok()
-    .filter(|c| c.yaml)?;
-    let first = chain.matchers.first()?;
-    first.query.trim_start_matches('/').split('/').next().map(str::to_string)
 }
 
 /// `salt["map.data"](tpldir)` for the minion `jinja` describes, reading `salt://` files of its
@@ -223,7 +103,7 @@ fn compute(fs: &dyn Vfs, roots: &FileRoots, files: &mut FileTable, jinja: &Jinja
     };
     let result = match implementation {
         Implementation::Saltext => run(&mut env),
-        Implementation::Jinja => jinja::run(&mut env).and_then(|(values, origins)| jinja::post_map(&mut env, values, origins)),
+        Implementation::Jinja => libmapstack::run(&mut env).and_then(|(values, origins)| libmapstack::post_map(&mut env, values, origins)),
         // Provenance attributed after the template's own merges (see `attribute`).
         Implementation::MapJinja | Implementation::NoMap => {
             return match plain::run(&mut env) {
@@ -304,7 +184,7 @@ fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
 
 /// A `not-analysed` note when a saltext-formula formula has the post-processing template
 /// `name` (its `map.data` renders it with the `post_map_template` renderer, which is not
-/// modelled; template-formula's `post-map.jinja` is applied, see [`jinja::post_map`]).
+/// modelled; template-formula's `post-map.jinja` is applied, see [`libmapstack::post_map`]).
 fn post_map_note(env: &mut Env, name: &str) {
     let rel = format!("{}/{name}", env.tplroot);
     if let Some(file) = crate::workspace::reads::find_file(env.fs, env.roots, &env.saltenv, &rel) {
@@ -313,55 +193,5 @@ fn post_map_note(env: &mut Env, name: &str) {
             SaltError::new(Code::NotAnalysed, format!("not analysed: `{rel}` may change mapdata, and its changes are not applied"))
                 .at(id.map(|file| crate::value::Loc { file, span: 0..0 })),
         );
-    }
-}
-
-impl MapData {
-    /// The `--format json` output: `{"values", "layers", "origins"}` (or `"errors"` instead of
-    /// `values` when Salt raises). Paths in `layers` are `salt://` relative; `origins` lists
-    /// every value that is not a dict with keys, with its key path, the layer that set it, its
-    /// line in that layer's file (1-based) and the layers it overrode.
-    pub fn to_json(&self, files: &FileTable, error_json: &dyn Fn(&SaltError) -> Vec<Value>) -> Value {
-        let layers: Vec<Value> = self
-            .layers
-            .iter()
-            .map(|l| {
-                json!({
-                    "stage": l.stage.as_str(),
-                    "source": l.source,
-                    "path": l.path,
-                    "file": l.file.as_ref().map(|f| f.display().to_string()),
-                    "status": l.status.as_str(),
-                    "strategy": l.strategy,
-                    "merge_lists": l.merge_lists,
-                })
-            })
-            .collect();
-        let mut out = Map::new();
-        out.insert("implementation".into(), json!(self.implementation.as_str()));
-        match &self.values {
-            Ok(v) => {
-                out.insert("values".into(), v.clone());
-            }
-            Err(e) => {
-                out.insert("errors".into(), Value::Array(error_json(e)));
-            }
-        }
-        out.insert("layers".into(), Value::Array(layers));
-        if let Some(origins) = &self.origins {
-            let list: Vec<Value> = origins
-                .leaves()
-                .into_iter()
-                .map(|(path, o)| {
-                    let line = o.at.as_ref().map(|at| files.human(at.file, at.span.start).0);
-                    json!({"path": path, "layer": o.layer, "line": line, "overrode": o.overrode})
-                })
-                .collect();
-            out.insert("origins".into(), Value::Array(list));
-        }
-        if !self.notes.is_empty() {
-            out.insert("notes".into(), Value::Array(self.notes.iter().flat_map(error_json).collect()));
-        }
-        Value::Object(out)
     }
 }

@@ -29,7 +29,7 @@ pub fn changed(old: &Value, new: &Value) -> Option<Value> {
 /// Who set one value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
-    /// The index of the layer in [`super::MapData::layers`].
+    /// The index of the layer in [`super::mapdata::MapData::layers`].
     pub layer: usize,
     /// Where the layer's file writes it (its key), when the layer is a file read as it is.
     pub at: Option<Loc>,

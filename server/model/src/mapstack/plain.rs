@@ -7,9 +7,9 @@
 
 use serde_json::Value;
 
+use super::mapdata::{Layer, Stage, Status};
 use super::origin::Origins;
 use super::stack::Env;
-use super::{Layer, Stage, Status};
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{Val, V};
 use crate::workspace::reads::find_file;

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::mapdata::MapData;
 use super::origin::Origin;
-use super::MapData;
 use crate::workspace::vfs::FileTable;
 
 /// `salt-analyzer mapdata`'s text (and the editor's hover on a `map.jinja` import): the layers as a table, then the values, each leaf with its layer.
@@ -46,9 +46,9 @@ pub fn text(data: &MapData, files: &FileTable, tpldir: &str, minion: &str, rel: 
     match &data.values {
         Err(e) => {
             let what = match data.implementation {
-                super::Implementation::Saltext => "\nmap.data fails:",
-                super::Implementation::Jinja | super::Implementation::MapJinja => "\nThe map fails to render:",
-                super::Implementation::NoMap => "",
+                super::mapdata::Implementation::Saltext => "\nmap.data fails:",
+                super::mapdata::Implementation::Jinja | super::mapdata::Implementation::MapJinja => "\nThe map fails to render:",
+                super::mapdata::Implementation::NoMap => "",
             };
             let _ = writeln!(out, "{what}");
             let at = e.loc.as_ref().map(|loc| {

@@ -7,15 +7,15 @@
 
 use serde_json::{Map, Value};
 
+use super::mapdata::{Implementation, Layer, Stage, Status};
 use super::origin::Origins;
 use super::source::{self, Chain, Kind, Matcher};
-use super::{Implementation, Layer, Stage, Status};
 use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::{at_mut, locate, traverse_dict_and_list, Step};
 use crate::py::dictupdate;
 use crate::render::config_lookup::{config_locate, config_merged, ConfigSource};
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::value::{Loc, Val, V};
 use crate::workspace::facts::Data;
 use crate::workspace::reads;
@@ -323,7 +323,7 @@ impl Stack {
         }
         Ok(Some(match env.implementation {
             Implementation::Saltext | Implementation::MapJinja | Implementation::NoMap => matcher_result(&data, &rel, layer, whole)?,
-            Implementation::Jinja => super::jinja::layer_result(&data, layer),
+            Implementation::Jinja => layer_result(&data, layer),
         }))
     }
 
@@ -534,6 +534,42 @@ fn strategy_name(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => format!("<{}>", str_of(other)),
+    }
+}
+
+/// A loaded layer file as template-formula's macro reads it: nothing when it loads as a falsy value, else
+/// `values` (default `{}`), `strategy` and `merge_lists` (through `to_bool`) traversed out of
+/// it; other keys are ignored.
+fn layer_result(data: &Val, layer: usize) -> Loaded {
+    let json = data.to_json();
+    if !truthy(&json) {
+        return Loaded { layer, values: None, strategy: None, merge_lists: None };
+    }
+    let values = match data.as_dict().and_then(|d| d.0.iter().find(|(k, _)| matches!(&k.v, V::Str(s) if s == "values"))) {
+        Some((_, v)) => (v.to_json(), v.clone()),
+        None => {
+            let v = traverse_dict_and_list(&json, "values", ":").cloned().unwrap_or(Value::Object(Map::new()));
+            let spans = Val::from_json(&v, None);
+            (v, spans)
+        }
+    };
+    Loaded {
+        layer,
+        values: Some(values),
+        strategy: traverse_dict_and_list(&json, "strategy", ":").cloned(),
+        merge_lists: traverse_dict_and_list(&json, "merge_lists", ":").map(|v| Value::Bool(to_bool(v))),
+    }
+}
+
+/// Salt's Jinja filter `to_bool` (`salt/utils/jinja.py`).
+pub fn to_bool(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::String(s) => matches!(s.to_lowercase().as_str(), "yes" | "1" | "true"),
+        Value::Number(n) => n.as_i64().is_some_and(|i| i > 0),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(m) => !m.is_empty(),
     }
 }
 

@@ -11,11 +11,12 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::{compile_once, Ext, Layer, PillarError, PillarMinion, PillarOptions};
+use super::error::PillarError;
+use super::{Layer, Pillar, PillarOptions};
 use crate::mapstack::origin::Origins;
 use crate::py::builtins::{str_of as py_str, truthy};
 use crate::py::dictupdate;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::workspace::gitfs::PillarEntry;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
@@ -24,13 +25,14 @@ use crate::workspace::vfs::{FileTable, Vfs};
 pub(super) struct GitCompile<'a> {
     pub fs: &'a Arc<dyn Vfs>,
     pub o: &'a PillarOptions,
-    pub who: &'a PillarMinion<'a>,
     /// The configuration (`git_pillar_includes`, `git_pillar_base`).
     pub raw: &'a Value,
-    /// `opts["pillar"]`: the pillar each remote's compile starts from, as the outer one does.
-    pub opts_pillar: Option<&'a Value>,
     pub saltenv: Option<&'a str>,
     pub jinja: &'a JinjaSetup,
+    /// `Pillar(...).compile_pillar(ext=False)` over one remote's tree (its roots, the file
+    /// table, its Jinja setup, its environment): the compile's own, starting from `opts["pillar"]`
+    /// as the outer one does.
+    pub compile: &'a dyn Fn(&FileRoots, &mut FileTable, &JinjaSetup, String) -> Pillar,
 }
 
 /// One `- git:` entry's result: its data, and who set each value: `origins` counts layer 0 as
@@ -122,7 +124,7 @@ pub(super) fn ext_pillar(g: &GitCompile, entry: &PillarEntry, files: &mut FileTa
             let (fs, roots) = (g.fs.clone(), froots.clone());
             Arc::new(move |env: &str, rel: &str| fs.read(&roots.find_file(env, rel)?).ok())
         };
-        let p = compile_once(&**g.fs, &froots, files, g.o, g.who, g.opts_pillar.cloned(), &jinja, Some(env), &Ext::none());
+        let p = (g.compile)(&froots, files, &jinja, env);
         errors.extend(p.errors.into_iter().map(|e| PillarError { carried: true, ..e }));
         // This compile's layers after those before; its layer 0 is the pillar it started from.
         let offset = layers.len();
@@ -169,6 +171,7 @@ mod tests {
     use expect_test::{expect, Expect};
 
     use super::*;
+    use crate::pillar::PillarMinion;
     use crate::workspace::gitfs::{git_pillar_entries, PillarRemote};
     use crate::workspace::vfs::MemFs;
     use crate::workspace::Workspace;

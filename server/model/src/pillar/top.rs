@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use indexmap::IndexMap;
 use serde_json::Value;
 
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::targeting::matchers::{self, MatchContext};
 use crate::targeting::top::{render_top, TopDoc, Tops};
 use crate::targeting::Matches;
@@ -17,7 +17,7 @@ use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, Vfs};
 
-use super::PillarError;
+use super::error::PillarError;
 
 /// One target of the merged pillar top: `[match dicts...] + [SLS names...]`, its `order` and
 /// where it was written.

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::value::{Dict, Val};
 use crate::workspace::facts::Data;
 
 /// The state one render hands to the next ([`Carry::default`]: nothing, the minion's own data).
@@ -17,7 +18,7 @@ pub struct Carry {
     /// The templates' `pillar` variable as the files rendered so far left it, where one changed it.
     pub template_pillar: Option<Arc<serde_json::Value>>,
     /// The `stateconf` renderer's `stateconf.set` values so far (its module globals in Salt).
-    pub stateconf: crate::render::stateconf::Conf,
+    pub stateconf: Conf,
     /// A fingerprint of the above (0 for an empty carry), for the render memo's key.
     fingerprint: u64,
 }
@@ -58,7 +59,7 @@ impl Carry {
     }
 
     /// The carry with the `stateconf.set` values a `stateconf` render left.
-    pub fn with_stateconf(mut self, conf: crate::render::stateconf::Conf) -> Carry {
+    pub fn with_stateconf(mut self, conf: Conf) -> Carry {
         if conf != self.stateconf {
             self.stateconf = conf;
             self.fingerprint = self.compute();
@@ -83,5 +84,41 @@ fn carried(kept: &Option<Arc<serde_json::Value>>, pillar: &Data) -> Data {
     match kept {
         None => pillar.clone(),
         Some(p) => pillar.with_value(p.clone()),
+    }
+}
+
+/// Salt's `STATE_CONF` and `STATE_CONF_EXT`: the `stateconf.set` values of the files rendered
+/// so far in the run (`sls::id` to its values), outside `extend` and under it.
+#[derive(Debug, Clone, Default)]
+pub struct Conf {
+    pub conf: Vec<(String, Dict)>,
+    pub ext: Vec<(String, Dict)>,
+}
+
+impl PartialEq for Conf {
+    fn eq(&self, other: &Conf) -> bool {
+        self.canonical() == other.canonical()
+    }
+}
+
+impl Conf {
+    /// Whether no `stateconf` file set a value yet.
+    pub fn is_empty(&self) -> bool {
+        self.conf.is_empty() && self.ext.is_empty()
+    }
+    /// A stable text of it, for the carry's fingerprint.
+    pub fn canonical(&self) -> String {
+        let side = |s: &[(String, Dict)]| s.iter().map(|(k, d)| format!("{k:?}={}", Val::dict(d.clone()).canonical())).collect::<Vec<_>>().join(",");
+        format!("{}|{}", side(&self.conf), side(&self.ext))
+    }
+    pub(crate) fn entry<'a>(side: &'a mut Vec<(String, Dict)>, id: &str) -> &'a mut Dict {
+        let i = match side.iter().position(|(k, _)| k == id) {
+            Some(i) => i,
+            None => {
+                side.push((id.to_string(), Dict::new()));
+                side.len() - 1
+            }
+        };
+        &mut side[i].1
     }
 }

@@ -5,7 +5,10 @@
 pub mod budget;
 pub mod carry;
 pub mod config_lookup;
+pub mod context;
 pub mod convert;
+pub mod data_step;
+pub mod errors;
 pub mod filters;
 pub mod jinja;
 pub mod memo;
@@ -16,6 +19,11 @@ pub mod salt_fns;
 pub mod stateconf;
 pub mod tags;
 
+use data_step::{clear_spans, render_data_as};
+pub use data_step::{load_yaml, render_json, render_yaml};
+pub use errors::place_in_template;
+use errors::{jinja_error, never_run};
+
 use crate::diagnostic::{Code, SaltError};
 use crate::value::{FileId, Loc, Val, V};
 
@@ -24,20 +32,15 @@ pub fn is_templated(text: &str) -> bool {
     text.contains("{%") || text.contains("{{") || text.contains("{#")
 }
 
-/// Render an SLS file's text. A falsy result is `{}`, as Salt's YAML renderer returns.
-pub fn render_sls(text: &str, file: FileId) -> Result<Val, SaltError> {
-    render_with(text, file, None)
-}
-
 /// Render through the renderer pipe the file asks for (`#!jinja|yaml` by default): Jinja with
 /// `jinja` when the file is templated, then YAML.
-pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Val, SaltError> {
+pub fn render_with(text: &str, file: FileId, jinja: Option<&crate::render::context::JinjaContext>) -> Result<Val, SaltError> {
     render_with_hints(text, file, jinja).map(|(v, _)| v)
 }
 
 /// [`render_with`], and a `not-analysed` hint for every Salt function the template called that
 /// was not executed, at the first line of `text` that names it.
-pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
+pub fn render_with_hints(text: &str, file: FileId, jinja: Option<&crate::render::context::JinjaContext>) -> Result<(Val, Vec<SaltError>), SaltError> {
     render_in_highstate(text, file, jinja, &carry::Carry::default()).map(|o| (o.val, o.hints))
 }
 
@@ -51,7 +54,7 @@ pub struct Output {
 
 /// [`render_with_hints`] for a file of a highstate, after the files whose renders left
 /// `carry` (the context's pillar is already the carried one, [`carry::Carry::pillar_for`]).
-pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>, carry: &carry::Carry) -> Result<Output, SaltError> {
+pub fn render_in_highstate(text: &str, file: FileId, jinja: Option<&crate::render::context::JinjaContext>, carry: &carry::Carry) -> Result<Output, SaltError> {
     if let (Some(_), Some(ctx)) = (stateconf::argline(text), jinja) {
         let (val, r, conf) = stateconf::render(text, file, ctx, &carry.stateconf)?;
         let hints = r.hints.iter().map(|h| hint_at(h, text, file)).collect();
@@ -129,15 +132,6 @@ fn not_analysed(renderer: &str, text: &str, file: FileId) -> SaltError {
     .at(Some(Loc { file, span: 0..0 }))
 }
 
-/// The hint for a file whose renderer salt-analyzer never runs.
-pub(crate) fn never_run(renderer: &str, file: FileId) -> SaltError {
-    SaltError::new(
-        Code::NotAnalysed,
-        format!("not analysed: salt-analyzer never runs the `{renderer}` renderer, so what this file declares is unknown to the checks"),
-    )
-    .at(Some(Loc { file, span: 0..0 }))
-}
-
 /// What the template step of a file's renderer pipe gave.
 pub enum Templated {
     /// The pipe has no Jinja step, or the text has no Jinja: the YAML step reads the text.
@@ -148,7 +142,7 @@ pub enum Templated {
 
 /// The template step of the renderer pipe `text` asks for (its `#!` line, else `jinja|yaml`):
 /// an unsupported renderer and a Jinja error are render errors, a Jinja error at its line.
-pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::jinja::JinjaContext>) -> Result<Templated, SaltError> {
+pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::context::JinjaContext>) -> Result<Templated, SaltError> {
     let pipe = renderer_pipe(text);
     if let Some(other) = unsupported_renderer(text) {
         return Err(not_analysed(&other, text, file));
@@ -162,122 +156,12 @@ pub fn render_template(text: &str, file: FileId, jinja: Option<&crate::render::j
     crate::render::jinja::render(text, ctx).map(Templated::Rendered).map_err(|e| jinja_error(e, text, file))
 }
 
-/// A Jinja failure of the file `text` as a render error at its line (unsure when the template
-/// called a function salt-analyzer does not run before it failed).
-pub(crate) fn jinja_error(e: crate::render::jinja::RenderFailure, text: &str, file: FileId) -> SaltError {
-    // Inside an imported template, the line is that template's: the file's start until
-    // [`place_in_template`] moves it there.
-    let line = if e.template.is_some() { None } else { e.line };
-    let start = line.and_then(|l| syntax::line_index::LineIndex::new(text).line_range(l.saturating_sub(1) as u32)).map_or(0, |r| r.start);
-    let mut err = match (&e.reason, e.inert_calls.first()) {
-        // A function the minion lacks: Salt's words, and why.
-        (Some((code, reason)), _) => SaltError::new(*code, format!("{}\nReason: {reason}", e.message)),
-        // "`salt['cmd.shell']` is not executed ..." names the function.
-        (None, Some(call)) => {
-            let name = call.split('`').nth(1).unwrap_or("a function");
-            let note = format!(" (before this, the template called {name}, which salt-analyzer does not run: with its real answer it may render)");
-            SaltError::new(Code::RenderUnsure, format!("{}{note}", e.message))
-        }
-        (None, None) => SaltError::new(Code::RenderError, e.message),
-    }
-    .at(Some(Loc { file, span: start..start }));
-    err.in_template = e.template;
-    err
-}
-
-/// Moves a render error raised inside an imported template to that template's line: the file
-/// is found through the roots of `env` and added to `files`. Without the file the error stays.
-pub fn place_in_template(
-    e: &mut SaltError,
-    fs: &dyn crate::workspace::vfs::Vfs,
-    roots: &crate::workspace::roots::FileRoots,
-    env: &str,
-    files: &mut crate::workspace::vfs::FileTable,
-) {
-    let Some((rel, line)) = e.in_template.take() else { return };
-    let Some(path) = crate::workspace::reads::find_file(fs, roots, env, &rel) else { return };
-    let id = match files.id(&path) {
-        Some(id) => id,
-        None => match fs.read(&path) {
-            Ok(text) => files.add(path, text.as_str().into()),
-            Err(_) => return,
-        },
-    };
-    let start = syntax::line_index::LineIndex::new(files.text(id)).line_range(line.saturating_sub(1) as u32).map_or(0, |r| r.start);
-    e.loc = Some(Loc { file: id, span: start..start });
-}
-
-pub(crate) fn clear_spans(v: &mut Val, file: FileId) {
-    v.locs_mut(&mut |at| *at = Some(Loc { file, span: 0..0 }));
-}
-
 /// The data step of the file's renderer pipe (`yaml`, or `json`) on `rendered` (the Jinja
 /// output) or, for a plain file, on `text` itself. An error in rendered text is placed at the
 /// same line number of the file, as Salt reports it, and quotes the rendered line.
 pub fn render_data(text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
     let data = renderer_pipe(text).into_iter().rfind(|r| r == "json" || r == "yaml");
     render_data_as(data.is_some_and(|r| r == "json"), text, rendered, file)
-}
-
-/// [`render_data`] with the data renderer chosen by the caller (`json`, else `yaml`).
-pub(crate) fn render_data_as(json: bool, text: &str, rendered: Option<&str>, file: FileId) -> Result<Val, SaltError> {
-    let input = rendered.unwrap_or(text);
-    let result = if json { render_json(input, file) } else { render_yaml(input, file) };
-    let Some(rendered) = rendered else { return result };
-    result.map_err(|mut e| {
-        if let Some(at) = e.loc.as_mut() {
-            let line = syntax::line_index::LineIndex::new(rendered).line_col(at.span.start.min(rendered.len())).line;
-            let snippet = rendered.lines().nth(line as usize).unwrap_or("").trim_end();
-            e.message = format!("{} (in the rendered text, line {}: `{snippet}`)", e.message, line + 1);
-            let index = syntax::line_index::LineIndex::new(text);
-            let start = index.line_range(line).or_else(|| index.line_range(0)).map_or(0, |r| r.start);
-            at.span = start..start;
-        }
-        e
-    })
-}
-
-/// The JSON renderer (`salt/renderers/json.py`): the text after a `#!` line, `{}` when blank,
-/// else `json.loads`.
-pub fn render_json(text: &str, file: FileId) -> Result<Val, SaltError> {
-    let body_at = if text.starts_with("#!") { text.find('\n').map_or(text.len(), |n| n + 1) } else { 0 };
-    let body = &text[body_at..];
-    let whole = Some(Loc { file, span: 0..0 });
-    if body.trim().is_empty() {
-        return Ok(Val { v: V::Dict(Default::default()), at: whole });
-    }
-    serde_json::from_str::<serde_json::Value>(body).map(|j| Val::from_json(&j, whole)).map_err(|e| {
-        let offset = body_at + syntax::line_index::LineIndex::new(body).line_range(e.line().saturating_sub(1) as u32).map_or(0, |r| r.start);
-        let line = syntax::line_index::line_number(text, offset);
-        SaltError::new(Code::RenderError, format!("{e}; line {line}")).at(Some(Loc { file, span: offset..offset }))
-    })
-}
-
-/// The YAML renderer (`salt/renderers/yaml.py`): [`load_yaml`], a falsy result `{}`.
-pub fn render_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
-    let v = load_yaml(text, file)?;
-    if !v.truthy() {
-        return Ok(Val { v: V::Dict(Default::default()), at: v.at });
-    }
-    Ok(v)
-}
-
-/// Salt's YAML loader (`salt.utils.yaml.safe_load`): the document as it is (`None` for an
-/// empty one), or a `yaml-syntax` error at its line.
-pub fn load_yaml(text: &str, file: FileId) -> Result<Val, SaltError> {
-    match syntax::yaml_reuse::load_shared(text) {
-        Ok(loaded) => Ok(Val::from_loaded(&loaded, file)),
-        Err(e) => {
-            let loc = Some(Loc { file, span: e.offset..e.offset });
-            let line = syntax::line_index::line_number(text, e.offset);
-            if let Some(rest) = e.message.split("found conflicting ID '").nth(1) {
-                let id = rest.trim_end_matches('\'').to_string();
-                return Err(SaltError::new(Code::DuplicateId, format!("{}; line {line}", e.message)).at(loc).id(id));
-            }
-            let problem = if e.message.contains("'\\t'") || e.message.contains("tabs disallowed") { "Illegal tab character".to_string() } else { e.message };
-            Err(SaltError::new(Code::YamlSyntax, format!("{problem}; line {line}")).at(loc))
-        }
-    }
 }
 
 /// Render for static analysis: plain files as Salt would; templated files through the Jinja

@@ -4,7 +4,9 @@
 //! are immutable, so templates get [`MList`] and [`MDict`] instead: list and dict literals are
 //! wrapped in constructor calls by [`wrap_literals`] (a rewrite that keeps every line where it
 //! was), and data that enters a template (grains, pillar, imported YAML, function results) is
-//! made mutable by [`mutable`]. Tuple literals become [`Tuple`]s, so that they print and test
+//! made mutable by [`mutable`], JSON by [`from_json`] and its kin (a pillar's dicts as
+//! `OrderedDict`s, a merge's result typed as Python's merge leaves it); [`deepcopy`] is
+//! `copy.deepcopy`. Tuple literals become [`Tuple`]s, so that they print and test
 //! as Python's tuples do, and every container prints as Python's `str()` prints it
 //! ([`py_str`]).
 
@@ -14,6 +16,9 @@ use indexmap::IndexMap;
 use minijinja::value::{Enumerator, Kwargs, Object, ObjectRepr, Value};
 use minijinja::{Environment, Error, ErrorKind, State};
 
+use serde_json::Value as Json;
+
+use crate::render::convert::{key_text, to_json};
 use crate::workspace::facts::Data;
 
 /// The functions the rewritten literals call.
@@ -248,7 +253,7 @@ impl Watched {
     /// One top-level value as a template gets it: a rendered pillar's dicts are `OrderedDict`s,
     /// as Salt's YAML renderer builds them (the pillar itself is a plain dict).
     fn convert(&self, v: &serde_json::Value) -> Value {
-        crate::render::convert::from_data(&self.data, v)
+        from_data(&self.data, v)
     }
 
     /// The whole dict (made now, from the keys read so far and the rest of the data).
@@ -279,7 +284,7 @@ impl Watched {
             WatchState::Keys(read) => {
                 let mut after: Option<serde_json::Value> = None;
                 for (k, v) in read {
-                    let now = crate::render::convert::to_json(v);
+                    let now = to_json(v);
                     if before.get(k) != Some(&now) {
                         let whole = after.get_or_insert_with(|| before.clone());
                         whole.as_object_mut()?.insert(k.clone(), now);
@@ -288,7 +293,7 @@ impl Watched {
                 after
             }
             WatchState::Whole(d) => {
-                let now = crate::render::convert::to_json(&Value::from_dyn_object(d.clone()));
+                let now = to_json(&Value::from_dyn_object(d.clone()));
                 (now != *before).then_some(now)
             }
         }
@@ -662,6 +667,100 @@ fn literals(inner: &str, base: usize, inserts: &mut Vec<(usize, &'static str)>) 
         empty = false;
         word.clear();
         i += 1;
+    }
+}
+
+// JSON into a template's values, and back out of them as copies.
+
+/// A JSON value as a template sees it: dicts and lists mutable, as Python's are.
+pub fn from_json(v: &Json) -> Value {
+    mutable(Value::from_serialize(v))
+}
+
+/// A pillar value as a template sees it: every dict in it an `OrderedDict`, as Salt's YAML
+/// renderer (`SaltYamlSafeLoader(dictclass=OrderedDict)`) builds the pillar's SLS data; the
+/// `yaml` filter writes those in their own order, a plain dict's keys sorted.
+pub fn from_json_ordered(v: &Json) -> Value {
+    from_json_like(v, &[], true)
+}
+
+/// A value of `data` (the pillar) as a template sees it: [`from_json_ordered`] when its dicts
+/// are `OrderedDict`s, else [`from_json`].
+pub fn from_data(data: &Data, v: &Json) -> Value {
+    if data.ordered_dicts() {
+        from_json_ordered(v)
+    } else {
+        from_json(v)
+    }
+}
+
+/// The pillar itself (or a dict of its values, as `pillar.item` builds): a plain dict whose
+/// dicts are `OrderedDict`s when the pillar's are.
+pub fn from_data_whole(data: &Data, v: &Json) -> Value {
+    from_json_like(v, &[&Value::from_object(MDict::default())], data.ordered_dicts())
+}
+
+/// The JSON result of a `dictupdate`-style merge as a template sees it: each dict is of the
+/// type Python's merge leaves there, that of the first of `like` (the destination, then the
+/// sources, at the same path) with a dict at that path; `ordered` when none has (a template's
+/// own values are plain dicts; pass `true` for a pillar value's).
+pub fn from_json_like(v: &Json, like: &[&Value], ordered: bool) -> Value {
+    match v {
+        Json::Object(m) => {
+            let at: Vec<Option<Value>> = like.iter().map(|l| Some((*l).clone()).filter(|l| l.kind() == minijinja::value::ValueKind::Map)).collect();
+            let flag = at.iter().flatten().next().map(is_ordered_dict).unwrap_or(ordered);
+            let mut map = IndexMap::new();
+            for (k, item) in m {
+                let key = Value::from(k.as_str());
+                let subs: Vec<Value> = at.iter().flatten().map(|l| child(l, k)).collect();
+                let refs: Vec<&Value> = subs.iter().collect();
+                map.insert(key, from_json_like(item, &refs, ordered));
+            }
+            Value::from_object(MDict(Mutex::new(map), flag))
+        }
+        Json::Array(items) => {
+            let lists: Vec<&Value> = like.iter().copied().filter(|l| l.kind() == minijinja::value::ValueKind::Seq).collect();
+            let out = items
+                .iter()
+                .enumerate()
+                .map(|(i, item)| {
+                    let subs: Vec<Value> = lists.iter().filter_map(|l| l.get_item_by_index(i).ok()).filter(|x| !x.is_undefined()).collect();
+                    let refs: Vec<&Value> = subs.iter().collect();
+                    from_json_like(item, &refs, ordered)
+                })
+                .collect();
+            Value::from_object(MList(Mutex::new(out)))
+        }
+        _ => from_json(v),
+    }
+}
+
+/// `l[k]` for a JSON key `k` (a non-string key is matched by its `str()`).
+pub fn child(l: &Value, k: &str) -> Value {
+    let direct = l.get_item(&Value::from(k)).unwrap_or_default();
+    if !direct.is_undefined() {
+        return direct;
+    }
+    l.try_iter()
+        .ok()
+        .and_then(|mut keys| keys.find(|mk| mk.as_str().is_none() && key_text(mk) == k))
+        .map(|mk| l.get_item(&mk).unwrap_or_default())
+        .unwrap_or_default()
+}
+
+/// `copy.deepcopy`: new dicts and lists all the way down, keys kept as they are.
+pub fn deepcopy(v: &Value) -> Value {
+    if let Some(d) = dict_of(v) {
+        let map = d.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        return Value::from_object(MDict(Mutex::new(map.into_iter().map(|(k, v)| (k, deepcopy(&v))).collect()), d.1));
+    }
+    if let Some(l) = v.downcast_object::<MList>() {
+        let items = l.0.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        return Value::from_object(MList(Mutex::new(items.iter().map(deepcopy).collect())));
+    }
+    match v.kind() {
+        minijinja::value::ValueKind::Seq | minijinja::value::ValueKind::Map => deepcopy(&mutable(v.clone())),
+        _ => v.clone(),
     }
 }
 

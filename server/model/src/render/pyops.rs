@@ -10,7 +10,8 @@ use minijinja::value::{Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 
 use crate::py::percent;
-use crate::render::convert::{from_json, to_json};
+use crate::render::convert::to_json;
+use crate::render::mutable::from_json;
 
 /// The function the rewritten operators call: `(left, right, right_is_a_tuple_literal)`.
 pub const MOD: &str = "__salt_mod";

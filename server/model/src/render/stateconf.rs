@@ -2,47 +2,13 @@
 //! two passes (the text before `# --- end of state config ---` first, for its `stateconf.set`
 //! values), then relative includes, the generated `.goal` (and `-s` `.start`, `-o` implicit
 //! requires), `.id` renamed `sls::id` with its local requisites, and the `stateconf.set` values
-//! kept for every file rendered after it in the run (module globals in Salt: [`Conf`]).
+//! kept for every file rendered after it in the run (module globals in Salt: [`Conf`], which the
+//! carry holds).
 
 use crate::diagnostic::{Code, SaltError};
-use crate::render::jinja::JinjaContext;
+use crate::render::carry::Conf;
+use crate::render::context::JinjaContext;
 use crate::value::{Dict, FileId, Loc, Val, V};
-
-/// Salt's `STATE_CONF` and `STATE_CONF_EXT`: the `stateconf.set` values of the files rendered
-/// so far in the run (`sls::id` to its values), outside `extend` and under it.
-#[derive(Debug, Clone, Default)]
-pub struct Conf {
-    pub conf: Vec<(String, Dict)>,
-    pub ext: Vec<(String, Dict)>,
-}
-
-impl PartialEq for Conf {
-    fn eq(&self, other: &Conf) -> bool {
-        self.canonical() == other.canonical()
-    }
-}
-
-impl Conf {
-    /// Whether no `stateconf` file set a value yet.
-    pub fn is_empty(&self) -> bool {
-        self.conf.is_empty() && self.ext.is_empty()
-    }
-    /// A stable text of it, for the carry's fingerprint.
-    pub fn canonical(&self) -> String {
-        let side = |s: &[(String, Dict)]| s.iter().map(|(k, d)| format!("{k:?}={}", Val::dict(d.clone()).canonical())).collect::<Vec<_>>().join(",");
-        format!("{}|{}", side(&self.conf), side(&self.ext))
-    }
-    fn entry<'a>(side: &'a mut Vec<(String, Dict)>, id: &str) -> &'a mut Dict {
-        let i = match side.iter().position(|(k, _)| k == id) {
-            Some(i) => i,
-            None => {
-                side.push((id.to_string(), Dict::new()));
-                side.len() - 1
-            }
-        };
-        &mut side[i].1
-    }
-}
 
 const STATE_NAME: &str = "stateconf";
 const STATE_FUNC: &str = "stateconf.set";
@@ -90,7 +56,7 @@ pub fn render(text: &str, file: FileId, ctx: &JinjaContext, conf: &Conf) -> Resu
     let (template_name, template_args) = template_part.split_once(' ').unwrap_or((template_part.as_str(), ""));
     if !matches!(data_name, "yaml" | "json") || template_name != "jinja" {
         let other = if matches!(data_name, "yaml" | "json") { template_name } else { data_name };
-        return Err(crate::render::never_run(other, file));
+        return Err(crate::render::errors::never_run(other, file));
     }
     if options.implicit_require && data_name != "yaml" {
         return Err(at("Implicit ordering is only supported if the yaml renderer is used!".into(), Code::RenderError));
@@ -105,9 +71,9 @@ pub fn render(text: &str, file: FileId, ctx: &JinjaContext, conf: &Conf) -> Resu
     let pass = |source: &str, context: Vec<(String, serde_json::Value)>| -> Result<(Val, crate::render::jinja::Rendered), SaltError> {
         let mut c = ctx.clone();
         c.extra.extend(context);
-        let r = crate::render::jinja::render(source, &c).map_err(|e| crate::render::jinja_error(e, text, file))?;
-        let mut val = crate::render::render_data_as(data_name == "json", text, Some(&r.text), file)?;
-        crate::render::clear_spans(&mut val, file);
+        let r = crate::render::jinja::render(source, &c).map_err(|e| crate::render::errors::jinja_error(e, text, file))?;
+        let mut val = crate::render::data_step::render_data_as(data_name == "json", text, Some(&r.text), file)?;
+        crate::render::data_step::clear_spans(&mut val, file);
         Ok((val, r))
     };
     let base = vec![("sls_dir".to_string(), serde_json::Value::String(sls_dir))];

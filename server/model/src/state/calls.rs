@@ -13,7 +13,7 @@
 use crate::diagnostic::{Code, SaltError, Severity};
 use crate::requisites::is_internal_keyword;
 use crate::state::catalog::{Catalog, Saltexts};
-use crate::state::compile::Chunk;
+use crate::state::chunk::Chunk;
 use crate::value::{Dict, Loc};
 use crate::version::{SaltVersion, VersionSource};
 

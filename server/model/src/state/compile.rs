@@ -3,21 +3,8 @@
 
 use std::borrow::Cow;
 
+use crate::state::chunk::Chunk;
 use crate::value::{Dict, Loc, Val, V};
-
-/// A low chunk: Salt's dict, plus where its ID was declared.
-#[derive(Debug, Clone)]
-pub struct Chunk {
-    pub d: Dict,
-    pub id_loc: Option<Loc>,
-}
-
-impl Chunk {
-    /// `str(chunk.get(key, ""))`.
-    pub fn get_str(&self, key: &str) -> String {
-        crate::state::order::LowChunk::str(self, key).into_owned()
-    }
-}
 
 /// Compile high data into unordered chunks. Functions: exactly one string arg is expected
 /// (verification ran first); if several remain, Python's set order decides, so we take the
@@ -193,9 +180,9 @@ impl<'h> LowView<'h> {
     }
 }
 
-impl crate::state::order::LowChunk for LowView<'_> {
+impl crate::state::chunk::LowChunk for LowView<'_> {
     /// A reconciled `require` reads as before the merge: ordering reads requisites through
-    /// [`crate::state::order::LowChunk::requisite_items`].
+    /// [`crate::state::chunk::LowChunk::requisite_items`].
     fn get(&self, key: &str) -> Option<&Val> {
         if self.marks.contains(&key) {
             return Some(&TRUE);

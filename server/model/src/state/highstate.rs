@@ -99,7 +99,7 @@ pub struct Builder<'a> {
     /// Static analysis: render templates through the Jinja mask instead of refusing them.
     pub static_mode: bool,
     /// The minion data templates are rendered with (none: templates are a render error).
-    pub jinja: Option<crate::render::jinja::JinjaSetup>,
+    pub jinja: Option<crate::render::context::JinjaSetup>,
     /// What the files rendered so far left for the next ([`render::carry`]).
     carry: render::carry::Carry,
     /// Whether any file was rendered after one that left something.

@@ -2,10 +2,11 @@
 //! order) and what `state.apply` adds before it runs anything (extend, `_in`, exclude).
 
 use crate::diagnostic::SaltError;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::state::calls::call_errors;
 use crate::state::catalog::workspace_catalog;
-use crate::state::compile::{compile_high_data, Chunk};
+use crate::state::chunk::Chunk;
+use crate::state::compile::compile_high_data;
 use crate::state::extend::{apply_exclude, reconcile_extend, requisite_in};
 use crate::state::highstate::{Builder, HighState};
 use crate::state::order::{order_chunks, order_chunks_as, ordering_errors};

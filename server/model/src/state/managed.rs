@@ -6,9 +6,10 @@
 
 use std::path::PathBuf;
 
-use crate::render::jinja::{self, JinjaSetup};
-use crate::state::compile::Chunk;
-use crate::state::order::LowChunk;
+use crate::render::context::JinjaSetup;
+use crate::render::jinja;
+use crate::state::chunk::Chunk;
+use crate::state::chunk::LowChunk;
 use crate::value::{Val, V};
 use crate::workspace::reads;
 use crate::workspace::roots::FileRoots;

@@ -5,6 +5,7 @@
 
 pub mod calls;
 pub mod catalog;
+pub mod chunk;
 pub mod compile;
 pub mod extend;
 pub mod highstate;

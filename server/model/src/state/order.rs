@@ -3,7 +3,6 @@
 //! targets and the first cycle found), and 3006's and 3007's (a sort by `order` alone; they
 //! find requisite problems while running).
 
-use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -12,8 +11,8 @@ use smallvec::SmallVec;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
-use crate::requisites::{has_mod_watch, weight, ORDERING_TYPES, REQUISITE_TYPES};
-use crate::state::compile::Chunk;
+use crate::requisites::{weight, ORDERING_TYPES, REQUISITE_TYPES};
+use crate::state::chunk::{Chunk, LowChunk};
 use crate::value::{py_str_repr, Dict, Loc, Val, V};
 use crate::version::SaltVersion;
 
@@ -21,69 +20,6 @@ use crate::version::SaltVersion;
 pub struct Ordered {
     pub chunks: Vec<Chunk>,
     pub errors: Vec<SaltError>,
-}
-
-/// What ordering reads of a low chunk, and the marks it leaves on one: Salt's chunk dicts
-/// when ordering for real ([`Chunk`]), or borrowed views of the high data when only the errors
-/// are wanted ([`crate::state::compile::LowView`], which copies nothing).
-pub trait LowChunk {
-    /// `chunk.get(key)`.
-    fn get(&self, key: &str) -> Option<&Val>;
-    /// `key in chunk`.
-    fn contains(&self, key: &str) -> bool;
-    /// Where the chunk's ID (or `names` entry) was written.
-    fn id_loc(&self) -> Option<&Loc>;
-    /// `chunk[key] = True`.
-    fn mark(&mut self, key: &'static str);
-    /// `_reconcile_watch_req`: `watch` becomes `require` on modules without `mod_watch`.
-    fn reconcile_watch_req(&mut self);
-    /// The items of the requisite argument `ORDERING_TYPES[at]` when it is a list (in two
-    /// parts: a `require` that a reconciled `watch` was appended to).
-    fn requisite_items(&self, at: usize) -> (&[Val], &[Val]);
-    /// Whether the chunk has an argument of one of the `REQUISITE_TYPES`.
-    fn has_requisite(&self) -> bool {
-        REQUISITE_TYPES.iter().any(|k| self.contains(k))
-    }
-    /// `str(chunk.get(key, ""))`, borrowed when the value is a string.
-    fn str(&self, key: &str) -> Cow<'_, str> {
-        self.get(key).map_or(Cow::Borrowed(""), Val::py_cow)
-    }
-    /// `_gen_tag`: `state_|-id_|-name_|-fun`.
-    fn tag(&self) -> String {
-        let parts = [self.str("state"), self.str("__id__"), self.str("name"), self.str("fun")];
-        let mut tag = String::with_capacity(parts.iter().map(|p| p.len() + 3).sum());
-        for (i, part) in parts.iter().enumerate() {
-            if i > 0 {
-                tag.push_str("_|-");
-            }
-            tag.push_str(part);
-        }
-        tag
-    }
-}
-
-impl LowChunk for Chunk {
-    fn get(&self, key: &str) -> Option<&Val> {
-        self.d.get(key)
-    }
-    fn contains(&self, key: &str) -> bool {
-        self.d.contains(key)
-    }
-    fn id_loc(&self) -> Option<&Loc> {
-        self.id_loc.as_ref()
-    }
-    fn mark(&mut self, key: &'static str) {
-        self.d.set_str(key, Val::new(V::Bool(true)));
-    }
-    fn reconcile_watch_req(&mut self) {
-        reconcile_watch_req(&mut self.d);
-    }
-    fn requisite_items(&self, at: usize) -> (&[Val], &[Val]) {
-        match self.d.get(ORDERING_TYPES[at]).map(|v| &v.v) {
-            Some(V::List(l)) => (l, &[]),
-            _ => (&[], &[]),
-        }
-    }
 }
 
 #[derive(Default)]
@@ -638,29 +574,6 @@ fn add_chunk<C: LowChunk>(g: &mut Graph, c: &C, i: usize) {
     if let Some(from) = c.get("__sls_included_from__").and_then(Val::as_list) {
         for sls in from {
             add_sls(sls);
-        }
-    }
-}
-
-/// `_reconcile_watch_req`: `watch` becomes `require` on modules without `mod_watch`.
-fn reconcile_watch_req(d: &mut Dict) {
-    if !d.contains("watch") && !d.contains("watch_any") {
-        return;
-    }
-    let state = d.get("state").map(Val::py_str).unwrap_or_default();
-    if has_mod_watch(&state) {
-        return;
-    }
-    for (from, to) in [("watch", "require"), ("watch_any", "require_any")] {
-        if let Some((_, v)) = d.remove(from) {
-            let items = match v.v {
-                V::List(l) => l,
-                _ => Vec::new(),
-            };
-            match d.get_mut(to).and_then(Val::as_list_mut) {
-                Some(l) => l.extend(items),
-                None => d.set_str(to, Val::list(items)),
-            }
         }
     }
 }

@@ -261,7 +261,7 @@ fn renamable(low: &LowState, facts: &Facts, id: &str, module: &str, old: &Val, n
     }
     // The label breaks ties of the order key (the order after requisites, then the chunk's own
     // order, numeric once ordered): a chunk whose own order no other chunk has never ties.
-    let own = |c: &crate::state::compile::Chunk| c.d.get("order").and_then(crate::state::order::num_of);
+    let own = |c: &crate::state::chunk::Chunk| c.d.get("order").and_then(crate::state::order::num_of);
     if let Some(mine) = own(chunk) {
         if chunks.iter().filter(|c| !std::ptr::eq(*c, chunk)).all(|c| own(c).is_some_and(|o| o != mine)) {
             return true;
@@ -272,7 +272,7 @@ fn renamable(low: &LowState, facts: &Facts, id: &str, module: &str, old: &Val, n
     let (a, b) = (label(old), label(new));
     let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
     // Each label compared as the concatenation it is, without making it.
-    let cmp = |c: &crate::state::compile::Chunk, with: &str| {
+    let cmp = |c: &crate::state::chunk::Chunk, with: &str| {
         let part = |k: &str| c.d.get(k).map_or(std::borrow::Cow::Borrowed(""), Val::py_cow);
         let (s, n, f) = (part("state"), part("name"), part("fun"));
         s.bytes().chain(n.bytes()).chain(f.bytes()).cmp(with.bytes())

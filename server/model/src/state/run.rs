@@ -6,9 +6,10 @@
 //! and the `parallel: True` states whose place depends on when another one finishes.
 
 use crate::diagnostic::SaltError;
-use crate::state::compile::Chunk;
+use crate::state::chunk::Chunk;
+use crate::state::chunk::LowChunk;
 use crate::state::lowstate::{apply_chunks, LowState};
-use crate::state::order::{order_chunks_traced, LowChunk, Step};
+use crate::state::order::{order_chunks_traced, Step};
 use std::collections::HashMap;
 
 use crate::value::{Dict, Loc, Val, V};

@@ -9,8 +9,9 @@ use std::collections::HashSet;
 
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
-use crate::state::compile::Chunk;
-use crate::state::order::{LowChunk, Step};
+use crate::state::chunk::Chunk;
+use crate::state::chunk::LowChunk;
+use crate::state::order::Step;
 use crate::value::{Val, V};
 use crate::version::SaltVersion;
 

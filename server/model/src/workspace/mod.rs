@@ -2,7 +2,7 @@
 //! (`config`), the roots found in a repository without configuration (`discover`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
 //! (`roots`), the gitfs backend's remotes and saltenvs (`gitfs`), minion profiles (`minion`), the
 //! fleet a master knows (`fleet`), the Salt extensions the minions have (`saltexts`), and the
-//! record of what a result read (`reads`).
+//! record of what a result read (`reads`; its vocabulary, below `vfs`, is `readlog`).
 
 pub mod config;
 pub mod discover;
@@ -11,6 +11,7 @@ pub mod file;
 pub mod fleet;
 pub mod gitfs;
 pub mod minion;
+pub mod readlog;
 pub mod reads;
 pub mod roots;
 pub mod rules;

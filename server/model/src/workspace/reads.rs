@@ -4,26 +4,13 @@
 //! a glob include matches). The finished [`Reads`] answers "is this result still right?" by
 //! asking the same questions again, so no caller keeps a list of dependencies by hand.
 
-use std::hash::Hash;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 use crate::py::fnmatch;
+pub use crate::workspace::readlog::{hash, text_fingerprint, Lookup, Read, ReadLog, Reads};
 use crate::workspace::roots::{FileRoots, StateFile};
 use crate::workspace::vfs::Vfs;
-
-/// A question asked of the file roots (answered from their listing, not from a file read).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Lookup {
-    /// `Client.get_state(sls, env)`: which file an SLS name loads, and whether
-    /// `Client.list_states(env)` lists it.
-    State { env: String, sls: String },
-    /// A `salt://` relative path (a top file, a Jinja import): which root has it.
-    File { env: String, rel: String },
-    /// The SLS names of an environment that a pattern (a glob include, a name) matches.
-    Names { env: String, pattern: String },
-}
 
 impl Lookup {
     /// The answer's fingerprint under `roots`.
@@ -44,19 +31,6 @@ fn state_answer(roots: &FileRoots, env: &str, sls: &str, got: Option<&StateFile>
     hash(&(got.map(|f| &f.path), roots.list_states_shared(env).binary_search_by(|n| n.as_str().cmp(sls)).is_ok()))
 }
 
-/// One recorded read and the fingerprint of what it saw.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Read {
-    /// A file's text (or the error reading it).
-    Text(PathBuf, u64),
-    /// Whether a path is a file.
-    IsFile(PathBuf, bool),
-    /// A directory's listing.
-    Walk(PathBuf, u64),
-    /// A question to the file roots.
-    Roots(Lookup, u64),
-}
-
 impl Read {
     /// Whether the read gets the answer it got: asked of `fs` (a text, an existence test, a
     /// walk) and of `roots` (a question to the file roots); what neither is given for counts
@@ -69,12 +43,6 @@ impl Read {
             Read::Roots(l, h) => roots.is_none_or(|roots| l.answer(roots) == *h),
         }
     }
-}
-
-/// Everything one computation read, in order, without repeats.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Reads {
-    pub list: Vec<Read>,
 }
 
 impl Reads {
@@ -160,65 +128,7 @@ pub struct Recorder<F: Vfs> {
     log: ReadLog,
 }
 
-/// The log behind a [`Recorder`]. Besides the whole computation's reads it keeps those of
-/// the parts in progress ([`ReadLog::begin`] .. [`ReadLog::end`], nested), so that one part's
-/// result (a rendered file) can be memoised by what that part read.
-#[derive(Default)]
-pub struct ReadLog {
-    reads: Mutex<(Vec<Read>, std::collections::HashSet<u64>)>,
-    parts: Mutex<Vec<Vec<Read>>>,
-    /// The paths read while no part was in progress (the top file, the pillar, the minion's
-    /// profile): a change there is not one a part's result can absorb.
-    outside: Mutex<std::collections::HashSet<PathBuf>>,
-}
-
 impl ReadLog {
-    fn push(&self, read: Read) {
-        if let Ok(mut parts) = self.parts.lock() {
-            for part in parts.iter_mut() {
-                part.push(read.clone());
-            }
-            if parts.is_empty() {
-                if let Read::Text(p, _) | Read::IsFile(p, _) | Read::Walk(p, _) = &read {
-                    if let Ok(mut outside) = self.outside.lock() {
-                        if !outside.contains(p) {
-                            outside.insert(p.clone());
-                        }
-                    }
-                }
-            }
-        }
-        let key = hash(&read);
-        if let Ok(mut r) = self.reads.lock() {
-            if r.1.insert(key) {
-                r.0.push(read);
-            }
-        }
-    }
-
-    /// Starts recording a part of the computation (parts nest: a read counts for every part
-    /// in progress).
-    pub fn begin(&self) {
-        if let Ok(mut parts) = self.parts.lock() {
-            parts.push(Vec::new());
-        }
-    }
-
-    /// Ends the part begun last and returns what it read, in order, without repeats.
-    pub fn end(&self) -> Reads {
-        let list = self.parts.lock().ok().and_then(|mut p| p.pop()).unwrap_or_default();
-        let mut seen = std::collections::HashSet::new();
-        Reads { list: list.into_iter().filter(|r| seen.insert(hash(r))).collect() }
-    }
-
-    /// Records `reads` as read now: a memoised part's reads, checked unchanged, count for
-    /// the computation (and the parts in progress) as if the part had run again.
-    pub fn replay(&self, reads: &Reads) {
-        for r in &reads.list {
-            self.push(r.clone());
-        }
-    }
-
     /// Records a question to the file roots and its answer.
     pub fn lookup(&self, lookup: Lookup, roots: &FileRoots) {
         let answer = lookup.answer(roots);
@@ -233,12 +143,12 @@ impl<F: Vfs> Recorder<F> {
 
     /// What was read so far.
     pub fn reads(&self) -> Reads {
-        Reads { list: self.log.reads.lock().map(|r| r.0.clone()).unwrap_or_default() }
+        Reads { list: self.log.all() }
     }
 
     /// The paths read outside every part (see [`ReadLog::begin`]).
     pub fn read_outside_parts(&self) -> std::collections::HashSet<PathBuf> {
-        self.log.outside.lock().map(|o| o.clone()).unwrap_or_default()
+        self.log.outside()
     }
 }
 
@@ -323,21 +233,6 @@ pub fn find_file(fs: &dyn Vfs, roots: &FileRoots, env: &str, rel: &str) -> Optio
 pub fn names(fs: &dyn Vfs, roots: &FileRoots, env: &str, pattern: &str) {
     if let Some(log) = fs.log() {
         log.lookup(Lookup::Names { env: env.to_string(), pattern: pattern.to_string() }, roots);
-    }
-}
-
-/// A fingerprint: fast (every text a compile reads is hashed once), fixed-seeded so that two
-/// runs agree. The one fingerprint of the crate's caches (the render memo keys by it too).
-pub fn hash<T: Hash + ?Sized>(v: &T) -> u64 {
-    use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x5a17).hash_one(v)
-}
-
-/// The fingerprint of a read's result (its text, or the error).
-pub fn text_fingerprint(r: &io::Result<String>) -> u64 {
-    match r {
-        Ok(t) => hash(t.as_str()),
-        Err(e) => hash(&(e.kind() as u32, e.to_string())),
     }
 }
 

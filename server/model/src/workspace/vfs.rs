@@ -30,14 +30,14 @@ pub trait Vfs: Send + Sync {
         self.walk(root).into_iter().filter(|f| f.split('/').count() <= depth && !f.split('/').any(|c| c.starts_with('.'))).collect()
     }
     /// Where questions to the file roots are recorded, for a [`Recorder`](crate::workspace::reads::Recorder).
-    fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+    fn log(&self) -> Option<&crate::workspace::readlog::ReadLog> {
         None
     }
-    /// The fingerprint of what [`Vfs::read`] gives ([`crate::workspace::reads::text_fingerprint`]):
+    /// The fingerprint of what [`Vfs::read`] gives ([`crate::workspace::readlog::text_fingerprint`]):
     /// what a compile checks to know a file is unchanged. A file system that keeps texts
     /// keeps their fingerprints too, so checking 2,000 files copies none.
     fn fingerprint(&self, path: &Path) -> u64 {
-        crate::workspace::reads::text_fingerprint(&self.read(path))
+        crate::workspace::readlog::text_fingerprint(&self.read(path))
     }
 }
 
@@ -61,7 +61,7 @@ macro_rules! forward_vfs {
             fn walk_shallow(&self, root: &Path, depth: usize) -> Vec<String> {
                 (**self).walk_shallow(root, depth)
             }
-            fn log(&self) -> Option<&crate::workspace::reads::ReadLog> {
+            fn log(&self) -> Option<&crate::workspace::readlog::ReadLog> {
                 (**self).log()
             }
             fn fingerprint(&self, path: &Path) -> u64 {
@@ -195,7 +195,7 @@ impl<F: Vfs> Vfs for Overlay<F> {
         self.base.read_bytes(path)
     }
     fn fingerprint(&self, path: &Path) -> u64 {
-        if let Some(h) = self.buffers.read().ok().and_then(|b| b.get(path).map(|t| crate::workspace::reads::hash(&**t))) {
+        if let Some(h) = self.buffers.read().ok().and_then(|b| b.get(path).map(|t| crate::workspace::readlog::hash(&**t))) {
             return h;
         }
         self.base.fingerprint(path)

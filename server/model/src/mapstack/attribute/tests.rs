@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::mapstack::formula_map_data;
 use crate::mapstack::report::describe;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::workspace::roots::FileRoots;
 use crate::workspace::vfs::{FileTable, MemFs, Vfs};
 use crate::workspace::Workspace;

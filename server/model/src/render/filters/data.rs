@@ -1,10 +1,10 @@
 //! The data filters (`salt/utils/data.py`, and those `salt/utils/jinja.py` defines over lists
 //! and dicts: `unique`, the set operations, `flatten`, `min`/`max`/`avg`, `json_query`, ...).
 
-use super::{bind, data, invalid, py_type, text_of};
+use super::args::{bind, data, invalid, py_type, text_of};
 use crate::py::builtins::{is_py_space, parse_int, py_cmp, py_eq, str_of, type_name};
 use crate::py::path::normpath;
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::{Kwargs, Rest, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::Value as J;

@@ -1,7 +1,7 @@
 //! The `*_dict_key_value` filters (`salt/utils/dictupdate.py`): change the dict at a key path in
 //! place, and return the dict.
 
-use super::{bind, invalid, py_type, required_str, text_of};
+use super::args::{bind, invalid, py_type, required_str, text_of};
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 

@@ -1,6 +1,6 @@
 //! Hashing and encoding filters (`salt/utils/hashutils.py`, `uuid_` in `salt/utils/jinja.py`).
 
-use super::{invalid, py_type};
+use super::args::{invalid, py_type};
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
 use minijinja::value::{Value, ValueKind};

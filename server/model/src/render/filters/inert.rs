@@ -1,10 +1,18 @@
 //! Host-touching or random filters: never run. Each inert value has the type Salt's filter
 //! returns, so the template's own logic still works on it; each use records a hint.
 
-use super::{Hints, Inert};
+use std::sync::{Arc, Mutex};
+
 use indexmap::IndexMap;
 use minijinja::value::{Rest, Value};
 use minijinja::Environment;
+
+/// Where a render collects what it could not do for real (the `hints` of
+/// [`crate::render::jinja::Rendered`]).
+pub type Hints = Arc<Mutex<Vec<String>>>;
+
+/// The inert answer of a filter that is not run, from its value and arguments.
+type Inert = fn(&[Value]) -> Value;
 
 pub(super) fn register(env: &mut Environment<'_>, hints: Hints) {
     // Host-touching or random filters: never run. Each inert value has the type Salt's

@@ -1,10 +1,10 @@
 //! The Jinja2 builtin filters (`jinja2/filters.py`) whose minijinja versions print or convert
 //! differently in ways a formula sees, answered as Jinja2 under Salt 3008 answers them.
 
+use super::args::{bind, data, defined, invalid, py_type, width_of};
 use super::data::py_float;
-use super::{bind, data, defined, invalid, py_type, width_of};
 use crate::py::builtins::{is_py_space, py_cmp, str_of};
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{Environment, Error, State};
 use serde_json::Value as J;

@@ -4,20 +4,17 @@
 //! differently in ways a formula sees. Filters that would touch the host or are random never
 //! run: they give an inert value and record a hint.
 
-use std::sync::{Arc, Mutex};
+use minijinja::Environment;
 
-use crate::py::builtins::type_name;
-use crate::render::convert::to_json;
-use minijinja::value::{Kwargs, Value, ValueKind};
-use minijinja::{Environment, Error, ErrorKind};
-use serde_json::Value as J;
+pub use inert::Hints;
 
+mod args;
 mod data;
 mod dictupdate;
 mod hashutils;
 mod inert;
+mod is_tests;
 mod jinja2;
-mod jinja_tests;
 mod network;
 mod regex;
 mod serialize;
@@ -25,13 +22,6 @@ mod stringutils;
 
 #[cfg(test)]
 mod salt_tests;
-
-/// Where a render collects what it could not do for real (the `hints` of
-/// [`crate::render::jinja::Rendered`]).
-pub type Hints = Arc<Mutex<Vec<String>>>;
-
-/// The inert answer of a filter that is not run, from its value and arguments.
-type Inert = fn(&[Value]) -> Value;
 
 /// Adds Salt's filters and tests to `env`; the inert ones push their hints into `hints`.
 pub fn register(env: &mut Environment<'_>, hints: Hints) {
@@ -42,90 +32,7 @@ pub fn register(env: &mut Environment<'_>, hints: Hints) {
     hashutils::register(env);
     stringutils::register(env);
     network::register(env);
-    jinja_tests::register(env);
+    is_tests::register(env);
     jinja2::register(env);
     inert::register(env, hints);
 }
-
-use crate::py::percent::MAX_WIDTH;
-
-/// A width argument as a count of characters, refused past [`MAX_WIDTH`].
-fn width_of(n: i64) -> Result<usize, Error> {
-    if n > MAX_WIDTH {
-        return Err(invalid("width too big"));
-    }
-    Ok(n.max(0) as usize)
-}
-
-fn invalid(msg: impl Into<String>) -> Error {
-    Error::new(ErrorKind::InvalidOperation, msg.into())
-}
-
-/// Salt's `StrictUndefined` raises as soon as a filter converts, iterates or prints it.
-fn defined(v: &Value) -> Result<(), Error> {
-    if v.is_undefined() {
-        return Err(Error::from(ErrorKind::UndefinedError));
-    }
-    Ok(())
-}
-
-/// Python's binding of a filter's arguments after the value: positional ones in order, then
-/// keyword ones by name (minijinja passes keywords as a trailing [`Kwargs`] value).
-fn bind(name: &str, args: &[Value], params: &[&str]) -> Result<Vec<Option<Value>>, Error> {
-    super::budget::check()?;
-    let (positional, kwargs) = match args.split_last() {
-        Some((last, rest)) if last.is_kwargs() => (rest, Some(Kwargs::try_from(last.clone())?)),
-        _ => (args, None),
-    };
-    if positional.len() > params.len() {
-        return Err(Error::new(ErrorKind::TooManyArguments, format!("{name}() takes at most {} arguments ({} given)", params.len() + 1, positional.len() + 1)));
-    }
-    let mut out: Vec<Option<Value>> = positional.iter().cloned().map(Some).collect();
-    out.resize(params.len(), None);
-    if let Some(kwargs) = kwargs {
-        for key in kwargs.args() {
-            let Some(i) = params.iter().position(|p| *p == key) else {
-                return Err(invalid(format!("{name}() got an unexpected keyword argument '{key}'")));
-            };
-            if out[i].is_some() {
-                return Err(invalid(format!("{name}() got multiple values for argument '{key}'")));
-            }
-            out[i] = Some(kwargs.peek::<Value>(key)?);
-        }
-    }
-    Ok(out)
-}
-
-fn required_str(name: &str, param: &str, v: Option<&Value>) -> Result<String, Error> {
-    match v {
-        Some(v) => Ok(text_of(v)?.to_string()),
-        None => Err(Error::new(ErrorKind::MissingArgument, format!("{name}() missing required argument: '{param}'"))),
-    }
-}
-
-/// A string argument of `re`, with Python's `TypeError` for anything else.
-fn text_of(v: &Value) -> Result<&str, Error> {
-    v.as_str().ok_or_else(|| invalid(format!("expected string or bytes-like object, got '{}'", py_type(v))))
-}
-
-fn py_type(v: &Value) -> &'static str {
-    match v.kind() {
-        ValueKind::Undefined => "StrictUndefined",
-        ValueKind::Bytes => "bytes",
-        ValueKind::Seq | ValueKind::Iterable => "list",
-        ValueKind::Map => "dict",
-        _ => type_name(&to_json(v)),
-    }
-}
-
-/// A template value as data (`render::convert::to_json`, which mutable lists and dicts go
-/// through too). Undefined is an error, as Salt's `StrictUndefined` raises when a filter
-/// converts, iterates or prints it.
-fn data(v: &Value) -> Result<J, Error> {
-    super::budget::check()?;
-    defined(v)?;
-    Ok(to_json(v))
-}
-
-// ---------------------------------------------------------------------------------------------
-// Serialisation.

@@ -1,7 +1,7 @@
 //! The address filters of `salt/utils/network.py` (`is_ip`, `ipaddr`, `ipwrap`, ...).
 
-use super::{data, invalid};
-use crate::render::convert::from_json;
+use super::args::{data, invalid};
+use crate::render::mutable::from_json;
 use minijinja::value::Value;
 use minijinja::{Environment, Error};
 use serde_json::Value as J;

@@ -1,7 +1,7 @@
 //! The regular-expression filters of `salt/utils/jinja.py` (`regex_replace`, `regex_search`,
 //! `regex_match`, `regex_escape`), with Python's `re`.
 
-use super::{bind, invalid, required_str, text_of};
+use super::args::{bind, invalid, required_str, text_of};
 use crate::py::re::{PySearch, IGNORECASE, MULTILINE};
 use minijinja::value::{Rest, Value};
 use minijinja::{Environment, Error};

@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use crate::render::jinja::{render, JinjaContext};
+use crate::render::context::JinjaContext;
+use crate::render::jinja::render;
 
 fn run(src: &str) -> String {
     let ctx = JinjaContext {

@@ -1,7 +1,7 @@
 //! Salt's serialisation filters (`SerializerExtension` in `salt/utils/jinja.py`: `yaml`,
 //! `json`, `tojson`, the `load_*` loaders, the YAML quoting filters, `dict_to_sls_yaml_params`).
 
-use super::{bind, data, defined, invalid, py_type, text_of, width_of};
+use super::args::{bind, data, defined, invalid, py_type, text_of, width_of};
 use crate::py::builtins::{is_py_space, py_cmp, str_of};
 use crate::render::convert::to_json;
 use minijinja::value::{Rest, Value, ValueKind};

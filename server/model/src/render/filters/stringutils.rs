@@ -1,11 +1,11 @@
 //! The text filters of `salt/utils/stringutils.py` and `salt/utils/jinja.py` (`is_hex`,
 //! `contains_whitespace`, `quote`, the case conversions, `sorted_ignorecase`).
 
+use super::args::{data, invalid, text_of};
 use super::data::py_iter;
 use super::jinja2::py_int_base;
-use super::{data, invalid, text_of};
 use crate::py::builtins::{is_py_space, type_name};
-use crate::render::convert::from_json;
+use crate::render::mutable::from_json;
 use minijinja::value::Value;
 use minijinja::{Environment, Error};
 use serde_json::Value as J;

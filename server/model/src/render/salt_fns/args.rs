@@ -4,7 +4,7 @@
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 
-use super::{key_arg, raised, string};
+use super::common::{key_arg, raised, string};
 use crate::render::convert::key_text;
 
 /// A Python signature: positional-or-keyword parameters (the first `required` without a

@@ -2,13 +2,14 @@
 //! [`crate::render::config_lookup`]).
 
 use super::args::{Bound, Sig};
-use super::{merge_error, raised, Functions, DELIM};
+use super::common::{merge_error, raised, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::fnmatch;
 use crate::render::config_lookup::{config_defaults, config_locate, config_merged, config_source, ConfigSource, CONFIG_MISSING};
-use crate::render::convert::{from_data, from_json, to_json};
+use crate::render::convert::to_json;
+use crate::render::mutable::{from_data, from_json};
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 use serde_json::{Map, Value};

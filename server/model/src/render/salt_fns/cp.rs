@@ -2,8 +2,8 @@
 //! compile, so a created or deleted SLS file re-renders what asked).
 
 use super::args::Sig;
-use super::{string, Functions};
-use crate::render::convert::from_json;
+use super::common::{string, Functions};
+use crate::render::mutable::from_json;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

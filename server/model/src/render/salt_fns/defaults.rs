@@ -1,11 +1,11 @@
 //! `salt/modules/defaults.py`: `merge`, `deepcopy`, `update`, `get`.
 
 use super::args::Sig;
-use super::{merge_error, py_type, raised, traverse, Functions, DELIM};
+use super::common::{merge_error, py_type, raised, traverse, Functions, DELIM};
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;
-use crate::render::convert::{deepcopy, from_json, from_json_like, to_json};
-use crate::render::mutable::MDict;
+use crate::render::convert::to_json;
+use crate::render::mutable::{deepcopy, from_json, from_json_like, MDict};
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 use serde_json::{Map, Value};

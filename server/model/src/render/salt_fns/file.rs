@@ -1,7 +1,7 @@
 //! `salt/modules/file.py`'s pure path helpers: `join`, `dirname`, `basename`.
 
 use super::args::Sig;
-use super::{raised, string, Functions};
+use super::common::{raised, string, Functions};
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

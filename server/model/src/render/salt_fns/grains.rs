@@ -2,12 +2,13 @@
 //! (`salt.utils.data.filter_by`, which `pillar.filter_by` shares).
 
 use super::args::Sig;
-use super::{key_arg, merge_error, py_type, raised, string, traverse, Functions, DELIM};
+use super::common::{key_arg, merge_error, py_type, raised, string, traverse, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::data::traverse_dict_and_list;
 use crate::py::dictupdate;
 use crate::py::fnmatch;
-use crate::render::convert::{from_json, from_json_like, key_text, to_json};
+use crate::render::convert::{key_text, to_json};
+use crate::render::mutable::{from_json, from_json_like};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::{Map, Value};

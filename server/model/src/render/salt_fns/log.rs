@@ -1,7 +1,7 @@
 //! `salt/modules/logmod.py`: each logs its message and returns True.
 
 use super::args::Sig;
-use super::Functions;
+use super::common::Functions;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

@@ -1,8 +1,8 @@
 //! saltext-formula's `map.data`, answered by the mapstack model the pipeline passes in.
 
 use super::args::Sig;
-use super::{raised, Functions};
-use crate::render::convert::from_json;
+use super::common::{raised, Functions};
+use crate::render::mutable::from_json;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

@@ -2,7 +2,7 @@
 //! `compound`, `grain`, ...), through the pipeline's target matchers.
 
 use super::args::{Bound, Sig};
-use super::{py_type, raised, Functions, DELIM};
+use super::common::{py_type, raised, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::render::convert::to_json;
 use crate::render::mutable::MDict;

@@ -6,20 +6,22 @@
 //! an empty string, with a hint. A function the minion does not have at all ([`catalog`]) never
 //! gets here: the `salt` object leaves it undefined, as Salt's loader does.
 
+use std::sync::Mutex;
+
+use minijinja::value::Value as JValue;
+use minijinja::Error;
+use serde_json::Value;
+
 use crate::py::builtins as py;
-use crate::py::data::traverse_dict_and_list;
-use crate::py::dictupdate::{self, MergeError};
-use crate::render::convert::{child, from_json, from_json_like, key_text, to_json};
-use crate::render::jinja::JinjaContext;
-use crate::render::mutable::{MDict, MList};
+use crate::render::context::JinjaContext;
+use crate::render::convert::to_json;
+use crate::render::mutable::from_json;
 use args::split_kwargs;
-use minijinja::value::{Value as JValue, ValueKind};
-use minijinja::{Error, ErrorKind};
-use serde_json::{Map, Value};
-use std::sync::{Arc, Mutex};
+use common::Functions;
 
 mod args;
 pub mod catalog;
+mod common;
 mod config;
 mod cp;
 mod defaults;
@@ -30,23 +32,10 @@ mod map;
 mod r#match;
 mod pillar;
 mod slsutil;
-mod test;
+mod test_module;
 
 #[cfg(test)]
 mod tests;
-
-/// Decides a target for `match.filter_by`: `(matcher, target, minion_id, delimiter)`, the
-/// matcher named as Salt's `salt/matchers/<name>_match.py` is, for this minion (or for
-/// `minion_id` where the matcher takes one).
-pub type Matcher = Arc<dyn Fn(&str, &str, Option<&str>, Option<&str>) -> bool + Send + Sync>;
-
-/// Answers `salt["map.data"](tpldir)` (saltext-formula) for this minion: what it returns and
-/// what was not analysed, or the exception Salt raises. The pipeline passes one in (the
-/// mapstack model comes after `render`).
-pub type MapDataFn = Arc<dyn Fn(&str) -> Result<(Value, Vec<String>), String> + Send + Sync>;
-
-/// `DEFAULT_TARGET_DELIM` (`salt/defaults/__init__.py`).
-const DELIM: &str = ":";
 
 /// Calls Salt function `name` (`pillar.get`) with a template's arguments (keyword arguments
 /// last, as minijinja passes them).
@@ -65,142 +54,10 @@ pub fn call(ctx: &JinjaContext, hints: &Mutex<Vec<String>>, pillar: Option<&JVal
         "match" => r#match::call(&f, name, args),
         "file" => file::call(&f, name, args),
         "log" => log::call(&f, name, args),
-        "test" => test::call(&f, name, args),
+        "test" => test_module::call(&f, name, args),
         "map" => map::call(&f, name, args),
         "cp" => cp::call(&f, name, args),
         _ => Ok(f.inert(name)),
-    }
-}
-
-/// One call's view of the minion.
-struct Functions<'a> {
-    ctx: &'a JinjaContext,
-    hints: &'a Mutex<Vec<String>>,
-    /// The render's `__pillar__` (what `pillar.get` hands out, as Python hands out the
-    /// objects inside it; not the template's `pillar` variable).
-    pillar: Option<&'a JValue>,
-}
-
-impl Functions<'_> {
-    fn hint(&self, text: impl Into<String>) {
-        if let Ok(mut h) = self.hints.lock() {
-            h.push(text.into());
-        }
-    }
-
-    fn inert(&self, name: &str) -> JValue {
-        self.hint(format!("`salt['{name}']` is not executed during analysis; it rendered as an empty value"));
-        inert_value(name)
-    }
-
-    /// `dictupdate.update(dest, upd, ...)` where Python changes `dest` itself: a mutable dict
-    /// is changed in place (nested dicts that are merged keep their identity, so other names
-    /// bound to them see the change) and returned; any other dict cannot change, so the
-    /// merged copy is returned, with a hint.
-    fn update_in_place(&self, func: &str, dest: &JValue, upd: &JValue, recursive: bool, merge_lists: bool) -> Result<JValue, Error> {
-        let mut merged = to_json(dest);
-        dictupdate::update(&mut merged, &to_json(upd), recursive, merge_lists, false).map_err(merge_error)?;
-        Ok(self.write_back(func, dest, &merged, upd))
-    }
-
-    /// `dest` changed to `result` in place (see `update_in_place`); `upd` is where the new
-    /// values came from (their dicts keep its dicts' types: `OrderedDict` stays one).
-    fn write_back(&self, func: &str, dest: &JValue, result: &Value, upd: &JValue) -> JValue {
-        match (crate::render::mutable::dict_of(dest), result) {
-            (Some(d), Value::Object(r)) => {
-                sync(&d, r, upd);
-                dest.clone()
-            }
-            _ => {
-                if dest.kind() == ValueKind::Map {
-                    self.hint(format!(
-                        "`{func}` changes its first argument in place in Salt; here that dict is read-only, so only the returned value has the change"
-                    ));
-                }
-                from_json_like(result, &[dest, upd], false)
-            }
-        }
-    }
-}
-
-/// `traverse_dict_and_list` with Python's `str.split`, which refuses an empty separator.
-fn traverse<'v>(data: &'v Value, key: &str, delimiter: &str) -> Result<Option<&'v Value>, Error> {
-    if delimiter.is_empty() {
-        return Err(raised("empty separator"));
-    }
-    Ok(traverse_dict_and_list(data, key, delimiter))
-}
-
-/// Python's `type(v).__name__`, for messages.
-fn py_type(v: &JValue) -> &'static str {
-    match v.kind() {
-        ValueKind::Undefined | ValueKind::None => "NoneType",
-        ValueKind::Seq | ValueKind::Iterable => "list",
-        ValueKind::Map => "dict",
-        _ => py::type_name(&to_json(v)),
-    }
-}
-
-/// Makes mutable dict `dest` hold `result`: keys it no longer has go, new keys are appended,
-/// and a key whose old value is a mutable dict and new value a dict is synced recursively, so
-/// the nested dict keeps its identity as Python's in-place `update` keeps it.
-fn sync(dest: &Arc<MDict>, result: &Map<String, Value>, upd: &JValue) {
-    // Read `upd` and build the new values with `dest` unlocked: either may be `dest` or hold it.
-    let froms: Vec<JValue> = result.keys().map(|k| if upd.kind() == ValueKind::Map { child(upd, k) } else { JValue::UNDEFINED }).collect();
-    let plan: Vec<(JValue, Option<JValue>)> = {
-        let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.retain(|k, _| result.contains_key(&key_text(k)));
-        result
-            .keys()
-            .map(|k| {
-                let key = if map.contains_key(&JValue::from(k.as_str())) {
-                    JValue::from(k.as_str())
-                } else {
-                    // A non-string key (`7`) that the JSON form spelled as text.
-                    map.keys().find(|mk| mk.as_str().is_none() && key_text(mk) == *k).cloned().unwrap_or_else(|| JValue::from(k.as_str()))
-                };
-                let old = map.get(&key).cloned();
-                (key, old)
-            })
-            .collect()
-    };
-    let mut new = Vec::new();
-    for (((key, old), v), from) in plan.into_iter().zip(result.values()).zip(froms) {
-        let nested = old.as_ref().and_then(|o| o.downcast_object::<MDict>()).filter(|sub| !Arc::ptr_eq(sub, dest));
-        match (nested, v) {
-            (Some(sub), Value::Object(vm)) => sync(&sub, vm, &from),
-            _ => new.push((key, from_json_like(v, &[&old.unwrap_or(JValue::UNDEFINED), &from], false))),
-        }
-    }
-    let mut map = dest.0.lock().unwrap_or_else(|e| e.into_inner());
-    for (key, v) in new {
-        map.insert(key, v);
-    }
-}
-
-/// A Python exception raised inside a Salt function; Salt's renderer reports its text.
-fn raised(message: impl Into<String>) -> Error {
-    Error::new(ErrorKind::InvalidOperation, message.into())
-}
-
-fn merge_error(e: MergeError) -> Error {
-    raised(e.message)
-}
-
-/// A key path argument: a string, or a number or bool, which `traverse_dict_and_list` looks up
-/// as itself (the profile's JSON keys are its `str()`).
-fn key_arg(v: &JValue) -> Result<String, Error> {
-    match v.kind() {
-        ValueKind::Number | ValueKind::Bool => Ok(py::str_of(&to_json(v))),
-        _ => string(v),
-    }
-}
-
-/// A `str` argument (Python calls `str` methods on it, which other types lack).
-fn string(v: &JValue) -> Result<String, Error> {
-    match v.as_str() {
-        Some(s) => Ok(s.to_string()),
-        None => Err(raised(format!("expected a string, got {} {}", py_type(v), py::repr(&to_json(v))))),
     }
 }
 
@@ -219,51 +76,4 @@ fn pinned(ctx: &JinjaContext, name: &str, args: &[JValue]) -> Option<Value> {
         None => py::str_of(&to_json(&first)),
     };
     answers.get(&key).cloned()
-}
-
-/// The empty value of the type a function that is not executed returns, so that what a
-/// template does with it (`.items()`, `.get()`, a loop) still works: Salt's functions that
-/// answer a mapping or a list answer an empty one when there is nothing (`mine.get` on a
-/// masterless minion is `{}`); everything else is an empty string.
-fn inert_value(name: &str) -> JValue {
-    const DICTS: &[&str] = &[
-        "mine.get",
-        "publish.publish",
-        "publish.full_data",
-        "user.info",
-        "group.info",
-        "pkg.list_pkgs",
-        "pkg.list_repos",
-        "network.interfaces",
-        "network.routes",
-        "file.stats",
-        "cmd.run_all",
-        "disk.usage",
-        "status.meminfo",
-        "x509.read_certificate",
-    ];
-    const LISTS: &[&str] = &[
-        "network.ip_addrs",
-        "network.ip_addrs6",
-        "file.find",
-        "cp.list_master",
-        "cp.list_master_dirs",
-        "cp.list_states",
-        "service.get_all",
-        "service.get_enabled",
-        "service.get_running",
-        "user.list_users",
-        "file.readdir",
-        "dnsutil.A",
-        "dnsutil.AAAA",
-        "dig.A",
-        "dig.AAAA",
-    ];
-    if DICTS.contains(&name) {
-        JValue::from_object(MDict::default())
-    } else if LISTS.contains(&name) {
-        JValue::from_object(MList::default())
-    } else {
-        JValue::from("")
-    }
 }

@@ -1,11 +1,12 @@
 //! `salt/modules/pillar.py`: `pillar.get`, `items`, `item`, `raw`, `keys` and `filter_by`.
 
 use super::args::{Bound, Sig};
-use super::{key_arg, merge_error, raised, string, traverse, Functions, DELIM};
+use super::common::{key_arg, merge_error, raised, string, traverse, Functions, DELIM};
 use crate::py::builtins as py;
 use crate::py::builtins::truthy;
 use crate::py::dictupdate;
-use crate::render::convert::{from_data, from_data_whole, from_json, from_json_like, to_json};
+use crate::render::convert::to_json;
+use crate::render::mutable::{from_data, from_data_whole, from_json, from_json_like};
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::{Map, Value};

@@ -1,11 +1,12 @@
 //! `salt/modules/slsutil.py`: `merge`, `merge_all`, `update`, `serialize`, `deserialize`.
 
 use super::args::Sig;
-use super::{merge_error, raised, string, Functions};
+use super::common::{merge_error, raised, string, Functions};
 use crate::py::dictupdate;
 use crate::py::{json, yaml_dump};
-use crate::render::convert::{from_json_like, to_json};
+use crate::render::convert::to_json;
 use crate::render::mutable;
+use crate::render::mutable::from_json_like;
 use minijinja::value::{Value as JValue, ValueKind};
 use minijinja::Error;
 use serde_json::Value;

@@ -15,7 +15,8 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::render::jinja::{self, JinjaContext};
+use crate::render::context::JinjaContext;
+use crate::render::jinja;
 
 const PROFILE: &str = r#"{"grains": {"os_family": "RedHat", "os": "CentOS", "osmajorrelease": 7, "osfinger": "CentOS-7",
             "roles": ["db", "web"], "ip_interfaces": {"eth0": ["10.0.0.5"]}, "num_cpus": 4,

@@ -1,7 +1,8 @@
 //! The `compound` matcher (`salt/matchers/compound_match.py` and
 //! `salt/utils/minions.py:parse_target`): words are split on whitespace, each term is run
 //! through its engine, the results are pasted into a Python expression with `and`, `or`,
-//! `not` and parentheses, and that expression is evaluated as Python's `eval` would.
+//! `not` and parentheses, and that expression is evaluated as Python's `eval` would. A
+//! nodegroup target (`nodegroup_match.py`) is this matcher on the group's expansion.
 
 use std::collections::VecDeque;
 
@@ -20,9 +21,6 @@ pub struct TargetInfo<'a> {
     /// What the engine is given.
     pub pattern: &'a str,
 }
-
-/// The operators Salt copies into the expression verbatim.
-pub const OPERATORS: &[&str] = &["and", "or", "not", "(", ")"];
 
 /// `parse_target(word)`. A word the regex does not match at all (one with a newline inside)
 /// comes back whole, with no engine.
@@ -271,6 +269,67 @@ fn run_engine(ctx: &MatchContext, matcher: &str, pattern: &str, delimiter: Optio
             None => glob::matches(ctx, pattern),
         },
     }
+}
+
+/// `nodegroup_match.match(tgt, nodegroups)`: False without nodegroups or without this group,
+/// else the compound matcher on the group's expansion.
+pub fn matches_nodegroup(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
+    let shown = py::str_of(tgt);
+    let groups = match ctx.nodegroups {
+        Value::Object(m) if !m.is_empty() => m,
+        _ => {
+            return MatchOutcome::failed(
+                "nodegroup",
+                shown.clone(),
+                // With none at all, the configuration read is likely not the master's (which
+                // defines them): a warning, with how to say it, not an error.
+                MatchError {
+                    severity: super::Severity::Warning,
+                    ..MatchError::logged(
+                        MatchErrorKind::UndefinedNodegroup,
+                        format!(
+                            "no nodegroups are defined here, so nodegroup {} never matches (if the master defines them, give its configuration with -c DIR or set nodegroups: in salt-analyzer.yaml)",
+                            quote(&shown)
+                        ),
+                    )
+                },
+            );
+        }
+    };
+    let name = match tgt {
+        Value::String(s) => s.as_str(),
+        Value::Array(_) | Value::Object(_) => {
+            return MatchOutcome::failed(
+                "nodegroup",
+                shown,
+                MatchError::raised(MatchErrorKind::InvalidTarget, format!("nodegroup target {} is unhashable (Salt raises TypeError)", py::repr(tgt))),
+            )
+        }
+        // A non-string name is never a key of nodegroups loaded from a config file.
+        _ => "",
+    };
+    if name.is_empty() || !groups.contains_key(name) {
+        return MatchOutcome::failed(
+            "nodegroup",
+            shown.clone(),
+            MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("nodegroup {} is not defined", quote(&shown))),
+        );
+    }
+    let expansion = nodegroup::nodegroup_comp(name, ctx.nodegroups);
+    let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
+    let display = spliced.join(" ");
+    if expansion.errors.iter().any(|e| e.fatal) {
+        let mut out = MatchOutcome::new("nodegroup", name, false, format!("nodegroup {} cannot be expanded", quote(name)));
+        out.errors = expansion.errors;
+        return out;
+    }
+    let inner = matches_words(ctx, expansion.words.clone(), &display);
+    let verb = if inner.matched { "matches" } else { "does not match" };
+    let mut out = MatchOutcome::new("nodegroup", name, inner.matched, format!("nodegroup {} expands to {}, which {verb}", quote(name), quote(&display)));
+    out.errors = expansion.errors;
+    out.errors.extend(inner.errors.iter().cloned());
+    out.parts.push(inner);
+    out
 }
 
 /// Parentheses glued to a word are part of the glob, not grouping (`salt/matchers/compound_match.py`, `salt/utils/minions.py` `parse_target`).

@@ -1,12 +1,13 @@
-//! Nodegroups (`salt/matchers/nodegroup_match.py`, `salt/utils/minions.py:nodegroup_comp`
-//! and `_nodegroup_regex`): expanding a group from `opts["nodegroups"]` into compound words,
-//! with Salt's loop detection and its habit of splicing a plain group in without parentheses.
-
+//! Nodegroups (`salt/utils/minions.py:nodegroup_comp` and `_nodegroup_regex`): expanding a
+//! group from `opts["nodegroups"]` into compound words, with Salt's loop detection and its
+//! habit of splicing a plain group in without parentheses. The `nodegroup` matcher itself
+//! (`salt/matchers/nodegroup_match.py`: the compound matcher on the expansion) is
+//! `compound::matches_nodegroup`.
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::{compound, py, quote, MatchContext, MatchError, MatchErrorKind, MatchOutcome};
+use super::{py, quote, MatchError, MatchErrorKind, OPERATORS};
 
 /// The most words an expansion may produce. Salt has no limit, but groups nested in a
 /// diamond can double the word count at every level.
@@ -26,67 +27,6 @@ pub struct Expansion {
     pub wrapped: bool,
     /// Unknown groups, loops, bad definitions, and (fatal) shapes Salt raises on.
     pub errors: Vec<MatchError>,
-}
-
-/// `nodegroup_match.match(tgt, nodegroups)`: False without nodegroups or without this group,
-/// else the compound matcher on the group's expansion.
-pub fn matches(ctx: &MatchContext, tgt: &Value) -> MatchOutcome {
-    let shown = py::str_of(tgt);
-    let groups = match ctx.nodegroups {
-        Value::Object(m) if !m.is_empty() => m,
-        _ => {
-            return MatchOutcome::failed(
-                "nodegroup",
-                shown.clone(),
-                // With none at all, the configuration read is likely not the master's (which
-                // defines them): a warning, with how to say it, not an error.
-                MatchError {
-                    severity: super::Severity::Warning,
-                    ..MatchError::logged(
-                        MatchErrorKind::UndefinedNodegroup,
-                        format!(
-                            "no nodegroups are defined here, so nodegroup {} never matches (if the master defines them, give its configuration with -c DIR or set nodegroups: in salt-analyzer.yaml)",
-                            quote(&shown)
-                        ),
-                    )
-                },
-            );
-        }
-    };
-    let name = match tgt {
-        Value::String(s) => s.as_str(),
-        Value::Array(_) | Value::Object(_) => {
-            return MatchOutcome::failed(
-                "nodegroup",
-                shown,
-                MatchError::raised(MatchErrorKind::InvalidTarget, format!("nodegroup target {} is unhashable (Salt raises TypeError)", py::repr(tgt))),
-            )
-        }
-        // A non-string name is never a key of nodegroups loaded from a config file.
-        _ => "",
-    };
-    if name.is_empty() || !groups.contains_key(name) {
-        return MatchOutcome::failed(
-            "nodegroup",
-            shown.clone(),
-            MatchError::logged(MatchErrorKind::UndefinedNodegroup, format!("nodegroup {} is not defined", quote(&shown))),
-        );
-    }
-    let expansion = nodegroup_comp(name, ctx.nodegroups);
-    let spliced: Vec<String> = expansion.words.iter().map(py::str_of).collect();
-    let display = spliced.join(" ");
-    if expansion.errors.iter().any(|e| e.fatal) {
-        let mut out = MatchOutcome::new("nodegroup", name, false, format!("nodegroup {} cannot be expanded", quote(name)));
-        out.errors = expansion.errors;
-        return out;
-    }
-    let inner = compound::matches_words(ctx, expansion.words.clone(), &display);
-    let verb = if inner.matched { "matches" } else { "does not match" };
-    let mut out = MatchOutcome::new("nodegroup", name, inner.matched, format!("nodegroup {} expands to {}, which {verb}", quote(name), quote(&display)));
-    out.errors = expansion.errors;
-    out.errors.extend(inner.errors.iter().cloned());
-    out.parts.push(inner);
-    out
 }
 
 /// `nodegroup_comp(name, nodegroups)`: the compound words for a group, with nested `N@`
@@ -150,7 +90,7 @@ impl Comp<'_> {
         let mut expanded = false;
         for word in &words {
             let w = py::str_of(word);
-            if compound::OPERATORS.contains(&w.as_str()) {
+            if OPERATORS.contains(&w.as_str()) {
                 ret.push(Value::String(w));
             } else if w.chars().count() >= 3 && w.starts_with("N@") {
                 expanded = true;
@@ -199,7 +139,7 @@ impl Comp<'_> {
                 format!("nodegroup {} contains {}, which is unhashable (Salt raises TypeError)", quote(name), py::repr(bad)),
             ));
         }
-        if words.iter().any(|w| w.as_str().is_some_and(|s| compound::OPERATORS.contains(&s))) {
+        if words.iter().any(|w| w.as_str().is_some_and(|s| OPERATORS.contains(&s))) {
             return Ok(None);
         }
         let mut strs = Vec::with_capacity(words.len());
@@ -230,6 +170,8 @@ impl Comp<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::targeting::matchers::compound::{self, matches_nodegroup as matches};
+    use crate::targeting::matchers::MatchContext;
     use serde_json::json;
 
     fn words(e: &Expansion) -> Vec<String> {

@@ -1,8 +1,10 @@
 //! Top-file compilation as Salt 3008 does it (`salt/state.py` `BaseHighState.get_tops`, `merge_tops`, `verify_tops`, `top_matches`): which top files
 //! are read, how the merging strategies combine their sections, `verify_tops`, and which
 //! targets match a minion, with the reason for every decision (the `top --explain` data the
-//! editor shows on hover).
+//! editor shows on hover). This file holds the data the steps hand on; `compile.rs` runs them
+//! in Salt's order.
 
+mod compile;
 mod explain;
 mod matching;
 mod merge;
@@ -13,22 +15,16 @@ use std::path::PathBuf;
 
 use indexmap::IndexMap;
 
+pub use compile::compile_top;
 pub use matching::{top_matches, top_matches_checked, TopMatches};
 pub use merge::merge_tops;
 pub use read::get_tops;
 pub(crate) use read::render_top;
 pub use verify::verify_tops;
-use verify::verify_tops_keyed;
 
 use crate::diagnostic::SaltError;
-use crate::render::jinja::JinjaSetup;
-use crate::targeting::matchers::MatchContext;
 use crate::targeting::Matches;
-use crate::value::{Dict, Loc, Val, V};
-use crate::workspace::config::Opts;
-use crate::workspace::roots::get_envs;
-use crate::workspace::roots::FileRoots;
-use crate::workspace::vfs::{FileTable, Vfs};
+use crate::value::{Dict, Loc, Val};
 
 /// One rendered top file (or `{}` for an environment without one).
 #[derive(Debug, Clone)]
@@ -124,75 +120,6 @@ pub struct TopResult {
     pub env_order: Vec<String>,
 }
 
-/// The whole top compilation for one minion.
-pub fn compile_top(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut FileTable, ctx: &MatchContext, jinja: Option<&JinjaSetup>) -> TopResult {
-    let client_envs: Vec<String> = roots.env_names().map(str::to_string).collect();
-    let env_order = get_envs(opts, &client_envs);
-    let mut result = TopResult { env_order: env_order.clone(), ..Default::default() };
-    result.strategy = opts.top_file_merging_strategy.clone();
-    let tops = match get_tops(fs, opts, roots, files, jinja) {
-        Ok(t) => t,
-        Err(e) => {
-            // Raised inside get_tops, caught by get_top: the top is `{}`.
-            result.render_errors.push(e);
-            return result;
-        }
-    };
-    let mut avail = vec!["base".to_string()];
-    avail.extend(env_order.iter().filter(|e| *e != "base").cloned());
-    avail.extend(tops.listed_envs.iter().cloned());
-    result.avail_envs = avail.clone();
-    if !tops.errors.is_empty() {
-        // get_top catches the SaltRenderError and answers `{}`: nothing matches.
-        result.render_errors.extend(tops.errors.clone());
-        return result;
-    }
-    if let Some(e) = tops.raised.first() {
-        result.raised = Some(e.clone());
-        result.verify_errors = vec![e.clone()];
-        return result;
-    }
-    let (merged, sections, strategy) = merge_tops(opts, &tops);
-    result.sections = sections;
-    result.strategy = strategy;
-    let merged = match merged {
-        Ok(m) => m,
-        Err(e) => {
-            // Raised by merge_tops, which get_top does not guard: Salt fails outright.
-            result.raised = Some(e.clone());
-            result.verify_errors = vec![e];
-            return result;
-        }
-    };
-    // Sections whose key is not a string and that the strategy used.
-    let mut non_string: Vec<(String, Option<Loc>)> = Vec::new();
-    for doc in tops.envs.values().flatten() {
-        for (key, _) in &doc.data.0 {
-            let name = key.py_str();
-            if matches!(key.v, V::Str(_)) || non_string.iter().any(|(n, _)| *n == name) {
-                continue;
-            }
-            if result.sections.iter().any(|d| d.used && d.section == name && d.path == doc.path) {
-                non_string.push((name, key.at.clone()));
-            }
-        }
-    }
-    result.verify_errors = verify_tops_keyed(&merged, &non_string);
-    let m = top_matches_checked(opts, &avail, ctx, &merged);
-    result.matches = m.matches;
-    result.targets = m.decisions;
-    result.raised = m.raised.clone();
-    if result.verify_errors.is_empty() {
-        // state.show_top returns verify_tops' errors before matching; without them it gets
-        // as far as top_matches, and fails there.
-        if let Some(e) = m.raised {
-            result.verify_errors.push(e);
-        }
-    }
-    result.merged = merged;
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
@@ -201,7 +128,9 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::workspace::vfs::MemFs;
+    use crate::targeting::matchers::MatchContext;
+    use crate::workspace::roots::FileRoots;
+    use crate::workspace::vfs::{FileTable, MemFs};
     use crate::workspace::Workspace;
 
     /// Compile the top of a `#- path` fixture (rooted at `/ws`, options in its

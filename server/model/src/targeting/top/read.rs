@@ -6,7 +6,7 @@ use indexmap::IndexMap;
 use super::{TopDoc, Tops};
 use crate::diagnostic::{Code, SaltError};
 use crate::py::fnmatch;
-use crate::render::jinja::JinjaSetup;
+use crate::render::context::JinjaSetup;
 use crate::value::{Dict, Val, V};
 use crate::workspace::config::Opts;
 use crate::workspace::reads;

@@ -84,12 +84,12 @@ pub struct DiffArgs {
     pub shard: Option<(usize, usize)>,
     /// The Salt release both sides answer for (3006, 3007 or 3008, as `check --salt-version`);
     /// with --to-salt-version, the before side's.
-    #[arg(long, value_name = "VERSION", value_parser = crate::cli::salt_version_arg)]
+    #[arg(long, value_name = "VERSION", value_parser = super::options::salt_version_arg)]
     pub salt_version: Option<model::version::SaltVersion>,
     /// The Salt release of the after side: what upgrading Salt changes. Without --from and
     /// --to, both sides are the work tree (the same states, two releases); with them, this
     /// change on the new release.
-    #[arg(long, value_name = "VERSION", value_parser = crate::cli::salt_version_arg)]
+    #[arg(long, value_name = "VERSION", value_parser = super::options::salt_version_arg)]
     pub to_salt_version: Option<model::version::SaltVersion>,
 }
 
@@ -143,7 +143,7 @@ fn at_revision(repo: &salt_gitfs::Repo, work_dir: &Path, rev: &str) -> Result<Ar
 
 fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str, version: Option<model::version::SaltVersion>) -> Result<impact::Tree, String> {
     let mut ws = Workspace::load(&*fs, root, args.config_dir.as_deref()).map_err(|e| format!("at {label}: {e}"))?;
-    crate::cli::choose_salt_version(&mut ws, version);
+    super::options::choose_salt_version(&mut ws, version);
     ws.sql = Some(model::workspace::sql::Databases(Arc::new(salt_extpillar::Databases)));
     // The side's gitfs remotes (as its master configuration names them) mounted over it.
     let served = salt_gitfs::serve::serve_gitfs(&mut ws);
@@ -158,19 +158,19 @@ fn setup(fs: Arc<dyn Vfs>, root: &Path, args: &DiffArgs, label: &str, version: O
 /// The minions to compare: those asked for (profiles, else fleet minions), else every profile
 /// of either side and every minion of the fleet (`--fleet`, or the workspace's `fleet:`).
 fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec<Who>, ExitCode> {
-    let common = |minion: Option<String>| crate::cli::Common {
-        args: crate::cli::Unformatted {
+    let common = |minion: Option<String>| super::options::Common {
+        args: super::options::Unformatted {
             config_dir: args.config_dir.clone(),
             minion,
-            fleet: crate::cli::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
+            fleet: super::options::FleetArgs { fleet: args.fleet.clone(), shard: args.shard },
             quick: Default::default(),
             absolute_paths: false,
             salt_version: None,
         },
-        format: crate::cli::Format::Text,
+        format: super::options::Format::Text,
     };
     if !args.minions.is_empty() {
-        return Ok(args.minions.iter().map(|m| crate::cli::who_of(after, &common(Some(m.clone())))).collect());
+        return Ok(args.minions.iter().map(|m| super::minions::who_of(after, &common(Some(m.clone())))).collect());
     }
     let mut ids: Vec<String> = after.profiles.keys().cloned().collect();
     ids.extend(before.profiles.keys().filter(|k| !after.profiles.contains_key(*k)).cloned());
@@ -181,7 +181,7 @@ fn minions(args: &DiffArgs, before: &Workspace, after: &Workspace) -> Result<Vec
     }
     let mut who: Vec<Who> = ids.into_iter().map(Who::Profile).collect();
     if args.fleet.is_some() || !after.fleet.is_empty() {
-        let (fleet_who, fleet) = crate::cli::fleet_who(after, &common(None))?;
+        let (fleet_who, fleet) = super::minions::fleet_who(after, &common(None))?;
         for p in &fleet.problems {
             errln!("salt-analyzer: error: {p}");
         }
@@ -293,7 +293,7 @@ fn revision_sides(root: &Path, args: &DiffArgs) -> Result<Sides, String> {
 
 pub fn run(args: &DiffArgs) -> ExitCode {
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let root = crate::cli::find_root(None);
+    let root = super::options::find_root(None);
     // The same tree on two Salt releases needs no revisions (nor a repository).
     let same_tree = args.to_salt_version.is_some() && args.from.is_none() && args.to.is_none();
     let sides = if same_tree { Ok(work_tree_sides(&root)) } else { revision_sides(&root, args) };

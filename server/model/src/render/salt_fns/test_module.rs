@@ -1,7 +1,7 @@
 //! `salt/modules/test.py`: `ping`, `true_`, `false_` and `echo`.
 
 use super::args::Sig;
-use super::Functions;
+use super::common::Functions;
 use minijinja::value::Value as JValue;
 use minijinja::Error;
 

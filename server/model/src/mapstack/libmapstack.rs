@@ -8,33 +8,17 @@
 
 use serde_json::{json, Map, Value};
 
+use super::mapdata::{Stage, Status};
 use super::origin::Origins;
 use super::source::{self, Kind};
-use super::stack::{Env, Loaded, Stack};
-use super::{Stage, Status};
+use super::stack::{to_bool, Env, Stack};
 use crate::diagnostic::{Code, SaltError};
 use crate::py::builtins::{str_of, truthy};
 use crate::py::data::traverse_dict_and_list;
 use crate::render::config_lookup::{config_locate, config_source};
-use crate::value::{Val, V};
-
-/// `map.jinja`'s `map_sources`.
-pub(super) const DEFAULT_SOURCES: [&str; 7] = ["Y:G@osarch", "Y:G@os_family", "Y:G@os", "Y:G@osfinger", "C@{tplroot}:lookup", "C@{tplroot}", "Y:G@id"];
 
 fn error(message: impl Into<String>) -> SaltError {
     SaltError::new(Code::MapData, message)
-}
-
-/// Salt's Jinja filter `to_bool` (`salt/utils/jinja.py`).
-pub fn to_bool(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::String(s) => matches!(s.to_lowercase().as_str(), "yes" | "1" | "true"),
-        Value::Number(n) => n.as_i64().is_some_and(|i| i > 0),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(m) => !m.is_empty(),
-    }
 }
 
 /// `salt["config.get"](key, default)`.
@@ -49,7 +33,7 @@ pub(super) fn run(env: &mut Env) -> Result<(Value, Origins), SaltError> {
     let tplroot = env.tplroot.clone();
     let strategy = config_get(env, &format!("{tplroot}:strategy")).filter(|v| !v.is_null());
     let default_lists = config_get(env, &format!("{tplroot}:merge_lists")).unwrap_or(Value::Bool(false));
-    let sources: Vec<Value> = super::default_sources(super::Implementation::Jinja, &tplroot).into_iter().map(Value::String).collect();
+    let sources: Vec<Value> = super::mapdata::default_sources(super::mapdata::Implementation::Jinja, &tplroot).into_iter().map(Value::String).collect();
     let defaults = json!({ "sources": sources });
     let mut meta = Stack {
         config_get_strategy: strategy.clone().filter(truthy),
@@ -96,7 +80,7 @@ pub fn post_map(env: &mut Env, values: Value, origins: Origins) -> Result<(Value
     let Ok(text) = env.fs.read(&file) else { return Ok((values, origins)) };
     let id = env.files.add(file.clone(), text.as_str().into());
     let layer = env.layers.len();
-    env.layers.push(super::Layer {
+    env.layers.push(super::mapdata::Layer {
         stage: Stage::Formula,
         source: "post-map.jinja".into(),
         path: Some(rel.clone()),
@@ -225,30 +209,6 @@ fn file_names(dir: &str, query: &str, found: Option<&Value>) -> Vec<String> {
         }
     }
     out
-}
-
-/// A loaded layer file as the macro reads it: nothing when it loads as a falsy value, else
-/// `values` (default `{}`), `strategy` and `merge_lists` (through `to_bool`) traversed out of
-/// it; other keys are ignored.
-pub(super) fn layer_result(data: &Val, layer: usize) -> Loaded {
-    let json = data.to_json();
-    if !truthy(&json) {
-        return Loaded { layer, values: None, strategy: None, merge_lists: None };
-    }
-    let values = match data.as_dict().and_then(|d| d.0.iter().find(|(k, _)| matches!(&k.v, V::Str(s) if s == "values"))) {
-        Some((_, v)) => (v.to_json(), v.clone()),
-        None => {
-            let v = traverse_dict_and_list(&json, "values", ":").cloned().unwrap_or(Value::Object(Map::new()));
-            let spans = Val::from_json(&v, None);
-            (v, spans)
-        }
-    };
-    Loaded {
-        layer,
-        values: Some(values),
-        strategy: traverse_dict_and_list(&json, "strategy", ":").cloned(),
-        merge_lists: traverse_dict_and_list(&json, "merge_lists", ":").map(|v| Value::Bool(to_bool(v))),
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! Jinja tests: Salt's (`test_match`, `test_equalto` in `salt/utils/jinja.py`, and `list`), and
 //! the Jinja2 builtins (`jinja2/tests.py`) minijinja answers differently.
 
+use super::args::{bind, data, invalid, text_of};
 use super::regex::compile;
-use super::{bind, data, invalid, text_of};
 use crate::py::builtins::py_eq;
 use minijinja::value::{Rest, Value, ValueKind};
 use minijinja::{Environment, Error};
