@@ -62,6 +62,11 @@ pub(crate) struct State {
     pub(crate) initial_settings: Settings,
     /// The impact lens's and report's target release (the `impact.toSaltVersion` setting).
     pub(crate) impact_to: Option<model::version::SaltVersion>,
+    /// The semantic tokens last sent for each document, with their result id (a delta
+    /// request is answered against them).
+    pub(crate) tokens: std::collections::HashMap<PathBuf, (String, Vec<tower_lsp::lsp_types::SemanticToken>)>,
+    /// The last result id given out.
+    pub(crate) tokens_id: u64,
 }
 
 pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {

@@ -14,7 +14,7 @@
 use std::ops::Range;
 
 use model::workspace::vfs::MAX_FILE_BYTES;
-use syntax::document::{Document, SyntaxError};
+use syntax::document::{Document, SyntaxError, YamlTree};
 
 /// One block: where it starts, its document, and its syntax errors (block-relative).
 struct Block {
@@ -124,6 +124,11 @@ impl BlockDocument {
         for b in &mut self.blocks[tail_start..] {
             b.start = (b.start as isize + delta) as usize;
         }
+    }
+
+    /// The YAML tree of every block, with the offset where the block starts.
+    pub(crate) fn yaml_trees(&self) -> Vec<(usize, YamlTree)> {
+        self.blocks.iter().map(|b| (b.start, b.doc.yaml_tree())).collect()
     }
 
     /// The syntax errors of every block, in document offsets.
