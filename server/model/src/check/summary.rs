@@ -152,8 +152,6 @@ pub struct TopTarget {
     pub span: Range<usize>,
     /// `- match: ...`, defaulting to `None` (glob).
     pub matcher: Option<String>,
-    /// Where `match` and its value are written, when they are.
-    pub matcher_spans: Option<(Range<usize>, Range<usize>)>,
     pub sls: Vec<TopSls>,
     /// Whether the entries were written as a string instead of a list (`'*': web`).
     pub shorthand: bool,
@@ -222,15 +220,7 @@ pub fn summarize_top(text: &str) -> TopSummary {
     for (env, targets) in &top.0 {
         let mut section = TopEnv { env: env.py_str(), span: span(env), targets: Vec::new() };
         for (target, value) in targets.as_dict().map(|d| d.0.as_slice()).unwrap_or(&[]) {
-            let mut t = TopTarget {
-                target: target.py_str(),
-                span: span(target),
-                matcher: None,
-                matcher_spans: None,
-                sls: Vec::new(),
-                shorthand: false,
-                value_span: span(value),
-            };
+            let mut t = TopTarget { target: target.py_str(), span: span(target), matcher: None, sls: Vec::new(), shorthand: false, value_span: span(value) };
             match &value.v {
                 V::Str(s) => {
                     t.shorthand = true;
@@ -241,11 +231,8 @@ pub fn summarize_top(text: &str) -> TopSummary {
                         match &item.v {
                             V::Str(s) => t.sls.push(TopSls { name: s.clone(), span: span(item) }),
                             V::Dict(d) => {
-                                if let Some((k, v)) = d.0.iter().rev().find(|(k, _)| k.as_str() == Some("match")) {
-                                    if let Some(m) = v.as_str() {
-                                        t.matcher = Some(m.to_string());
-                                        t.matcher_spans = Some((span(k), span(v)));
-                                    }
+                                if let Some(m) = d.get("match").and_then(Val::as_str) {
+                                    t.matcher = Some(m.to_string());
                                 }
                             }
                             _ => {}
