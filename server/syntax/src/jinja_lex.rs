@@ -184,6 +184,22 @@ mod tests {
     use super::*;
     use crate::jinja::mask;
     use expect_test::{expect, Expect};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any text: tokens lie inside their block, in order, disjoint, on character boundaries.
+        #[test]
+        fn tokens_stay_inside_their_blocks(src in r#"([{}%#|.'"\\ a-zß💣ℝ0-9=\n-]){0,80}"#) {
+            for block in &mask(&src).blocks {
+                let mut last = block.range.start;
+                for t in tokens(&src, block) {
+                    prop_assert!(t.range.start >= last && t.range.start < t.range.end && t.range.end <= block.range.end, "{t:?} in {block:?}");
+                    prop_assert!(src.is_char_boundary(t.range.start) && src.is_char_boundary(t.range.end));
+                    last = t.range.end;
+                }
+            }
+        }
+    }
 
     fn check(src: &str, expect: Expect) {
         let mut out = String::new();

@@ -25,8 +25,11 @@ pub(crate) fn semantic_tokens(snap: &Snapshot, path: &Path, range: Option<Range<
     let Some(text) = snap.text(path) else { return Vec::new() };
     let masked = syntax::jinja::mask(&text);
     let mut out = Tokens { text: &text, base: 0, masked: &masked, out: Vec::new() };
-    let is_top = snap.world().is_top(path);
-    if is_top || path.extension().is_some_and(|e| e == "sls") {
+    // A pillar file is data, not states: only its Jinja (and a pillar top file, a top file).
+    let world = snap.world();
+    let in_pillar = world.ws.opts.pillar_roots.values().flatten().any(|r| path.starts_with(r));
+    let is_top = world.is_top(path) || (in_pillar && path.file_name().is_some_and(|n| n == "top.sls"));
+    if is_top || (!in_pillar && path.extension().is_some_and(|e| e == "sls")) {
         let core = Catalog::for_version(snap.world().ws.opts.version);
         for (start, tree) in snap.yaml_trees(path).iter() {
             out.base = *start;
@@ -247,7 +250,6 @@ impl<'a> Tokens<'a> {
             Some((m, f)) => {
                 self.yaml(inner.start..inner.start + m.len(), TokenType::Namespace, lib(m, None));
                 self.yaml(inner.start + m.len() + 1..inner.end, TokenType::Function, lib(m, Some(f)));
-                let _ = f;
             }
             None => self.yaml(inner, TokenType::Namespace, lib(&written, None)),
         }

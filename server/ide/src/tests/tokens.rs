@@ -152,3 +152,37 @@ fn a_range_asks_for_the_tokens_it_meets() {
     assert!(got.iter().all(|t| !t.contains("one") && !t.contains("three")));
     let _ = TokenType::Namespace;
 }
+
+#[test]
+fn a_pillar_file_has_its_jinja_coloured_not_states() {
+    let tree = r#"
+#- salt-analyzer.yaml
+file_roots: {base: [salt]}
+pillar_roots: {base: [pillar]}
+#- pillar/top.sls
+base:
+  '*':
+    - ß_data
+#- pillar/ß_data.sls
+ℝ_key:
+  port: {{ 80 }}
+"#;
+    check(
+        tree,
+        "pillar/ß_data.sls",
+        expect![[r#"
+            Macro @ pillar/ß_data.sls:2:9 "{{"
+            Number @ pillar/ß_data.sls:2:12 "80"
+            Macro @ pillar/ß_data.sls:2:15 "}}"
+        "#]],
+    );
+    check(
+        tree,
+        "pillar/top.sls",
+        expect![[r#"
+            Type @ pillar/top.sls:1:1 "base"
+            Regexp @ pillar/top.sls:2:3 "'*'"
+            Namespace @ pillar/top.sls:3:7 "ß_data"
+        "#]],
+    );
+}
