@@ -29,7 +29,7 @@ pub(crate) struct DocSnapshot {
     pub(crate) syntax: Vec<SyntaxError>,
     pub(crate) line_index: OnceLock<Arc<LineIndex>>,
     /// The YAML tree of each block (`db::document`), with the block's start offset.
-    pub(crate) trees: Arc<[(usize, YamlTree)]>,
+    pub(crate) trees: Arc<[(usize, Arc<YamlTree>)]>,
 }
 
 /// State shared by the host and its snapshots.
@@ -120,7 +120,7 @@ impl Snapshot {
 
     /// The YAML trees of a file's top-level blocks, each with the offset where its block
     /// starts: an open document's as its edits left them, another file's parsed now.
-    pub(crate) fn yaml_trees(&self, path: &Path) -> Arc<[(usize, YamlTree)]> {
+    pub(crate) fn yaml_trees(&self, path: &Path) -> Arc<[(usize, Arc<YamlTree>)]> {
         if let Some(doc) = self.docs.get(path) {
             return doc.trees.clone();
         }
