@@ -77,6 +77,7 @@ fn semantic_tokens_links_and_structure_in_both_encodings() {
         tree.write("ß_lib.sls", "lib: test.nop\n");
         tree.write("ß_files/💣.conf", "x\n");
         tree.write("web.sls", WEB);
+        tree.write("_states/custom.py", "def ensure(name, ß_arg='💣', ℝ=None, **kwargs):\n    return {}\n");
         let mut lsp = Lsp::start(&tree.root, ClientOptions { utf8, ..Default::default() });
         let caps = &lsp.capabilities;
         assert_eq!(caps["semanticTokensProvider"]["full"], json!({"delta": true}));
@@ -257,6 +258,18 @@ fn semantic_tokens_links_and_structure_in_both_encodings() {
         let (a, b) = (active[0].as_u64().unwrap() as usize, active[1].as_u64().unwrap() as usize);
         assert_eq!(&label[a..b], "source=None", "{help}");
         assert!(label.starts_with("file.managed(name, source=None"), "{label}");
+
+        // A custom state module whose signature is not ASCII: the parameter offsets count the
+        // label in the negotiated encoding.
+        let custom = "c_ß:\n  custom.ensure:\n    - ℝ: 1\n";
+        lsp.open("custom.sls", custom);
+        let help = lsp.request("textDocument/signatureHelp", at(&lsp, "custom.sls", custom, custom.find("ℝ").unwrap())).unwrap();
+        let sig = &help["signatures"][0];
+        let label = sig["label"].as_str().unwrap();
+        assert_eq!(label, "custom.ensure(name, ß_arg='💣', ℝ=None, **kwargs)");
+        let active = &sig["parameters"][help["activeParameter"].as_u64().unwrap() as usize]["label"];
+        let (a, b) = (active[0].as_u64().unwrap(), active[1].as_u64().unwrap());
+        assert_eq!(slice(label, &json!({"start": {"line": 0, "character": a}, "end": {"line": 0, "character": b}}), utf8), "ℝ=None", "{help}");
         lsp.finish();
     }
 }
