@@ -71,6 +71,9 @@ fn main() {
     if run("templated") {
         templated(&base.join("templated"));
     }
+    if run("structure") {
+        structure(&base.join("structure"));
+    }
     if run("formulas") {
         formulas(&base.join("formulas"));
     }
@@ -550,4 +553,62 @@ fn formulas(root: &Path) {
         ms(percentile(&mut switches, 0.5)),
         ms(percentile(&mut switches, 1.0))
     );
+}
+
+/// A 1,000-line templated SLS file (states in `{% for %}` loops and `{% if %}` branches,
+/// `{{ }}` values reading `pillar` and `grains`, filters): after each keystroke in it, the
+/// requests an editor sends for the structure of the file it shows.
+fn structure(root: &Path) {
+    let mut text = String::from("{%- set ß = pillar.get('app:ℝ', {}) %}\n{%- from 'map.jinja' import mapdata with context %}\ninclude:\n  - common\n");
+    let mut n = 0;
+    while text.lines().count() < 1000 {
+        text.push_str(&format!(
+            "{{% if grains['os_family'] == 'Debian' %}}\npkg_{n}_💣:\n  pkg.installed:\n    - name: {{{{ mapdata.pkg | default('p{n}') | lower }}}}\n    - require:\n      - sls: common\n{{% endif %}}\n"
+        ));
+        text.push_str(&format!(
+            "{{% for site in ß.get('sites', []) if site is defined %}}\nconf_{n}_{{{{ site }}}}:\n  file.managed:\n    - name: /etc/app/{{{{ site }}}}.conf\n    - source: salt://app/files/site.conf\n    - template: jinja\n    - watch:\n      - pkg: pkg_{n}_💣\n{{% endfor %}}\n"
+        ));
+        n += 1;
+    }
+    write(&root.join("app.sls"), &text);
+    write(&root.join("common.sls"), "common: test.nop\n");
+    write(&root.join("map.jinja"), "{% set mapdata = {'pkg': 'app'} %}\n");
+    write(&root.join("app/files/site.conf"), "x\n");
+    let mut host = AnalysisHost::new(root);
+    let path = root.join("app.sls");
+    host.open(&path, &text, 1);
+    let _ = host.snapshot().take_changed_files();
+    println!("\nstructure of a {}-line templated SLS file, the request right after a keystroke:", text.lines().count());
+    let mut version = 1;
+    let mut current = text.clone();
+    let mut samples: [Vec<Duration>; 5] = Default::default();
+    let mut tokens = 0;
+    for k in 0..rounds(200) {
+        // Type one character into an ID, and take it out on the next round.
+        let i = (k / 2) % n;
+        let prefix = format!("\npkg_{i}_");
+        let at = current.find(&prefix).expect("the ID") + prefix.len();
+        let edit = if k % 2 == 0 { (at..at, "x") } else { (at..at + 1, "") };
+        version += 1;
+        host.change(&path, vec![(Some(edit.0.clone()), edit.1.to_string())], version);
+        current.replace_range(edit.0, edit.1);
+        let a = host.snapshot();
+        let cursor = current.find(&format!("- pkg: pkg_{i}_")).expect("requisite") + 10;
+        let timed = |f: &mut dyn FnMut()| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        };
+        samples[0].push(timed(&mut || tokens = a.semantic_tokens(&path, None).len()));
+        samples[1].push(timed(&mut || drop(a.folding_ranges(&path))));
+        samples[2].push(timed(&mut || drop(a.document_links(&path))));
+        samples[3].push(timed(&mut || drop(a.document_highlight(&path, cursor))));
+        samples[4].push(timed(&mut || drop(a.selection_ranges(&path, &[cursor]))));
+    }
+    for (what, s) in
+        ["semantic tokens (whole file)", "folding ranges", "document links", "document highlight", "selection ranges"].iter().zip(samples.iter_mut())
+    {
+        println!("  {what}: p50 {}  p99 {}", ms(percentile(s, 0.5)), ms(percentile(s, 0.99)));
+    }
+    println!("  ({tokens} tokens)");
 }

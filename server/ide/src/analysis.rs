@@ -13,7 +13,10 @@ use crate::features::completion::CompletionItem;
 use crate::features::fleet::FleetCheck;
 use crate::features::impact::{ImpactBase, ImpactReport};
 use crate::features::inlay_hints::{InlayConfig, InlayHint};
-use crate::features::{code_actions, completion, diagnostics, fleet, hover, impact, inlay_hints, navigation, rename, symbols};
+use crate::features::{
+    code_actions, completion, diagnostics, fleet, folding, highlight, hover, impact, inlay_hints, links, navigation, rename, selection, semantic_tokens,
+    signature_help, symbols,
+};
 use crate::index::semantic::IndexStats;
 use crate::salt::top;
 use crate::snapshot::Snapshot;
@@ -137,6 +140,37 @@ impl Analysis {
     /// What may be typed at `offset` (see `features/completion.rs` for the contexts).
     pub fn completions(&self, path: &Path, offset: usize) -> Cancellable<Vec<CompletionItem>> {
         completion::completions(&self.snap, path, offset)
+    }
+
+    /// What each word of a file is, for colouring (`range`: only the tokens meeting it).
+    pub fn semantic_tokens(&self, path: &Path, range: Option<Range<usize>>) -> Vec<SemanticToken> {
+        semantic_tokens::semantic_tokens(&self.snap, path, range)
+    }
+
+    /// The places of a file that open another file: `salt://` URLs, includes, top entries,
+    /// template imports.
+    pub fn document_links(&self, path: &Path) -> Vec<DocumentLink> {
+        links::document_links(&self.snap, path)
+    }
+
+    /// The YAML and Jinja blocks and comments of a file that can be folded.
+    pub fn folding_ranges(&self, path: &Path) -> Vec<Fold> {
+        folding::folding_ranges(&self.snap, path)
+    }
+
+    /// For each offset, the ranges around it, innermost first.
+    pub fn selection_ranges(&self, path: &Path, offsets: &[usize]) -> Vec<Vec<Range<usize>>> {
+        selection::selection_ranges(&self.snap, path, offsets)
+    }
+
+    /// The places of the file that name what is at `offset`.
+    pub fn document_highlight(&self, path: &Path, offset: usize) -> Vec<Highlight> {
+        highlight::document_highlight(&self.snap, path, offset)
+    }
+
+    /// The signature of the state function whose arguments are typed at `offset`.
+    pub fn signature_help(&self, path: &Path, offset: usize) -> Option<SignatureHelp> {
+        signature_help::signature_help(&self.snap, path, offset)
     }
 
     /// Mechanical fixes available in `range`.

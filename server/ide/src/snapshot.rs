@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use syntax::document::SyntaxError;
+use syntax::document::{SyntaxError, YamlTree};
 use syntax::line_index::LineIndex;
 
 use crate::db::changes::ChangeLog;
@@ -28,6 +28,8 @@ pub(crate) struct DocSnapshot {
     pub(crate) text: Arc<str>,
     pub(crate) syntax: Vec<SyntaxError>,
     pub(crate) line_index: OnceLock<Arc<LineIndex>>,
+    /// The YAML tree of each block (`db::document`), with the block's start offset.
+    pub(crate) trees: Arc<[(usize, Arc<YamlTree>)]>,
 }
 
 /// State shared by the host and its snapshots.
@@ -69,7 +71,7 @@ impl DocSnapshot {
     pub(crate) fn new(doc: &BlockDocument, version: i32) -> DocSnapshot {
         let text: Arc<str> = Arc::from(doc.text());
         let syntax: Vec<SyntaxError> = doc.syntax_errors();
-        DocSnapshot { version, text, syntax, line_index: OnceLock::<Arc<LineIndex>>::new() }
+        DocSnapshot { version, text, syntax, line_index: OnceLock::<Arc<LineIndex>>::new(), trees: doc.yaml_trees().into() }
     }
 }
 
@@ -114,6 +116,18 @@ impl Snapshot {
         }
         let text = self.text(path)?;
         Some(Arc::new(LineIndex::new(&text)))
+    }
+
+    /// The YAML trees of a file's top-level blocks, each with the offset where its block
+    /// starts: an open document's as its edits left them, another file's parsed now.
+    pub(crate) fn yaml_trees(&self, path: &Path) -> Arc<[(usize, Arc<YamlTree>)]> {
+        if let Some(doc) = self.docs.get(path) {
+            return doc.trees.clone();
+        }
+        match self.text(path) {
+            Some(text) => BlockDocument::new(&text).yaml_trees().into(),
+            None => Arc::from(Vec::new()),
+        }
     }
 
     /// Every SLS and top file of the workspace, in every environment.

@@ -173,3 +173,119 @@ pub struct MinionInfo {
     pub salt: String,
     pub salt_source: String,
 }
+
+/// What a semantic token is, in the protocol's standard token types (the edge maps each to
+/// its name in the legend).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TokenType {
+    /// A state module (`pkg`), an SLS name (an include, a top entry, an `sls:` requisite).
+    Namespace,
+    /// A top-file environment.
+    Type,
+    /// A state function (`installed`), a Jinja filter, test or macro.
+    Function,
+    /// `include`, `extend`, a requisite keyword, `match`, a Jinja statement word.
+    Keyword,
+    /// A state ID, a Jinja variable.
+    Variable,
+    /// A Jinja attribute, a `pillar`/`grains` key.
+    Property,
+    /// A state function's argument.
+    Parameter,
+    /// A Jinja string literal.
+    String,
+    /// A Jinja number.
+    Number,
+    /// A Jinja operator, a compound matcher's `G@`.
+    Operator,
+    /// A Jinja delimiter (`{{`, `%}`).
+    Macro,
+    /// A Jinja comment.
+    Comment,
+    /// A top-file target.
+    Regexp,
+    /// A top-file `match:` value (`grain`, `compound`).
+    EnumMember,
+}
+
+/// Standard token modifiers, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TokenModifiers(pub u32);
+
+impl TokenModifiers {
+    /// Where a state ID or a Jinja name is declared.
+    pub const DECLARATION: TokenModifiers = TokenModifiers(1);
+    /// Salt's own context names (`grains`, `pillar`, `salt`), which a template reads only.
+    pub const READONLY: TokenModifiers = TokenModifiers(2);
+    /// Salt's own: a core state module or function, a context name, a Jinja builtin.
+    pub const DEFAULT_LIBRARY: TokenModifiers = TokenModifiers(4);
+
+    pub fn union(self, other: TokenModifiers) -> TokenModifiers {
+        TokenModifiers(self.0 | other.0)
+    }
+
+    pub fn contains(self, other: TokenModifiers) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// One semantic token: disjoint from the others, possibly across lines (the edge splits it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SemanticToken {
+    pub range: Range<usize>,
+    pub kind: TokenType,
+    pub modifiers: TokenModifiers,
+}
+
+/// Where a document link leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkTarget {
+    File(PathBuf),
+    Url(String),
+}
+
+/// A document link: a range of a file that opens another file (or a URL).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentLink {
+    pub range: Range<usize>,
+    pub target: LinkTarget,
+    /// What the link is, for a tooltip (`SLS web in base`).
+    pub tooltip: String,
+}
+
+/// What a folding range folds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FoldKind {
+    /// A YAML block or a Jinja block (`{% if %}` to `{% endif %}`).
+    Region,
+    /// A multi-line comment, or a run of `#` comment lines.
+    Comment,
+}
+
+/// A folding range: folded from the line of `range.start` to the line of `range.end`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fold {
+    pub range: Range<usize>,
+    pub kind: FoldKind,
+}
+
+/// A document highlight: a place that names the same thing as the cursor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Highlight {
+    pub range: Range<usize>,
+    /// The declaration (a state ID's key, a Jinja `set`), rather than a reference.
+    pub declaration: bool,
+}
+
+/// Signature help for a state function's arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignatureHelp {
+    /// `pkg.installed(name, version=None, ...)`.
+    pub label: String,
+    /// What the function is (required arguments, deprecation), Markdown.
+    pub documentation: String,
+    /// Each argument: its byte range in `label`, and what it is (required, its default).
+    pub parameters: Vec<(Range<usize>, String)>,
+    /// The argument being typed, when it is one of `parameters`.
+    pub active: Option<usize>,
+}

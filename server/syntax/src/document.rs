@@ -84,6 +84,11 @@ impl Document {
         &self.tree
     }
 
+    /// The YAML tree of the current masked text, to keep after the document changes.
+    pub fn yaml_tree(&self) -> YamlTree {
+        YamlTree { tree: self.tree.clone() }
+    }
+
     /// The current mask and Jinja blocks.
     pub fn masked(&self) -> &Masked {
         &self.masked
@@ -134,6 +139,139 @@ impl Document {
     fn floor_char_boundary(&self, offset: usize) -> usize {
         let char_idx = self.rope.byte_to_char(offset);
         self.rope.char_to_byte(char_idx)
+    }
+}
+
+/// A YAML tree kept apart from its document (cloning is cheap: tree-sitter shares the nodes),
+/// for the structure queries: which nodes span several lines, and which enclose an offset.
+/// Offsets are those of the text the tree was parsed from.
+#[derive(Clone)]
+pub struct YamlTree {
+    tree: Tree,
+}
+
+impl YamlTree {
+    /// The byte ranges of the mapping pairs, sequence items and flow collections that span
+    /// more than one line, outermost first; each ends at its last non-blank byte.
+    pub fn multiline_nodes(&self) -> Vec<Range<usize>> {
+        let mut out = Vec::new();
+        let mut cursor = self.tree.walk();
+        // A cursor walk rather than recursion, so deep nesting cannot overflow the stack.
+        loop {
+            let node = cursor.node();
+            let folds = matches!(node.kind(), "block_mapping_pair" | "block_sequence_item" | "flow_mapping" | "flow_sequence");
+            if folds && node.start_position().row < node.end_position().row {
+                out.push(node.start_byte()..node.end_byte());
+            }
+            if node.start_position().row < node.end_position().row && cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// The ranges of the named nodes that contain `offset`, innermost first (a node ending
+    /// at `offset` counts, so a cursor just after a word is on it).
+    pub fn enclosing(&self, offset: usize) -> Vec<Range<usize>> {
+        let root = self.tree.root_node();
+        let mut node = root.named_descendant_for_byte_range(offset, offset);
+        let mut out: Vec<Range<usize>> = Vec::new();
+        while let Some(n) = node {
+            let r = n.start_byte()..n.end_byte();
+            if r.start <= offset && offset <= r.end && r.start < r.end && out.last() != Some(&r) {
+                out.push(r);
+            }
+            node = n.parent();
+        }
+        out
+    }
+}
+
+/// A YAML node as the structure queries read it: what tree-sitter recovered, so a file that is
+/// mid-edit or only partly static YAML still has its mappings, sequences and scalars.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum YamlNode {
+    /// Key and value pairs in order (a missing value is [`YamlNode::Empty`]).
+    Mapping(Vec<(YamlNode, YamlNode)>),
+    Sequence(Vec<YamlNode>),
+    /// A scalar as written (quotes included), in the parsed text's offsets.
+    Scalar(Range<usize>),
+    /// Nothing, an alias, or nesting deeper than [`MAX_DEPTH`].
+    Empty,
+}
+
+/// How deep [`YamlTree::documents`] follows nesting (the conversion recurses).
+pub const MAX_DEPTH: usize = 48;
+
+impl YamlTree {
+    /// The top node of each document of the tree.
+    pub fn documents(&self) -> Vec<YamlNode> {
+        let root = self.tree.root_node();
+        let mut cursor = root.walk();
+        let docs: Vec<Node<'_>> =
+            if root.kind() == "stream" { root.named_children(&mut cursor).filter(|n| n.kind() == "document").collect() } else { vec![root] };
+        docs.into_iter()
+            .filter_map(|d| {
+                let mut c = d.walk();
+                let top = d.named_children(&mut c).find(|n| n.kind() != "comment");
+                top.map(|n| convert(n, 0))
+            })
+            .collect()
+    }
+}
+
+/// A tree-sitter node as a [`YamlNode`].
+fn convert(node: Node<'_>, depth: usize) -> YamlNode {
+    if depth > MAX_DEPTH {
+        return YamlNode::Empty;
+    }
+    let mut cursor = node.walk();
+    match node.kind() {
+        "block_node" | "flow_node" => {
+            // Past tags and anchors, to the content.
+            let content = node.named_children(&mut cursor).find(|n| !matches!(n.kind(), "tag" | "anchor" | "comment"));
+            content.map_or(YamlNode::Empty, |n| convert(n, depth + 1))
+        }
+        "block_mapping" | "flow_mapping" => YamlNode::Mapping(
+            node.named_children(&mut cursor)
+                .filter(|n| matches!(n.kind(), "block_mapping_pair" | "flow_pair"))
+                .map(|pair| {
+                    let part = |field: &str| pair.child_by_field_name(field).map_or(YamlNode::Empty, |n| convert(n, depth + 1));
+                    (part("key"), part("value"))
+                })
+                .collect(),
+        ),
+        "block_sequence" | "flow_sequence" => YamlNode::Sequence(
+            node.named_children(&mut cursor)
+                .filter(|n| n.kind() != "comment")
+                .map(|item| {
+                    if item.kind() == "block_sequence_item" {
+                        let mut c = item.walk();
+                        let inner = item.named_children(&mut c).find(|n| n.kind() != "comment");
+                        inner.map_or(YamlNode::Empty, |n| convert(n, depth + 1))
+                    } else {
+                        convert(item, depth + 1)
+                    }
+                })
+                .collect(),
+        ),
+        // `{a: 1}` items of a flow sequence.
+        "flow_pair" => {
+            let part = |field: &str| node.child_by_field_name(field).map_or(YamlNode::Empty, |n| convert(n, depth + 1));
+            YamlNode::Mapping(vec![(part("key"), part("value"))])
+        }
+        "plain_scalar" | "single_quote_scalar" | "double_quote_scalar" | "block_scalar" => YamlNode::Scalar(node.start_byte()..node.end_byte()),
+        _ => YamlNode::Empty,
+    }
+}
+
+impl std::fmt::Debug for YamlTree {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("YamlTree").field("root", &self.tree.root_node().kind()).finish_non_exhaustive()
     }
 }
 
@@ -299,6 +437,57 @@ mod tests {
     use super::*;
     use expect_test::expect;
     use proptest::prelude::*;
+
+    #[test]
+    fn documents_as_plain_nodes() {
+        let src = "ß:\n  pkg.installed:\n    - names: [a, {b: c}]\n    - 💣\n  x: &a 'ℝ'\n";
+        let docs = Document::new(src).yaml_tree().documents();
+        fn show(src: &str, n: &YamlNode) -> String {
+            match n {
+                YamlNode::Mapping(pairs) => {
+                    format!("{{{}}}", pairs.iter().map(|(k, v)| format!("{}: {}", show(src, k), show(src, v))).collect::<Vec<_>>().join(", "))
+                }
+                YamlNode::Sequence(items) => format!("[{}]", items.iter().map(|i| show(src, i)).collect::<Vec<_>>().join(", ")),
+                YamlNode::Scalar(r) => src[r.clone()].to_string(),
+                YamlNode::Empty => "~".to_string(),
+            }
+        }
+        let shown: Vec<String> = docs.iter().map(|d| show(src, d)).collect();
+        expect![[r#"
+            [
+                "{ß: {pkg.installed: [{names: [a, {b: c}]}, 💣], x: 'ℝ'}}",
+            ]
+        "#]]
+        .assert_debug_eq(&shown);
+    }
+
+    #[test]
+    fn multiline_nodes_and_enclosing_ranges() {
+        let src = "ß_id:\n  pkg.installed:\n    - names: [a,\n        b]\n{% if x %}\n    - ℝ: 💣\n{% endif %}\none: line\n";
+        let tree = Document::new(src).yaml_tree();
+        let folds: Vec<&str> = tree.multiline_nodes().into_iter().map(|r| &src[r]).collect();
+        expect![[r#"
+            [
+                "ß_id:\n  pkg.installed:\n    - names: [a,\n        b]\n{% if x %}\n    - ℝ: 💣",
+                "pkg.installed:\n    - names: [a,\n        b]\n{% if x %}\n    - ℝ: 💣",
+                "- names: [a,\n        b]",
+                "names: [a,\n        b]",
+                "[a,\n        b]",
+            ]
+        "#]]
+        .assert_debug_eq(&folds);
+        let at = src.find("💣").unwrap();
+        let chain: Vec<&str> = tree.enclosing(at).into_iter().map(|r| &src[r]).take(4).collect();
+        expect![[r#"
+            [
+                "💣",
+                "ℝ: 💣",
+                "- ℝ: 💣",
+                "- names: [a,\n        b]\n{% if x %}\n    - ℝ: 💣",
+            ]
+        "#]]
+        .assert_debug_eq(&chain);
+    }
 
     /// Every node with its kind and byte range, so trees compare by position too.
     fn dump(tree: &Tree) -> String {

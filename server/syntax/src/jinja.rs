@@ -94,32 +94,53 @@ impl Masked {
     /// in the order their opening tags appear; nested regions are all listed.
     pub fn control_flow_regions(&self) -> Vec<Range<usize>> {
         let end_of_text = self.text.len();
-        let mut regions: Vec<Range<usize>> = Vec::new();
-        // Each stack entry is (opening keyword, index into `regions`).
+        let opens = |b: &JinjaBlock| b.keyword.as_deref().is_some_and(|k| CONTROL_FLOW_OPENERS.contains(&k));
+        self.pairs_where(opens).into_iter().map(|(open, end)| self.body(open, end, end_of_text)).collect()
+    }
+
+    /// Every statement that opens a body closed by an `end` tag (`if`, `for`, `macro`,
+    /// `call`, `filter`, `block`, `with`, `raw`, `autoescape`, `trans` and the block form of
+    /// `set`), as indexes into `blocks`, with the index of its end tag (`None`: never closed),
+    /// in the order the openers appear. `src` is the text that was masked.
+    pub fn block_pairs(&self, src: &str) -> Vec<(usize, Option<usize>)> {
+        self.pairs_where(|b| match b.keyword.as_deref() {
+            Some("set") => src.get(b.range.clone()).is_some_and(is_block_set),
+            Some(k) => CONTROL_FLOW_OPENERS.contains(&k) || matches!(k, "with" | "raw" | "autoescape" | "trans"),
+            None => false,
+        })
+    }
+
+    /// The body between opener `open` and end tag `end` (to `end_of_text` when unclosed).
+    fn body(&self, open: usize, end: Option<usize>, end_of_text: usize) -> Range<usize> {
+        let start = self.blocks[open].range.end;
+        let stop = end.map_or(end_of_text, |e| self.blocks[e].range.start);
+        start..stop.max(start)
+    }
+
+    /// The statements `opens` accepts, each with its end tag: the innermost unclosed opener of
+    /// the same word takes an `end` tag, and openers left unclosed above it (a template
+    /// error) are closed by the same tag, like a forgiving parser would read them.
+    fn pairs_where(&self, opens: impl Fn(&JinjaBlock) -> bool) -> Vec<(usize, Option<usize>)> {
+        let mut pairs: Vec<(usize, Option<usize>)> = Vec::new();
+        // Each stack entry is (opening keyword, index into `pairs`).
         let mut stack: Vec<(&str, usize)> = Vec::new();
-        for block in &self.blocks {
-            let Some(keyword) = block.keyword.as_deref() else {
-                continue;
-            };
+        for (i, block) in self.blocks.iter().enumerate() {
+            let Some(keyword) = block.keyword.as_deref() else { continue };
             if block.kind != JinjaKind::Statement {
                 continue;
             }
-            if CONTROL_FLOW_OPENERS.contains(&keyword) {
-                regions.push(block.range.end..end_of_text);
-                stack.push((keyword, regions.len() - 1));
+            if opens(block) {
+                pairs.push((i, None));
+                stack.push((keyword, pairs.len() - 1));
             } else if let Some(opener) = keyword.strip_prefix("end") {
-                // Close the innermost matching opener; openers left unclosed above it
-                // (a template error) are closed by the same tag, like a forgiving parser would.
                 if let Some(pos) = stack.iter().rposition(|(k, _)| *k == opener) {
                     for (_, idx) in stack.drain(pos..) {
-                        if let Some(region) = regions.get_mut(idx) {
-                            region.end = block.range.start.max(region.start);
-                        }
+                        pairs[idx].1 = Some(i);
                     }
                 }
             }
         }
-        regions
+        pairs
     }
 }
 
@@ -129,26 +150,12 @@ impl Masked {
     /// `{% set x %}...{% endset %}` (assigned). `src` is the text that was masked. An opener
     /// without its end tag runs to the end of the file.
     pub fn detached_bodies(&self, src: &str) -> Vec<Range<usize>> {
-        let mut regions: Vec<Range<usize>> = Vec::new();
-        let mut stack: Vec<(&str, usize)> = Vec::new();
-        for block in self.blocks.iter().filter(|b| b.kind == JinjaKind::Statement) {
-            let Some(keyword) = block.keyword.as_deref() else { continue };
-            let opens = match keyword {
-                "macro" | "call" => true,
-                "set" => src.get(block.range.clone()).is_some_and(is_block_set),
-                _ => false,
-            };
-            if opens {
-                regions.push(block.range.end..src.len());
-                stack.push((keyword, regions.len() - 1));
-            } else if let Some(opener) = keyword.strip_prefix("end").filter(|o| matches!(*o, "macro" | "call" | "set")) {
-                if let Some(pos) = stack.iter().rposition(|(k, _)| *k == opener) {
-                    for (_, idx) in stack.drain(pos..) {
-                        regions[idx].end = block.range.start.max(regions[idx].start);
-                    }
-                }
-            }
-        }
+        let opens = |b: &JinjaBlock| match b.keyword.as_deref() {
+            Some("macro" | "call") => true,
+            Some("set") => src.get(b.range.clone()).is_some_and(is_block_set),
+            _ => false,
+        };
+        let regions: Vec<Range<usize>> = self.pairs_where(opens).into_iter().map(|(open, end)| self.body(open, end, src.len())).collect();
         // Nested bodies lie inside their outermost one.
         let mut outer: Vec<Range<usize>> = Vec::new();
         for r in regions {

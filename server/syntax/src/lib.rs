@@ -3,6 +3,7 @@
 
 pub mod document;
 pub mod jinja;
+pub mod jinja_lex;
 pub mod line_index;
 pub mod python;
 pub mod text_diff;

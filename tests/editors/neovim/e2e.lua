@@ -368,6 +368,53 @@ step('inlay hints show what the Jinja blocks rendered to, and follow the minion'
   vim.cmd('SaltMinion web01.example.com')
 end)
 
+step('semantic tokens as Neovim reports them, and folds from the server with vim.lsp.foldexpr', function()
+  local buf = open('salt/base/app/init.sls')
+  -- The tokens Neovim keeps at a position (0-based), as `type+modifier+...`.
+  local function token_at(row, col)
+    local out = {}
+    for _, t in ipairs(vim.lsp.semantic_tokens.get_at_pos(buf, row, col) or {}) do
+      local mods = {}
+      for m, on in pairs(t.modifiers or {}) do
+        if on then
+          table.insert(mods, m)
+        end
+      end
+      table.sort(mods)
+      table.insert(out, table.concat(vim.list_extend({ t.type }, mods), '+'))
+    end
+    return table.concat(out, ',')
+  end
+  wait_for('semantic tokens', function()
+    return token_at(1, 0) ~= ''
+  end)
+  local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+  local want = {
+    { 1, 0, 'variable+declaration' }, -- app_pkg
+    { 2, 2, 'namespace+defaultLibrary' }, -- pkg
+    { 2, 6, 'function+defaultLibrary' }, -- installed
+    { 3, 6, 'parameter' }, -- name
+    { 3, lines[4]:find('mapdata', 1, true) - 1, 'variable' },
+    { 0, lines[1]:find('from', 1, true) - 1, 'keyword' },
+    { 0, 0, 'macro' }, -- {%-
+  }
+  for _, w in ipairs(want) do
+    local got = token_at(w[1], w[2])
+    assert(got == w[3], ('line %d col %d: %s, not %s'):format(w[1] + 1, w[2], got, w[3]))
+  end
+  vim.wo.foldmethod = 'expr'
+  vim.wo.foldexpr = 'v:lua.vim.lsp.foldexpr()'
+  -- `app_pkg:` (line 2) folds to its last argument, `pkg.installed:` (line 3) inside it.
+  wait_for('folds from the server', function()
+    return vim.fn.foldlevel(4) == 2
+  end)
+  assert(vim.fn.foldlevel(1) == 0 and vim.fn.foldlevel(2) == 1, ('fold levels %d %d'):format(vim.fn.foldlevel(1), vim.fn.foldlevel(2)))
+  vim.api.nvim_win_set_cursor(0, { 2, 0 })
+  vim.cmd('normal! zC')
+  assert(vim.fn.foldclosed(2) == 2 and vim.fn.foldclosedend(2) == 4, ('closed %d-%d'):format(vim.fn.foldclosed(2), vim.fn.foldclosedend(2)))
+  vim.cmd('normal! zR')
+end)
+
 step(':checkhealth salt-analyzer: binary, version, workspace file, Salt config, minion', function()
   local buf = open('salt/base/top.sls')
   require('salt-analyzer').reconfigure({ salt_config = 'etc/salt' })

@@ -64,6 +64,8 @@ impl Backend {
             initial_settings: Default::default(),
             impact_to: None,
             inlay: Default::default(),
+            tokens: Default::default(),
+            tokens_id: 0,
         };
         Backend { client, state: Arc::new(Mutex::new(state)), wake: Arc::new(Notify::new()) }
     }
@@ -184,6 +186,27 @@ impl Backend {
         }
         let findings: usize = check.by_file.values().map(Vec::len).sum();
         Ok(Some(json!({"minions": check.minions, "findings": findings, "problems": check.problems})))
+    }
+
+    /// A document's semantic tokens (in a range, or all of them) in the protocol's form.
+    async fn tokens_of(&self, uri: Url, range: Option<Range>) -> Result<Option<(PathBuf, Vec<SemanticToken>)>> {
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let range = range.map(|r| from_proto::range(&li, fl.encoding, r));
+            let tokens = a.semantic_tokens(&path, range);
+            Ok(Some((path, to_proto::semantic_tokens(&li, fl.encoding, &tokens))))
+        })
+        .await
+    }
+
+    /// Keeps a document's whole tokens for the next delta request; their result id.
+    fn keep_tokens(&self, path: PathBuf, data: Vec<SemanticToken>) -> String {
+        let mut st = lock(&self.state);
+        st.tokens_id += 1;
+        let id = st.tokens_id.to_string();
+        st.tokens.insert(path, (id.clone(), data));
+        id
     }
 
     fn path_of(uri: &Url) -> Option<PathBuf> {
@@ -338,6 +361,7 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         let Some(path) = Self::path_of(&params.text_document.uri) else { return };
         self.mutate(|st| {
+            st.tokens.remove(&path);
             if let Some(host) = st.host.as_mut() {
                 host.close(&path);
             }
@@ -500,6 +524,82 @@ impl LanguageServer for Backend {
                 lenses.extend(a.fleet_lenses(&path)?.into_iter().map(|(at, title)| to_proto::fleet_lens(&li, fl.encoding, at, title)));
             }
             Ok(Some(lenses))
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full(&self, params: SemanticTokensParams) -> Result<Option<SemanticTokensResult>> {
+        let Some((path, data)) = self.tokens_of(params.text_document.uri, None).await? else { return Ok(None) };
+        let result_id = Some(self.keep_tokens(path, data.clone()));
+        Ok(Some(SemanticTokensResult::Tokens(SemanticTokens { result_id, data })))
+    }
+
+    async fn semantic_tokens_full_delta(&self, params: SemanticTokensDeltaParams) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let Some((path, data)) = self.tokens_of(params.text_document.uri, None).await? else { return Ok(None) };
+        let previous = lock(&self.state).tokens.get(&path).filter(|(id, _)| *id == params.previous_result_id).map(|(_, d)| d.clone());
+        let edits = previous.map(|old| to_proto::semantic_tokens_edits(&old, &data));
+        let result_id = Some(self.keep_tokens(path, data.clone()));
+        Ok(Some(match edits {
+            Some(edits) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta { result_id, edits }),
+            None => SemanticTokensFullDeltaResult::Tokens(SemanticTokens { result_id, data }),
+        }))
+    }
+
+    async fn semantic_tokens_range(&self, params: SemanticTokensRangeParams) -> Result<Option<SemanticTokensRangeResult>> {
+        let tokens = self.tokens_of(params.text_document.uri, Some(params.range)).await?;
+        Ok(tokens.map(|(_, data)| SemanticTokensRangeResult::Tokens(SemanticTokens { result_id: None, data })))
+    }
+
+    async fn document_link(&self, params: DocumentLinkParams) -> Result<Option<Vec<DocumentLink>>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            Ok(Some(to_proto::document_links(&li, fl.encoding, a.document_links(&path))))
+        })
+        .await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, _| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            Ok(Some(to_proto::folding_ranges(&li, a.folding_ranges(&path))))
+        })
+        .await
+    }
+
+    async fn selection_range(&self, params: SelectionRangeParams) -> Result<Option<Vec<SelectionRange>>> {
+        let uri = params.text_document.uri;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offsets: Vec<usize> = params.positions.iter().map(|p| from_proto::offset(&li, fl.encoding, *p)).collect();
+            let ranges = a.selection_ranges(&path, &offsets);
+            Ok(Some(ranges.into_iter().map(|r| to_proto::selection_range(&li, fl.encoding, r)).collect()))
+        })
+        .await
+    }
+
+    async fn document_highlight(&self, params: DocumentHighlightParams) -> Result<Option<Vec<DocumentHighlight>>> {
+        let pos = params.text_document_position_params;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            Ok(Some(to_proto::highlights(&li, fl.encoding, a.document_highlight(&path, offset))))
+        })
+        .await
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        let pos = params.text_document_position_params;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            Ok(a.signature_help(&path, offset).map(|s| to_proto::signature_help(fl.encoding, s)))
         })
         .await
     }

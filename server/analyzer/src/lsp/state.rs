@@ -68,6 +68,11 @@ pub(crate) struct State {
     pub(crate) impact_to: Option<model::version::SaltVersion>,
     /// Which inlay hints are shown (the `inlayHints` settings).
     pub(crate) inlay: ide::InlayConfig,
+    /// The semantic tokens last sent for each document, with their result id (a delta
+    /// request is answered against them).
+    pub(crate) tokens: std::collections::HashMap<PathBuf, (String, Vec<tower_lsp::lsp_types::SemanticToken>)>,
+    /// The last result id given out.
+    pub(crate) tokens_id: u64,
 }
 
 pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {

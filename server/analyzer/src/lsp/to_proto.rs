@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::path::Path;
 
 use ide::{
-    Analysis, CodeAction, CodeActionKind, CompletionItem, CompletionKind, Diagnostic, DocumentSymbol, FileRange, HoverResult, NavTarget, Severity, SymbolKind,
-    WorkspaceSymbol,
+    Analysis, CodeAction, CodeActionKind, CompletionItem, CompletionKind, Diagnostic, DocumentLink, DocumentSymbol, FileRange, Fold, FoldKind, Highlight,
+    HoverResult, LinkTarget, NavTarget, SemanticToken, Severity, SignatureHelp, SymbolKind, TokenModifiers, TokenType, WorkspaceSymbol,
 };
 
 use syntax::line_index::{LineIndex, PositionEncoding};
@@ -315,6 +315,22 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
             ..Default::default()
         })),
         code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+        semantic_tokens_provider: Some(lsp::SemanticTokensServerCapabilities::SemanticTokensOptions(lsp::SemanticTokensOptions {
+            legend: semantic_tokens_legend(),
+            range: Some(true),
+            full: Some(lsp::SemanticTokensFullOptions::Delta { delta: Some(true) }),
+            ..Default::default()
+        })),
+        document_link_provider: Some(lsp::DocumentLinkOptions { resolve_provider: Some(false), work_done_progress_options: Default::default() }),
+        folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+        selection_range_provider: Some(lsp::SelectionRangeProviderCapability::Simple(true)),
+        document_highlight_provider: Some(lsp::OneOf::Left(true)),
+        signature_help_provider: Some(lsp::SignatureHelpOptions {
+            // `- ` starts an argument; `:` ends its name.
+            trigger_characters: Some(vec!["-".into(), " ".into()]),
+            retrigger_characters: Some(vec![":".into()]),
+            ..Default::default()
+        }),
         execute_command_provider: Some(lsp::ExecuteCommandOptions { commands: COMMANDS.iter().map(|c| c.to_string()).collect(), ..Default::default() }),
         diagnostic_provider: flags.pull_diagnostics.then(|| {
             lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {
@@ -325,5 +341,152 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
             })
         }),
         ..Default::default()
+    }
+}
+
+/// The token types of the legend, in the order their indexes are sent.
+pub const TOKEN_TYPES: &[(TokenType, lsp::SemanticTokenType)] = &[
+    (TokenType::Namespace, lsp::SemanticTokenType::NAMESPACE),
+    (TokenType::Type, lsp::SemanticTokenType::TYPE),
+    (TokenType::Function, lsp::SemanticTokenType::FUNCTION),
+    (TokenType::Keyword, lsp::SemanticTokenType::KEYWORD),
+    (TokenType::Variable, lsp::SemanticTokenType::VARIABLE),
+    (TokenType::Property, lsp::SemanticTokenType::PROPERTY),
+    (TokenType::Parameter, lsp::SemanticTokenType::PARAMETER),
+    (TokenType::String, lsp::SemanticTokenType::STRING),
+    (TokenType::Number, lsp::SemanticTokenType::NUMBER),
+    (TokenType::Operator, lsp::SemanticTokenType::OPERATOR),
+    (TokenType::Macro, lsp::SemanticTokenType::MACRO),
+    (TokenType::Comment, lsp::SemanticTokenType::COMMENT),
+    (TokenType::Regexp, lsp::SemanticTokenType::REGEXP),
+    (TokenType::EnumMember, lsp::SemanticTokenType::ENUM_MEMBER),
+];
+
+/// The token modifiers of the legend, bit `i` for entry `i` (the ide's bits are the same).
+pub const TOKEN_MODIFIERS: &[(TokenModifiers, lsp::SemanticTokenModifier)] = &[
+    (TokenModifiers::DECLARATION, lsp::SemanticTokenModifier::DECLARATION),
+    (TokenModifiers::READONLY, lsp::SemanticTokenModifier::READONLY),
+    (TokenModifiers::DEFAULT_LIBRARY, lsp::SemanticTokenModifier::DEFAULT_LIBRARY),
+];
+
+pub fn semantic_tokens_legend() -> lsp::SemanticTokensLegend {
+    lsp::SemanticTokensLegend {
+        token_types: TOKEN_TYPES.iter().map(|(_, t)| t.clone()).collect(),
+        token_modifiers: TOKEN_MODIFIERS.iter().map(|(_, m)| m.clone()).collect(),
+    }
+}
+
+/// Tokens in the protocol's relative form, each cut at line ends (clients need not support
+/// multi-line tokens), lengths in the negotiated encoding.
+pub fn semantic_tokens(index: &LineIndex, enc: PositionEncoding, tokens: &[SemanticToken]) -> Vec<lsp::SemanticToken> {
+    let mut out = Vec::with_capacity(tokens.len());
+    let (mut prev_line, mut prev_col) = (0u32, 0u32);
+    for t in tokens {
+        let kind = TOKEN_TYPES.iter().position(|(k, _)| *k == t.kind).unwrap_or(0) as u32;
+        let mut bits = 0u32;
+        for (i, (m, _)) in TOKEN_MODIFIERS.iter().enumerate() {
+            if t.modifiers.contains(*m) {
+                bits |= 1 << i;
+            }
+        }
+        let first = index.line_col(t.range.start).line;
+        let last = index.line_col(t.range.end).line;
+        for line in first..=last {
+            let Some(content) = index.line_range(line) else { break };
+            let start = t.range.start.max(content.start);
+            let end = t.range.end.min(content.end);
+            if start >= end {
+                continue;
+            }
+            let s = index.wide_line_col(enc, start);
+            let e = index.wide_line_col(enc, end);
+            let delta_line = s.line - prev_line;
+            let delta_start = if delta_line == 0 { s.col - prev_col } else { s.col };
+            out.push(lsp::SemanticToken { delta_line, delta_start, length: e.col - s.col, token_type: kind, token_modifiers_bitset: bits });
+            (prev_line, prev_col) = (s.line, s.col);
+        }
+    }
+    out
+}
+
+/// The one edit turning `old` into `new`: the tokens between their common start and end.
+pub fn semantic_tokens_edits(old: &[lsp::SemanticToken], new: &[lsp::SemanticToken]) -> Vec<lsp::SemanticTokensEdit> {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let suffix = old[prefix..].iter().rev().zip(new[prefix..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let removed = old.len() - prefix - suffix;
+    let added = &new[prefix..new.len() - suffix];
+    if removed == 0 && added.is_empty() {
+        return Vec::new();
+    }
+    // Each token is five integers of the array the edit addresses.
+    vec![lsp::SemanticTokensEdit { start: (prefix * 5) as u32, delete_count: (removed * 5) as u32, data: Some(added.to_vec()) }]
+}
+
+pub fn document_links(index: &LineIndex, enc: PositionEncoding, links: Vec<DocumentLink>) -> Vec<lsp::DocumentLink> {
+    links
+        .into_iter()
+        .filter_map(|l| {
+            let target = match l.target {
+                LinkTarget::File(p) => url(&p),
+                LinkTarget::Url(u) => lsp::Url::parse(&u).ok()?,
+            };
+            Some(lsp::DocumentLink { range: range(index, enc, l.range), target: Some(target), tooltip: Some(l.tooltip), data: None })
+        })
+        .collect()
+}
+
+pub fn folding_ranges(index: &LineIndex, folds: Vec<Fold>) -> Vec<lsp::FoldingRange> {
+    folds
+        .into_iter()
+        .map(|f| lsp::FoldingRange {
+            start_line: index.line_col(f.range.start).line,
+            end_line: index.line_col(f.range.end).line,
+            kind: Some(match f.kind {
+                FoldKind::Region => lsp::FoldingRangeKind::Region,
+                FoldKind::Comment => lsp::FoldingRangeKind::Comment,
+            }),
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Ranges innermost first to the protocol's chain of parents.
+pub fn selection_range(index: &LineIndex, enc: PositionEncoding, ranges: Vec<Range<usize>>) -> lsp::SelectionRange {
+    let mut chain: Option<lsp::SelectionRange> = None;
+    for r in ranges.into_iter().rev() {
+        chain = Some(lsp::SelectionRange { range: range(index, enc, r), parent: chain.map(Box::new) });
+    }
+    chain.unwrap_or(lsp::SelectionRange { range: lsp::Range::default(), parent: None })
+}
+
+pub fn highlights(index: &LineIndex, enc: PositionEncoding, hs: Vec<Highlight>) -> Vec<lsp::DocumentHighlight> {
+    hs.into_iter()
+        .map(|h| lsp::DocumentHighlight {
+            range: range(index, enc, h.range),
+            kind: Some(if h.declaration { lsp::DocumentHighlightKind::WRITE } else { lsp::DocumentHighlightKind::READ }),
+        })
+        .collect()
+}
+
+/// The signature, its parameters as offsets into the label in the negotiated encoding.
+pub fn signature_help(enc: PositionEncoding, s: SignatureHelp) -> lsp::SignatureHelp {
+    let label_index = LineIndex::new(&s.label);
+    let at = |o: usize| label_index.wide_line_col(enc, o).col;
+    let markdown = |value: String| lsp::Documentation::MarkupContent(lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value });
+    let parameters = s
+        .parameters
+        .into_iter()
+        .map(|(r, what)| lsp::ParameterInformation { label: lsp::ParameterLabel::LabelOffsets([at(r.start), at(r.end)]), documentation: Some(markdown(what)) })
+        .collect();
+    let active = s.active.map(|i| i as u32);
+    lsp::SignatureHelp {
+        signatures: vec![lsp::SignatureInformation {
+            label: s.label,
+            documentation: Some(markdown(s.documentation)),
+            parameters: Some(parameters),
+            active_parameter: active,
+        }],
+        active_signature: Some(0),
+        active_parameter: active,
     }
 }

@@ -12,22 +12,27 @@
 //! limit (`model::workspace::vfs::MAX_FILE_BYTES`) is kept but not split or parsed.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use model::workspace::vfs::MAX_FILE_BYTES;
-use syntax::document::{Document, SyntaxError};
+use syntax::document::{Document, SyntaxError, YamlTree};
 
 /// One block: where it starts, its document, and its syntax errors (block-relative).
 struct Block {
     start: usize,
     doc: Document,
     errors: Vec<SyntaxError>,
+    /// The block's tree as snapshots keep it, made again only when the block changes (a
+    /// keystroke hands every snapshot all the blocks' trees).
+    tree: Arc<YamlTree>,
 }
 
 impl Block {
     fn new(start: usize, text: &str) -> Block {
         let doc = Document::new(text);
         let errors = doc.syntax_errors();
-        Block { start, doc, errors }
+        let tree = Arc::new(doc.yaml_tree());
+        Block { start, doc, errors, tree }
     }
 }
 
@@ -112,6 +117,7 @@ impl BlockDocument {
                     if let Some(mut b) = reuse.next() {
                         b.doc.apply_change(Some(start - old_start..end - old_start), new_text);
                         b.errors = b.doc.syntax_errors();
+                        b.tree = Arc::new(b.doc.yaml_tree());
                         made = Some(b);
                     }
                 }
@@ -124,6 +130,11 @@ impl BlockDocument {
         for b in &mut self.blocks[tail_start..] {
             b.start = (b.start as isize + delta) as usize;
         }
+    }
+
+    /// The YAML tree of every block, with the offset where the block starts.
+    pub(crate) fn yaml_trees(&self) -> Vec<(usize, Arc<YamlTree>)> {
+        self.blocks.iter().map(|b| (b.start, b.tree.clone())).collect()
     }
 
     /// The syntax errors of every block, in document offsets.

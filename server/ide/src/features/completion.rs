@@ -11,7 +11,6 @@
 //! The structure comes from indentation, not a parse: the file is mid-edit and rarely valid
 //! YAML while a completion is asked. Jinja is masked first (same offsets).
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
@@ -19,7 +18,7 @@ use std::sync::Arc;
 
 use model::pipeline::Scope;
 use model::requisites::{STATE_REQUISITE_IN_KEYWORDS, STATE_REQUISITE_KEYWORDS};
-use model::state::catalog::{workspace_catalog, Catalog, Function};
+use model::state::catalog::Function;
 
 use crate::salt::resolve::file_env;
 use crate::snapshot::Snapshot;
@@ -86,29 +85,29 @@ pub(crate) fn completions(snap: &Snapshot, path: &Path, offset: usize) -> Cancel
 
 /// One line above the cursor that encloses it: its indentation and key (or item text).
 #[derive(Debug, Clone)]
-struct Parent {
-    indent: usize,
-    item: bool,
-    key: String,
+pub(crate) struct Parent {
+    pub(crate) indent: usize,
+    pub(crate) item: bool,
+    pub(crate) key: String,
     /// Where the line starts.
-    start: usize,
+    pub(crate) start: usize,
 }
 
 /// The cursor's place in the indentation structure.
 #[derive(Debug)]
-struct Context {
+pub(crate) struct Context {
     /// Enclosing lines, outermost first.
-    parents: Vec<Parent>,
+    pub(crate) parents: Vec<Parent>,
     /// The cursor's line is a list item (`- ...`).
-    item: bool,
+    pub(crate) item: bool,
     /// What is typed on the line before the cursor, after the indentation and `- `.
-    typed: String,
+    pub(crate) typed: String,
     /// Where `typed` starts.
     typed_start: usize,
 }
 
 impl Context {
-    fn at(text: &str, offset: usize) -> Context {
+    pub(crate) fn at(text: &str, offset: usize) -> Context {
         let line_start = syntax::line_index::line_start(text, offset);
         let line = &text[line_start..offset];
         let indent = line.len() - line.trim_start_matches(' ').len();
@@ -164,10 +163,6 @@ fn item(label: impl Into<String>, kind: CompletionKind, detail: Option<String>, 
     CompletionItem { insert: label.clone(), label, kind, detail, edit, sort }
 }
 
-fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
-    workspace_catalog(&snap.files, &snap.world().ctx.roots, &snap.world().ws.opts)
-}
-
 fn sls_items(snap: &Snapshot, path: &Path, masked: &str, ctx: &Context) -> Cancellable<Vec<CompletionItem>> {
     let p = &ctx.parents;
     let depth = p.len();
@@ -192,7 +187,7 @@ fn is_requisite(key: &str) -> bool {
 
 /// Under an ID: `pkg` → the modules, `pkg.` → its functions.
 fn function_items(snap: &Snapshot, ctx: &Context) -> Vec<CompletionItem> {
-    let catalog = catalog(snap);
+    let catalog = crate::salt::statedocs::catalog(snap);
     let (word, start) = ctx.word(&[]);
     match word.rsplit_once('.') {
         Some((module, _)) => {
@@ -225,37 +220,13 @@ fn detail(module: &str, f: &Function) -> String {
 /// else the function's arguments not given yet (required first), then the requisites and
 /// the state system's other keywords.
 fn argument_items(snap: &Snapshot, masked: &str, ctx: &Context, module_line: &Parent) -> Vec<CompletionItem> {
-    let catalog = catalog(snap);
+    let catalog = crate::salt::statedocs::catalog(snap);
     let (word, start) = ctx.word(&[]);
     if word.contains(':') {
         return Vec::new();
     }
     let edit = start..start + word.len();
-    let (module, mut function) = match module_line.key.split_once('.') {
-        Some((m, f)) => (m.to_string(), Some(f.to_string())),
-        None => (module_line.key.clone(), None),
-    };
-    // The siblings: arguments already given, and a `- installed` item naming the function.
-    let mut given: BTreeSet<String> = BTreeSet::new();
-    let body_start = masked[module_line.start..].find('\n').map_or(masked.len(), |i| module_line.start + i + 1);
-    for l in masked[body_start..].lines() {
-        let content = l.trim_start_matches(' ');
-        if content.trim().is_empty() || content.starts_with('#') {
-            continue;
-        }
-        if l.len() - content.len() <= module_line.indent {
-            break;
-        }
-        let Some(rest) = content.strip_prefix("- ") else { continue };
-        let rest = rest.trim();
-        match rest.split_once(':') {
-            Some((k, _)) => {
-                given.insert(k.trim().to_string());
-            }
-            None if function.is_none() && !rest.is_empty() && rest != word => function = Some(rest.to_string()),
-            None => {}
-        }
-    }
+    let (module, function, given) = module_body(masked, module_line, word);
     let Some(m) = catalog.module(&module) else { return Vec::new() };
     let Some(f) = function.as_deref().and_then(|f| m.function(f)) else {
         return m.functions.iter().map(|f| item(&f.name, CompletionKind::Function, Some(detail(&m.name, f)), edit.clone(), format!("0{}", f.name))).collect();
@@ -282,6 +253,38 @@ fn argument_items(snap: &Snapshot, masked: &str, ctx: &Context, module_line: &Pa
         }
     }
     out
+}
+
+/// What the body under a state module key says: the module, the function (from the key,
+/// `pkg.installed`, else from a `- installed` item other than `typing`) and the arguments
+/// given.
+pub(crate) fn module_body(masked: &str, module_line: &Parent, typing: &str) -> (String, Option<String>, BTreeSet<String>) {
+    let (module, mut function) = match module_line.key.split_once('.') {
+        Some((m, f)) => (m.to_string(), Some(f.to_string())),
+        None => (module_line.key.clone(), None),
+    };
+    // The siblings: arguments already given, and a `- installed` item naming the function.
+    let mut given: BTreeSet<String> = BTreeSet::new();
+    let body_start = masked[module_line.start..].find('\n').map_or(masked.len(), |i| module_line.start + i + 1);
+    for l in masked[body_start..].lines() {
+        let content = l.trim_start_matches(' ');
+        if content.trim().is_empty() || content.starts_with('#') {
+            continue;
+        }
+        if l.len() - content.len() <= module_line.indent {
+            break;
+        }
+        let Some(rest) = content.strip_prefix("- ") else { continue };
+        let rest = rest.trim();
+        match rest.split_once(':') {
+            Some((k, _)) => {
+                given.insert(k.trim().to_string());
+            }
+            None if function.is_none() && !rest.is_empty() && rest != typing => function = Some(rest.to_string()),
+            None => {}
+        }
+    }
+    (module, function, given)
 }
 
 /// An item under a requisite: `mod: ` → that module's states (by ID and by name) in the

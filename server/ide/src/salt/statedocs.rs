@@ -61,12 +61,12 @@ pub(crate) fn known_to_salt(snap: &Snapshot, d: &model::diagnostic::Diagnostic) 
 }
 
 /// The workspace's catalog as this snapshot sees it (open `_states` buffers included).
-fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
+pub(crate) fn catalog(snap: &Snapshot) -> Cow<'static, Catalog> {
     workspace_catalog(&snap.files, &snap.world().ctx.roots, &snap.world().ws.opts)
 }
 
 /// The docstring of `module.function`: the custom module's own, else Salt's when it answered.
-fn doc_of<'a>(snap: &'a Snapshot, module: &str, f: &'a Function) -> Result<&'a str, String> {
+pub(crate) fn doc_of<'a>(snap: &'a Snapshot, module: &str, f: &'a Function) -> Result<&'a str, String> {
     if let Some(d) = &f.doc {
         return Ok(d);
     }

@@ -6,10 +6,13 @@ mod diagnostics;
 mod gitfs;
 mod highstate;
 mod hover;
+mod links;
 mod mapstack;
 mod navigation;
 mod pillar;
+mod structure;
 mod symbols;
+mod tokens;
 
 use std::path::{Path, PathBuf};
 
