@@ -415,6 +415,21 @@ step('semantic tokens as Neovim reports them, and folds from the server with vim
   vim.cmd('normal! zR')
 end)
 
+step('rename a state ID with vim.lsp.buf.rename: the declaration and its requisites in two files', function()
+  local buf = open('salt/base/web/tls.sls')
+  cursor_on(buf, 'tls_cert:')
+  vim.lsp.buf.rename('tls_cert_ℝ')
+  local init = vim.fn.bufnr(root .. '/salt/base/web/init.sls')
+  wait_for('the edits in both files', function()
+    local tls = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+    init = vim.fn.bufnr(root .. '/salt/base/web/init.sls')
+    local web = init > 0 and table.concat(vim.api.nvim_buf_get_lines(init, 0, -1, false), '\n') or ''
+    return tls[1] == 'tls_cert_ℝ:' and tls[10] == '      - tls_cert_ℝ' and web:find('- test: tls_cert_ℝ', 1, true) ~= nil
+  end)
+  -- The name was given, so nothing else changed.
+  assert(vim.api.nvim_buf_get_lines(buf, 2, 3, false)[1] == '    - name: /etc/ssl/web.pem')
+end)
+
 step(':checkhealth salt-analyzer: binary, version, workspace file, Salt config, minion', function()
   local buf = open('salt/base/top.sls')
   require('salt-analyzer').reconfigure({ salt_config = 'etc/salt' })
