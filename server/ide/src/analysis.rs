@@ -9,13 +9,14 @@ use std::sync::Arc;
 use model::version::SaltVersion;
 use syntax::line_index::LineIndex;
 
+use crate::features::call_hierarchy::{HierarchyCall, HierarchyItem};
 use crate::features::completion::CompletionItem;
 use crate::features::fleet::FleetCheck;
 use crate::features::impact::{ImpactBase, ImpactReport};
 use crate::features::inlay_hints::{InlayConfig, InlayHint};
 use crate::features::{
-    code_actions, completion, diagnostics, fleet, folding, highlight, hover, impact, inlay_hints, links, navigation, rename, selection, semantic_tokens,
-    signature_help, symbols,
+    call_hierarchy, code_actions, completion, diagnostics, fleet, folding, highlight, hover, impact, inlay_hints, links, navigation, rename, selection,
+    semantic_tokens, signature_help, symbols,
 };
 use crate::index::semantic::IndexStats;
 use crate::salt::top;
@@ -103,6 +104,22 @@ impl Analysis {
     /// Everything that refers to the state ID or SLS at `offset`.
     pub fn references(&self, path: &Path, offset: usize, include_declaration: bool) -> Cancellable<Vec<FileRange>> {
         navigation::references(&self.snap, path, offset, include_declaration)
+    }
+
+    /// The state declared or named at `offset`, as call hierarchy items (see
+    /// `features/call_hierarchy.rs`).
+    pub fn call_hierarchy_prepare(&self, path: &Path, offset: usize) -> Cancellable<Vec<HierarchyItem>> {
+        call_hierarchy::prepare(&self.snap, path, offset)
+    }
+
+    /// The states that depend on `item` by requisite (and the extends of it).
+    pub fn call_hierarchy_incoming(&self, item: &HierarchyItem) -> Cancellable<Vec<HierarchyCall>> {
+        call_hierarchy::incoming(&self.snap, item)
+    }
+
+    /// The states `item` depends on by requisite.
+    pub fn call_hierarchy_outgoing(&self, item: &HierarchyItem) -> Cancellable<Vec<HierarchyCall>> {
+        call_hierarchy::outgoing(&self.snap, item)
     }
 
     /// The range of the state ID at `offset` and the ID, when it can be renamed there; else

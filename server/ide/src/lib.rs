@@ -18,6 +18,7 @@ mod types;
 pub use analysis::Analysis;
 pub use db::docs::{DocsStatus, StateDocs};
 pub use db::memory::MemoryDisk;
+pub use features::call_hierarchy::{HierarchyCall, HierarchyItem};
 pub use features::completion::{CompletionItem, CompletionKind};
 pub use features::diagnostics::shift_diagnostics;
 pub use features::fleet::FleetCheck;

@@ -58,6 +58,22 @@ pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
     }
 }
 
+/// A call hierarchy item the server gave out, back to the ide's.
+pub fn hierarchy_item(item: &lsp::CallHierarchyItem) -> Option<ide::HierarchyItem> {
+    let data = item.data.as_ref()?;
+    let pair = |k: &str| -> Option<std::ops::Range<usize>> {
+        let v = data.get(k)?.as_array()?;
+        Some(v.first()?.as_u64()? as usize..v.get(1)?.as_u64()? as usize)
+    };
+    Some(ide::HierarchyItem {
+        path: path(&item.uri)?,
+        id: item.name.clone(),
+        detail: data.get("detail").and_then(|d| d.as_str()).unwrap_or_default().to_string(),
+        range: pair("range")?,
+        selection: pair("selection")?,
+    })
+}
+
 /// The workspace root: the first workspace folder, else `rootUri`, else `rootPath`.
 pub fn root(params: &lsp::InitializeParams) -> Option<PathBuf> {
     if let Some(f) = params.workspace_folders.as_ref().and_then(|f| f.first()) {

@@ -451,6 +451,56 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn prepare_call_hierarchy(&self, params: CallHierarchyPrepareParams) -> Result<Option<Vec<CallHierarchyItem>>> {
+        let pos = params.text_document_position_params;
+        self.query(move |a, fl| {
+            let Some(path) = Self::path_of(&pos.text_document.uri) else { return Ok(None) };
+            let Some(li) = a.line_index(&path) else { return Ok(None) };
+            let offset = from_proto::offset(&li, fl.encoding, pos.position);
+            let items: Vec<CallHierarchyItem> =
+                a.call_hierarchy_prepare(&path, offset)?.iter().filter_map(|it| to_proto::hierarchy_item(a, fl.encoding, it)).collect();
+            Ok((!items.is_empty()).then_some(items))
+        })
+        .await
+    }
+
+    async fn incoming_calls(&self, params: CallHierarchyIncomingCallsParams) -> Result<Option<Vec<CallHierarchyIncomingCall>>> {
+        let Some(item) = from_proto::hierarchy_item(&params.item) else { return Ok(None) };
+        self.query(move |a, fl| {
+            let calls = a.call_hierarchy_incoming(&item)?;
+            Ok(Some(
+                calls
+                    .into_iter()
+                    .filter_map(|c| {
+                        let li = a.line_index(&c.item.path)?;
+                        let from_ranges = c.ranges.iter().map(|r| to_proto::range(&li, fl.encoding, r.clone())).collect();
+                        Some(CallHierarchyIncomingCall { from: to_proto::hierarchy_item(a, fl.encoding, &c.item)?, from_ranges })
+                    })
+                    .collect(),
+            ))
+        })
+        .await
+    }
+
+    async fn outgoing_calls(&self, params: CallHierarchyOutgoingCallsParams) -> Result<Option<Vec<CallHierarchyOutgoingCall>>> {
+        let Some(item) = from_proto::hierarchy_item(&params.item) else { return Ok(None) };
+        self.query(move |a, fl| {
+            let li = a.line_index(&item.path);
+            let calls = a.call_hierarchy_outgoing(&item)?;
+            Ok(Some(
+                calls
+                    .into_iter()
+                    .filter_map(|c| {
+                        let li = li.as_ref()?;
+                        let from_ranges = c.ranges.iter().map(|r| to_proto::range(li, fl.encoding, r.clone())).collect();
+                        Some(CallHierarchyOutgoingCall { to: to_proto::hierarchy_item(a, fl.encoding, &c.item)?, from_ranges })
+                    })
+                    .collect(),
+            ))
+        })
+        .await
+    }
+
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
         let found = self
             .query(move |a, fl| {

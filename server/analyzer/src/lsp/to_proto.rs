@@ -167,6 +167,21 @@ pub fn hover(index: &LineIndex, enc: PositionEncoding, h: HoverResult) -> lsp::H
     }
 }
 
+/// A state of the requisite graph; `data` carries what finds it again (the ID's byte range).
+pub fn hierarchy_item(analysis: &Analysis, enc: PositionEncoding, it: &ide::HierarchyItem) -> Option<lsp::CallHierarchyItem> {
+    let li = analysis.line_index(&it.path)?;
+    Some(lsp::CallHierarchyItem {
+        name: it.id.clone(),
+        kind: lsp::SymbolKind::FUNCTION,
+        tags: None,
+        detail: Some(it.detail.clone()),
+        uri: url(&it.path),
+        range: range(&li, enc, it.range.clone()),
+        selection_range: range(&li, enc, it.selection.clone()),
+        data: Some(serde_json::json!({"selection": [it.selection.start, it.selection.end], "range": [it.range.start, it.range.end], "detail": it.detail})),
+    })
+}
+
 /// A rendered value shown inline, just after its Jinja block.
 pub fn inlay_hint(index: &LineIndex, enc: PositionEncoding, h: ide::InlayHint) -> lsp::InlayHint {
     lsp::InlayHint {
@@ -301,6 +316,7 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
         references_provider: Some(lsp::OneOf::Left(true)),
         hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
         inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+        call_hierarchy_provider: Some(lsp::CallHierarchyServerCapability::Simple(true)),
         rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions { prepare_provider: Some(true), work_done_progress_options: Default::default() })),
         completion_provider: Some(lsp::CompletionOptions {
             // `pkg.` functions, `- pkg: ` targets, `G@`/`I@` keys, `salt://a/` paths,

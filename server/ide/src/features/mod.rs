@@ -2,8 +2,9 @@
 //! returning plain data (`crate::types`): hover, navigation, completion, symbols, code
 //! actions, diagnostics, the impact of the uncommitted changes, the fleet's lenses, the inlay
 //! hints of rendered values, rename, semantic tokens, document links, folding and selection
-//! ranges, document highlight and signature help.
+//! ranges, document highlight, signature help and the requisite graph as a call hierarchy.
 
+pub(crate) mod call_hierarchy;
 pub(crate) mod code_actions;
 pub(crate) mod completion;
 pub(crate) mod diagnostics;
