@@ -1275,10 +1275,12 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
         },
         None => None,
     };
-    let (ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
+    let (mut ws, problems) = match load_workspace_served(common, paths.first().map(PathBuf::as_path)) {
         Ok(ws) => ws,
         Err(code) => return code,
     };
+    // Codes `--select` names are reported even when they are off by default.
+    ws.rules.enable(Code::ALL.iter().copied().filter(|c| rules.select.iter().any(|s| s == c.as_str())));
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.
@@ -1448,9 +1450,13 @@ fn rules(format: Format) -> ExitCode {
         Code::ALL.iter().map(|c| (c.as_str(), c.severity().as_str(), salt_analyzer::codes_doc::what(c.as_str()).unwrap_or_default())).collect();
     match format {
         Format::Json => {
-            let salt_lint = |code: &str| Code::ALL.iter().find(|c| c.as_str() == code).and_then(|c| c.salt_lint());
-            let list: Vec<serde_json::Value> =
-                rows.iter().map(|(code, severity, what)| json!({"code": code, "severity": severity, "summary": what, "salt_lint": salt_lint(code)})).collect();
+            let list: Vec<serde_json::Value> = Code::ALL
+                .iter()
+                .zip(&rows)
+                .map(|(c, (code, severity, what))| {
+                    json!({"code": code, "severity": severity, "summary": what, "category": c.category(), "default": if c.on_by_default() { "on" } else { "off" }, "salt_lint": c.salt_lint()})
+                })
+                .collect();
             outln!("{}", serde_json::to_string_pretty(&list).unwrap_or_default());
         }
         Format::Text => {
