@@ -246,28 +246,45 @@ fn noqa(line: &str) -> Vec<&str> {
     line.split("# noqa").nth(1).map(|s| s.split(py_space).filter(|w| !w.is_empty()).collect()).unwrap_or_default()
 }
 
+/// `len(text[:end].splitlines())` for ends that only grow, counted once over the text: a
+/// whole-text rule's findings would otherwise each count from the start.
+struct PyLines<'a> {
+    text: &'a str,
+    pos: usize,
+    boundaries: usize,
+}
+
+impl<'a> PyLines<'a> {
+    fn new(text: &'a str) -> Self {
+        PyLines { text, pos: 0, boundaries: 0 }
+    }
+
+    /// The line count of `text[..end]` (`end` at a character boundary, no less than before).
+    fn count(&mut self, end: usize) -> usize {
+        let bytes = self.text.as_bytes();
+        if end > self.pos {
+            for (i, c) in self.text[self.pos..end].char_indices() {
+                let at = self.pos + i;
+                // `\r\n` is one boundary.
+                if is_py_break(c) && !(c == '\n' && at > 0 && bytes[at - 1] == b'\r') {
+                    self.boundaries += 1;
+                }
+            }
+            self.pos = end;
+        }
+        let open = self.text[..self.pos].chars().next_back().is_some_and(|c| !is_py_break(c));
+        self.boundaries + usize::from(open)
+    }
+}
+
+/// A line boundary of Python's `str.splitlines`.
+fn is_py_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
 /// `len(text.splitlines())`: Python's line count, whose line boundaries are more than `\n`.
 fn py_line_count(text: &str) -> usize {
-    let mut count = 0;
-    let mut open = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\r' => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                count += 1;
-                open = false;
-            }
-            '\n' | '\x0b' | '\x0c' | '\x1c' | '\x1d' | '\x1e' | '\u{85}' | '\u{2028}' | '\u{2029}' => {
-                count += 1;
-                open = false;
-            }
-            _ => open = true,
-        }
-    }
-    count + usize::from(open)
+    PyLines::new(text).count(text.len())
 }
 
 #[cfg(test)]

@@ -124,4 +124,8 @@ fn nested_dict_windows_and_cmd_run_quiet_blocks() {
 fn python_line_counts() {
     assert_eq!((py_line_count("a\nb"), py_line_count("a\r\nb\n"), py_line_count("a\x0cb"), py_line_count("")), (2, 2, 2, 0));
     assert_eq!(noqa("x # noqa 201 203 # noqa 204"), vec!["201", "203"]);
+    // Counted as the ends grow, a `\r\n` split between two ends is still one boundary.
+    let text = "a\r\nb\x0cc\n";
+    let mut lines = PyLines::new(text);
+    assert_eq!((lines.count(2), lines.count(3), lines.count(5), lines.count(text.len())), (1, 1, 2, 3));
 }

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use super::{noqa, py_line_count, Rule, Test, RE_MULTILINE, SLS};
+use super::{noqa, PyLines, Rule, Test, RE_MULTILINE, SLS};
 use crate::diagnostic::Code;
 use crate::py::re::PySearch;
 
@@ -46,12 +46,12 @@ fn pattern(cell: &'static OnceLock<Option<PySearch>>, pattern: &str) -> Option<&
 
 /// The 0-based line of a match ending at byte `end`, unless a `# noqa ID` in the matched
 /// section skips it.
-fn finding(text: &str, start: usize, end: usize, id: &str) -> Option<usize> {
-    let section = &text[start..end];
+fn finding(lines: &mut PyLines, start: usize, end: usize, id: &str) -> Option<usize> {
+    let section = &lines.text[start..end];
     if section.contains("# noqa") && section.lines().any(|l| noqa(l).contains(&id)) {
         return None;
     }
-    Some(py_line_count(&text[..end]).saturating_sub(1))
+    Some(lines.count(end).saturating_sub(1))
 }
 
 fn nested_dict(_: &Path, text: &str, id: &str) -> Vec<usize> {
@@ -63,6 +63,7 @@ fn nested_dict(_: &Path, text: &str, id: &str) -> Vec<usize> {
     // The pattern's match spans the `- context:` line and the next one (after any blank lines
     // its leading `\s+` takes in), so each candidate line is searched in that window alone:
     // the backreference makes a search over the whole text slow.
+    let mut lines = PyLines::new(text);
     let mut out = Vec::new();
     let mut done = 0;
     let mut line_start = 0;
@@ -88,7 +89,7 @@ fn nested_dict(_: &Path, text: &str, id: &str) -> Vec<usize> {
             if let Some(Some(r)) = g.first() {
                 let (start, end) = (from + r.start, from + r.end);
                 done = end;
-                out.extend(finding(text, start, end, id));
+                out.extend(finding(&mut lines, start, end, id));
             }
         }
     }
@@ -102,11 +103,12 @@ fn cmd_run_quiet(_: &Path, text: &str, id: &str) -> Vec<usize> {
     }
     let Some(re) = pattern(&RE, r"^.+\n^\s{2}cmd\.run:(?:\n.+)+\n^\s{4}- quiet\s?.*") else { return Vec::new() };
     // `re.finditer` over the text (rare: it needs both words).
+    let mut lines = PyLines::new(text);
     let mut out = Vec::new();
     let mut pos = 0;
     while let Ok(Some(g)) = re.search(text, pos) {
         let Some(Some(r)) = g.first().cloned() else { break };
-        out.extend(finding(text, r.start, r.end, id));
+        out.extend(finding(&mut lines, r.start, r.end, id));
         pos = if r.end > r.start { r.end } else { r.end + 1 };
         if pos > text.len() {
             break;
