@@ -159,10 +159,11 @@ fn sarif(found: &[Found<'_>]) -> String {
             let what = row.map_or_else(|| code.as_str().to_string(), |r| r.what.clone());
             let (short, summary) = (first_sentence(&what).replace('`', ""), what.replace('`', ""));
             let level = sarif_level(code.severity());
-            let mut properties = json!({"tags": ["salt"]});
-            if let Some(id) = code.salt_lint() {
-                properties["salt-lint"] = json!(id);
+            let mut properties = json!({});
+            if !code.salt_lint().is_empty() {
+                properties["salt-lint"] = json!(code.salt_lint());
             }
+            properties["tags"] = if code.category() == "salt" { json!(["salt"]) } else { json!(["salt", code.category()]) };
             json!({
                 "id": code.as_str(),
                 "shortDescription": {"text": short},

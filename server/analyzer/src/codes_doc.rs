@@ -180,7 +180,14 @@ pub fn example(md: &str) -> Result<Example, String> {
 pub fn rules_output(code: Option<&str>, json: bool) -> Result<String, String> {
     let row = |c: Code| {
         let what = what(c.as_str()).unwrap_or_default();
-        json!({"code": c.as_str(), "severity": c.severity().as_str(), "summary": what, "salt_lint": c.salt_lint()})
+        json!({
+            "code": c.as_str(),
+            "severity": c.severity().as_str(),
+            "summary": what,
+            "category": c.category(),
+            "default": if c.on_by_default() { "on" } else { "off" },
+            "salt_lint": c.salt_lint(),
+        })
     };
     let Some(name) = code else {
         if json {

@@ -133,3 +133,27 @@ fn salt_lint_rules_and_its_configuration() {
     let (code, out, _) = run(&t.root, &["check", "--format", "json"]);
     assert_eq!((code, codes(&out)), (0, vec![]));
 }
+
+/// Formatting rules are off until asked for: `--select`, `rules: enable:`, or a `.salt-lint`
+/// file (salt-lint runs all its rules), whose `rules: ID: ignore:` patterns hold per file; a
+/// Jinja file gets the Jinja rules.
+#[test]
+fn style_rules_off_by_default_are_turned_on() {
+    let t = tree();
+    t.write("salt/web.sls", "conf:   \n  file.managed:\n    - name: /etc/{{name}}\n    - onchange: []\n");
+    t.write("salt/map.jinja", "{% set x = {'a': 1}%}\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["3 onchanges-typo"]);
+    let (_, out, _) = run(&t.root, &["check", "--format", "json", "--select", "trailing-whitespace,jinja-statement-spacing"]);
+    assert_eq!(codes(&out), ["0 jinja-statement-spacing", "0 trailing-whitespace"]);
+    t.write("salt-analyzer.yaml", "file_roots: {base: [salt]}\nrules:\n  enable: [jinja-variable-spacing]\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["2 jinja-variable-spacing", "3 onchanges-typo"]);
+    t.write(".salt-lint", "rules:\n  jinja:\n    ignore: '*.jinja'\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["0 sls-extension", "0 trailing-whitespace", "2 jinja-variable-spacing", "3 onchanges-typo"]);
+    let (_, out, _) = run(&t.root, &["rules", "--format", "json"]);
+    let list: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let row = list.as_array().and_then(|l| l.iter().find(|r| r["code"] == "deprecated-state")).cloned().unwrap_or_default();
+    assert_eq!((row["category"].as_str(), row["default"].as_str(), row["salt_lint"][13].as_str()), (Some("style"), Some("off"), Some("915")));
+}

@@ -102,17 +102,103 @@ codes! {
     /// salt-lint 210: a number with a leading zero unquoted, which YAML reads as octal (a
     /// warning).
     OctalUnquoted => "octal-unquoted",
+    /// salt-lint 201: whitespace at the end of a line (off by default: formatting).
+    TrailingWhitespace => "trailing-whitespace",
+    /// salt-lint 202: `{%if x%}` without a space inside the delimiters (off by default).
+    JinjaStatementSpacing => "jinja-statement-spacing",
+    /// salt-lint 203: a tab character (off by default: YAML refuses tabs in indentation, and
+    /// `yaml-syntax` says so).
+    TabCharacter => "tab-character",
+    /// salt-lint 204: a line longer than 160 characters (off by default).
+    LineTooLong => "line-too-long",
+    /// salt-lint 205: a file given to the style rules whose extension is not `.sls` (off by
+    /// default).
+    SlsExtension => "sls-extension",
+    /// salt-lint 206: `{{var}}` without a space inside the delimiters (off by default).
+    JinjaVariableSpacing => "jinja-variable-spacing",
+    /// salt-lint 209: `{#comment#}` without a space inside the delimiters (off by default).
+    JinjaCommentSpacing => "jinja-comment-spacing",
+    /// salt-lint 211: `pillar.get[...]` or `grains.get[...]`, subscripting the function instead
+    /// of calling it (a warning: the render fails).
+    PillarGetSubscript => "pillar-get-subscript",
+    /// salt-lint 212: an irregular space (no-break space, zero-width space, ...) that YAML does
+    /// not read as a space (a warning).
+    IrregularWhitespace => "irregular-whitespace",
+    /// salt-lint 213: `cmd.wait`, where Salt's documentation recommends `cmd.run` with
+    /// `onchanges` (a hint).
+    CmdWait => "cmd-wait",
+    /// salt-lint 216: `onchange:`, `on_changes:` and the like, which are no requisite: Salt
+    /// passes them to the function as an argument (a warning).
+    OnchangesTypo => "onchanges-typo",
+    /// salt-lint 217: `requires:`, which is no requisite (a warning).
+    RequireTypo => "require-typo",
+    /// salt-lint 219: a `context` or `defaults` mapping not indented past its `-`, so YAML
+    /// makes its keys siblings of `context` (a warning).
+    NestedDictIndent => "nested-dict-indent",
+    /// salt-lint 901: `- quiet` on `cmd.run`, an argument Salt no longer has (a warning).
+    CmdRunQuiet => "cmd-run-quiet",
+    /// salt-lint 902 to 915: a state function salt-lint lists as deprecated (`docker.running`,
+    /// `virt.reverted`, ...), matched in the text (off by default: the compile's
+    /// `unknown-function`, `not-in-core` and `deprecated-function` say it per Salt release).
+    DeprecatedState => "deprecated-state",
 }
 
 impl Code {
-    /// The salt-lint rule this code replaces (`check::style`), as salt-lint numbers it.
-    pub fn salt_lint(self) -> Option<&'static str> {
+    /// The salt-lint rules this code replaces (`check::style`), as salt-lint numbers them:
+    /// one, but the state deprecations, which salt-lint writes as one rule per function.
+    /// `dotted-sls-name` replaces 214 (SLS file name with a period): our check reports it
+    /// from what Salt resolves, at the file and at every include naming it.
+    pub fn salt_lint(self) -> &'static [&'static str] {
         match self {
-            Code::FileModeUnquoted => Some("207"),
-            Code::FileModeLeadingZero => Some("208"),
-            Code::OctalUnquoted => Some("210"),
-            _ => None,
+            Code::TrailingWhitespace => &["201"],
+            Code::JinjaStatementSpacing => &["202"],
+            Code::TabCharacter => &["203"],
+            Code::LineTooLong => &["204"],
+            Code::SlsExtension => &["205"],
+            Code::JinjaVariableSpacing => &["206"],
+            Code::FileModeUnquoted => &["207"],
+            Code::FileModeLeadingZero => &["208"],
+            Code::JinjaCommentSpacing => &["209"],
+            Code::OctalUnquoted => &["210"],
+            Code::PillarGetSubscript => &["211"],
+            Code::IrregularWhitespace => &["212"],
+            Code::CmdWait => &["213"],
+            Code::DottedSlsName => &["214"],
+            Code::OnchangesTypo => &["216"],
+            Code::RequireTypo => &["217"],
+            Code::NestedDictIndent => &["219"],
+            Code::CmdRunQuiet => &["901"],
+            Code::DeprecatedState => &["902", "903", "904", "905", "906", "907", "908", "909", "910", "911", "912", "913", "914", "915"],
+            _ => &[],
         }
+    }
+
+    /// The code's category: `style` for salt-lint's text rules (`check::style`), `salt` for
+    /// what Salt itself would do with the tree.
+    pub fn category(self) -> &'static str {
+        if self != Code::DottedSlsName && !self.salt_lint().is_empty() {
+            "style"
+        } else {
+            "salt"
+        }
+    }
+
+    /// Whether the code is reported unless configuration turns it on: formatting that Salt
+    /// reads the same either way is off, and so is `deprecated-state`, which the compile says
+    /// better. `rules: select`/`enable`, `--select` and a `.salt-lint` file turn them on.
+    pub fn on_by_default(self) -> bool {
+        !matches!(
+            self,
+            Code::TrailingWhitespace
+                | Code::JinjaStatementSpacing
+                | Code::TabCharacter
+                | Code::LineTooLong
+                | Code::SlsExtension
+                | Code::JinjaVariableSpacing
+                | Code::FileModeLeadingZero
+                | Code::JinjaCommentSpacing
+                | Code::DeprecatedState
+        )
     }
 
     /// How serious a finding of this code is.
@@ -129,8 +215,24 @@ impl Code {
             | Code::LikelyTypo
             | Code::UnusedSuppression
             | Code::FileModeUnquoted
-            | Code::OctalUnquoted => Severity::Warning,
-            Code::NotAnalysed | Code::FileModeLeadingZero => Severity::Hint,
+            | Code::OctalUnquoted
+            | Code::PillarGetSubscript
+            | Code::IrregularWhitespace
+            | Code::OnchangesTypo
+            | Code::RequireTypo
+            | Code::NestedDictIndent
+            | Code::CmdRunQuiet
+            | Code::DeprecatedState => Severity::Warning,
+            Code::NotAnalysed
+            | Code::FileModeLeadingZero
+            | Code::TrailingWhitespace
+            | Code::JinjaStatementSpacing
+            | Code::TabCharacter
+            | Code::LineTooLong
+            | Code::SlsExtension
+            | Code::JinjaVariableSpacing
+            | Code::JinjaCommentSpacing
+            | Code::CmdWait => Severity::Hint,
             _ => Severity::Error,
         }
     }

@@ -169,8 +169,12 @@ write(WS, 'salt/base/app/parameters/os_family/RedHat.yaml', 'values:\n  pkg:\n  
 write(
   WS,
   'salt/base/app/init.sls',
-  '{%- from tpldir ~ "/map.jinja" import mapdata with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ mapdata.pkg.name }}\n',
+  '{%- from tpldir ~ "/map.jinja" import mapdata with context %}\napp_pkg:\n  pkg.installed:\n    - name: {{ mapdata.pkg.name }}\n' +
+    'app_conf:\n  file.managed:\n    - name: /etc/app.conf\n    - source: salt://app/files/app.conf\n',
 );
+write(WS, 'salt/base/app/files/app.conf', 'port = 8080\n');
+// A third file naming web.tls's tls_cert (the rename step).
+write(WS, 'salt/base/web/cert_user.sls', 'include:\n  - web.tls\ncert_user:\n  test.nop:\n    - require:\n      - test: tls_cert\n');
 // The formula is in every minion's highstate, so its values show inline (inlay hints).
 write(WS, 'salt/base/top.sls', fs.readFileSync(path.join(WS, 'salt/base/top.sls'), 'utf8').replace("  '*':\n    - common\n", "  '*':\n    - common\n    - app\n"));
 if (!/- app\n/.test(fs.readFileSync(path.join(WS, 'salt/base/top.sls'), 'utf8'))) throw new Error('the example top.sls changed: add app to it another way');
@@ -629,6 +633,67 @@ async function main() {
     await waitFor('the hint app-redhat for db01', async () => /app-redhat/.test(await lines()) && !/app-debian/.test(await lines()), 45000);
     await pick('web01.example.com');
     await waitFor('the hint app-debian again', async () => /app-debian/.test(await lines()), 45000);
+  });
+
+  await step('F2 renames a state ID at its declaration and its requisites in three files', async () => {
+    await openFile('salt/base/web/tls.sls');
+    const [l, c] = findIn('salt/base/web/tls.sls', 'tls_cert:');
+    await gotoLine(l, c + 2);
+    await page.keyboard.press('F2');
+    const box = page.locator('.rename-box input, .rename-input').first();
+    await box.waitFor({ state: 'visible', timeout: 15000 });
+    await box.fill('tls_cert_x');
+    await page.keyboard.press('Enter');
+    await sleep(1000);
+    await palette('File: Save All');
+    const read = (rel) => fs.readFileSync(path.join(WS, rel), 'utf8');
+    await waitFor(
+      'the three files renamed on disk',
+      () =>
+        /^tls_cert_x:\n/.test(read('salt/base/web/tls.sls')) &&
+        /\n {6}- tls_cert_x\n/.test(read('salt/base/web/tls.sls')) &&
+        /- test: tls_cert_x\n/.test(read('salt/base/web/init.sls')) &&
+        /- test: tls_cert_x\n/.test(read('salt/base/web/cert_user.sls')),
+      30000,
+    );
+  });
+
+  await step('semantic colours: the token at a position, as the editor reports it', async () => {
+    await openFile('salt/base/app/init.sls');
+    const [l, c] = findIn('salt/base/app/init.sls', 'pkg.installed');
+    await gotoLine(l, c + 5);
+    const widget = page.locator('.token-inspect-widget');
+    await waitFor(
+      'the token inspector to name the semantic token',
+      async () => {
+        if (!(await widget.isVisible())) await palette('Developer: Inspect Editor Tokens and Scopes');
+        await sleep(500);
+        const text = await widget.innerText().catch(() => '');
+        return /semantic token type\s+function/.test(text) && /defaultLibrary/.test(text);
+      },
+      30000,
+    );
+    await page.keyboard.press('Escape');
+  });
+
+  await step('Ctrl-click on a salt:// URL opens the file the minion\'s file roots serve', async () => {
+    await openFile('salt/base/app/init.sls');
+    const link = page.locator('.editor-instance .view-lines span', { hasText: /^salt:\/\/app|app\.conf$|salt:\/\/app\/files\/app\.conf/ }).first();
+    await link.waitFor({ state: 'visible', timeout: 15000 });
+    await waitFor(
+      'app.conf to open',
+      async () => {
+        const b = await link.boundingBox();
+        await page.mouse.move(b.x + 12, b.y + b.height / 2);
+        await page.keyboard.down(mod);
+        await sleep(600);
+        await page.mouse.click(b.x + 12, b.y + b.height / 2);
+        await page.keyboard.up(mod);
+        await sleep(500);
+        return (await activeTabTitle()) === 'app.conf';
+      },
+      30000,
+    );
   });
 
   await step('Salt: Restart Server starts a new server process that answers', async () => {

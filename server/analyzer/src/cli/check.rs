@@ -56,7 +56,7 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
         },
         None => None,
     };
-    let (ws, files, all) = match findings(paths, common) {
+    let (ws, files, all) = match findings(paths, common, rules) {
         Ok(found) => found,
         Err(code) => return code,
     };
@@ -100,8 +100,10 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
 /// per-file checks, the unreadable parts of the fleet, and the highstates (with --fleet every
 /// minion of the fleet, else the named profile, else every profile and the minion of `-c DIR`),
 /// with the texts their positions are in.
-fn findings(paths: &[PathBuf], common: &Common) -> Result<(Workspace, FileTable, Vec<MinionDiagnostic>), ExitCode> {
-    let (ws, problems) = load_workspace_served(common, paths.first().map(PathBuf::as_path))?;
+fn findings(paths: &[PathBuf], common: &Common, rules: &CheckRules) -> Result<(Workspace, FileTable, Vec<MinionDiagnostic>), ExitCode> {
+    let (mut ws, problems) = load_workspace_served(common, paths.first().map(PathBuf::as_path))?;
+    // Codes `--select` names are reported even when they are off by default.
+    ws.rules.enable(Code::ALL.iter().copied().filter(|c| rules.select.iter().any(|s| s == c.as_str())));
     let mut ctx = CheckContext::new(disk(), &ws);
     if common.fleet.fleet.is_some() {
         // Every fleet minion's highstate: plain files are parsed once for all of them.

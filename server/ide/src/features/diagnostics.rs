@@ -64,7 +64,9 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
         }
     }
     // salt-lint's text rules, on the file as written.
-    out.extend(model::check::style::lint(path, &text).iter().map(|d| from_model(&text, d, String::new())));
+    let world = snap.world();
+    let rel = path.strip_prefix(&world.root).unwrap_or(path).to_string_lossy().replace('\\', "/");
+    out.extend(model::check::style::lint(path, &text, &world.ws.rules, &rel).iter().map(|d| from_model(&text, d, String::new())));
     // `# salt-analyzer: disable=CODE` directives and `rules:`. The editor sees the picked
     // minion's findings only, so of the codes that silence nothing it reports those that are
     // no code (`check` judges them all).

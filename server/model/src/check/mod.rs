@@ -256,13 +256,17 @@ pub fn check_with(fs: &dyn Vfs, ws: &Workspace, ctx: &CheckContext) -> CheckResu
     for (env, rel, path) in &roots {
         out.extend(ctx.check_root(fs, ws, &mut files, env, rel, path).diagnostics);
     }
-    // salt-lint's text rules, on each SLS file as written.
+    // salt-lint's text rules, on each file of the file and pillar roots they read, as written.
     let mut linted = std::collections::HashSet::new();
-    for (_, _, path) in &roots {
-        if linted.insert(path.clone()) {
-            if let Some(text) = files.shared_text(path).or_else(|| fs.read(path).ok().map(Into::into)) {
-                out.extend(crate::check::style::lint(path, &text));
-            }
+    let in_roots = ctx.roots.envs.values().flat_map(|e| e.roots.iter().zip(&e.files).flat_map(|(root, files)| files.iter().map(move |f| root.join(f))));
+    let in_pillar = ws.opts.pillar_roots.values().flatten().flat_map(|root| fs.walk(root).into_iter().map(move |f| root.join(f)));
+    for path in in_roots.chain(in_pillar) {
+        if crate::check::style::lang(&path).is_none() || !linted.insert(path.clone()) {
+            continue;
+        }
+        if let Some(text) = files.shared_text(&path).or_else(|| fs.read(&path).ok().map(Into::into)) {
+            let rel = path.strip_prefix(&ws.root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            out.extend(crate::check::style::lint(&path, &text, &ws.rules, &rel));
         }
     }
     crate::check::tops::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);

@@ -10,22 +10,30 @@
 //!     "legacy/*": {ignore: [missing-include], severity: {unknown-argument: warning}}
 //! ```
 //!
-//! `select` reports only the codes it lists, `ignore` leaves codes out, `severity` sets a code's
-//! (`error`, `warning`, `hint`). A path entry applies to the files its glob matches (Python's
-//! `fnmatch` on the path relative to the workspace root: `*` matches `/` too), after the
-//! top-level rules and the entries before it: its `select` replaces, its `ignore` adds, its
-//! `severity` goes over.
+//! `select` reports only the codes it lists, `enable` turns on codes that are off by default
+//! (salt-lint's formatting rules, [`Code::on_by_default`]) and keeps the rest, `ignore` leaves
+//! codes out, `severity` sets a code's (`error`, `warning`, `hint`). In a list, `style` stands
+//! for every code of that category. A path entry applies to the files its glob matches
+//! (Python's `fnmatch` on the path relative to the workspace root: `*` matches `/` too), after
+//! the top-level rules and the entries before it: its `select` replaces, its `enable` and
+//! `ignore` add, its `severity` goes over.
+//!
+//! A `.salt-lint` file ([`SaltLint`]) turns on every code replacing a salt-lint rule, as
+//! salt-lint runs all of its rules, and leaves a code out where salt-lint would skip all the
+//! rules it replaces (`skip_list`, `exclude_paths`, `tags`, `rules: ID: ignore:`).
 
 use std::path::Path;
 
 use crate::diagnostic::{Code, Severity};
 use crate::value::{Val, V};
 use crate::workspace::config::ConfigError;
+use crate::workspace::saltlint::SaltLint;
 
 /// One set of choices.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct RuleSet {
     select: Option<Vec<Code>>,
+    enable: Vec<Code>,
     ignore: Vec<Code>,
     severity: Vec<(Code, Severity)>,
 }
@@ -36,6 +44,8 @@ pub struct Rules {
     all: RuleSet,
     /// Each path glob's choices, in the order written.
     paths: Vec<(String, RuleSet)>,
+    /// The workspace's `.salt-lint`, when it has one.
+    salt_lint: Option<SaltLint>,
 }
 
 impl Rules {
@@ -50,6 +60,7 @@ impl Rules {
     pub fn judge(&self, code: Code, rel: &str, default: Severity) -> Option<Severity> {
         let mut select: Option<&[Code]> = None;
         let mut ignored = false;
+        let mut enabled = code.on_by_default();
         let mut severity = default;
         let sets = std::iter::once(&self.all).chain(self.paths.iter().filter(|(glob, _)| crate::py::fnmatch::fnmatch(rel, glob)).map(|(_, s)| s));
         for set in sets {
@@ -57,18 +68,39 @@ impl Rules {
                 select = Some(s);
             }
             ignored |= set.ignore.contains(&code);
+            enabled |= set.enable.contains(&code);
             if let Some((_, s)) = set.severity.iter().rev().find(|(c, _)| *c == code) {
                 severity = *s;
             }
         }
-        let selected = select.is_none_or(|s| s.contains(&code));
+        if let Some(salt_lint) = &self.salt_lint {
+            let ids = code.salt_lint();
+            if !ids.is_empty() {
+                if ids.iter().all(|id| salt_lint.skips(id, rel)) {
+                    return None;
+                }
+                enabled = true;
+            }
+        }
+        let selected = select.map_or(enabled, |s| s.contains(&code));
         (selected && !ignored).then_some(severity)
+    }
+
+    /// Whether salt-lint's rule `id` is skipped for the file `rel` by the `.salt-lint` file
+    /// (the style rules ask per rule, since `deprecated-state` replaces fourteen).
+    pub fn salt_lint_skips(&self, id: &str, rel: &str) -> bool {
+        self.salt_lint.as_ref().is_some_and(|s| s.skips(id, rel))
+    }
+
+    /// Turns on codes that are off by default (`check --select` names them).
+    pub fn enable(&mut self, codes: impl IntoIterator<Item = Code>) {
+        self.all.enable.extend(codes);
     }
 
     /// Applies the rules to a finding of `code` at `file` under the workspace `root`.
     pub fn judge_at(&self, code: Code, file: &Path, root: &Path, default: Severity) -> Option<Severity> {
         if self.is_empty() {
-            return Some(default);
+            return code.on_by_default().then_some(default);
         }
         let rel = file.strip_prefix(root).unwrap_or(file).to_string_lossy().replace('\\', "/");
         self.judge(code, &rel, default)
@@ -77,32 +109,10 @@ impl Rules {
 
 impl Rules {
     /// A `.salt-lint` file's choices laid under these (a team moving from salt-lint changes
-    /// nothing): `skip_list`'s IDs leave out the codes that replace those rules, and
-    /// `exclude_paths` leaves every ported salt-lint rule out under each path (salt-lint's
-    /// `rules:` options have no port yet).
+    /// nothing); a file salt-lint would refuse (no mapping) changes nothing.
     pub fn with_salt_lint(mut self, text: &str) -> Rules {
-        let Ok(node) = syntax::yaml::load(text) else { return self };
-        let v = Val::from_node(&node, 0);
-        let Some(d) = v.as_dict() else { return self };
-        let of = |id: &str| Code::ALL.iter().copied().find(|c| c.salt_lint() == Some(id));
-        let ids = |key: &str| -> Vec<String> {
-            match d.get(key).map(|v| &v.v) {
-                Some(V::List(l)) => l.iter().map(Val::py_str).collect(),
-                Some(_) => d.get(key).map(Val::py_str).into_iter().collect(),
-                None => Vec::new(),
-            }
-        };
-        let skipped: Vec<Code> = ids("skip_list").iter().filter_map(|id| of(id.trim())).collect();
-        let ported: Vec<Code> = Code::ALL.iter().copied().filter(|c| c.salt_lint().is_some()).collect();
-        // Before the workspace file's own: its `select` and `severity` still go over.
-        let mut all = RuleSet { ignore: skipped, ..RuleSet::default() };
-        all.ignore.append(&mut self.all.ignore);
-        all.select = self.all.select.take();
-        all.severity = std::mem::take(&mut self.all.severity);
-        self.all = all;
-        for path in ids("exclude_paths") {
-            let glob = format!("{}*", path.trim_start_matches("./"));
-            self.paths.insert(0, (glob, RuleSet { ignore: ported.clone(), ..RuleSet::default() }));
+        if let Some(s) = SaltLint::parse(text) {
+            self.salt_lint = Some(s);
         }
         self
     }
@@ -121,6 +131,7 @@ pub fn parse(v: &Val, text: &str, path: &Path) -> Result<Rules, ConfigError> {
         for (k, val) in &d.0 {
             match k.py_str().as_str() {
                 "select" => out.select = Some(codes(val, &format!("{within}select"), &err)?),
+                "enable" => out.enable = codes(val, &format!("{within}enable"), &err)?,
                 "ignore" => out.ignore = codes(val, &format!("{within}ignore"), &err)?,
                 "severity" => {
                     let Some(m) = val.as_dict() else { return Err(err(val, format!("{within}severity: must map codes to error, warning or hint"))) };
@@ -136,12 +147,14 @@ pub fn parse(v: &Val, text: &str, path: &Path) -> Result<Rules, ConfigError> {
                     }
                 }
                 "paths" if top => {}
-                other => return Err(err(k, format!("{within}`{other}` is not a rules key (select, ignore, severity{})", if top { ", paths" } else { "" }))),
+                other => {
+                    return Err(err(k, format!("{within}`{other}` is not a rules key (select, enable, ignore, severity{})", if top { ", paths" } else { "" })))
+                }
             }
         }
         Ok(out)
     };
-    let mut rules = Rules { all: set(d, "rules: ", true)?, paths: Vec::new() };
+    let mut rules = Rules { all: set(d, "rules: ", true)?, paths: Vec::new(), salt_lint: None };
     if let Some(paths) = d.get("paths") {
         let Some(p) = paths.as_dict() else { return Err(err(paths, "rules: paths: must map path globs to rules".into())) };
         for (glob, body) in &p.0 {
@@ -157,10 +170,17 @@ fn code_of(v: &Val, within: &str, err: &dyn Fn(&Val, String) -> ConfigError) -> 
     Code::ALL.iter().copied().find(|c| c.as_str() == name).ok_or_else(|| err(v, format!("{within}: `{name}` is no code")))
 }
 
+/// A list of codes, `style` standing for every code of that category.
 fn codes(v: &Val, within: &str, err: &dyn Fn(&Val, String) -> ConfigError) -> Result<Vec<Code>, ConfigError> {
+    let one = |i: &Val| -> Result<Vec<Code>, ConfigError> {
+        if i.py_str() == "style" {
+            return Ok(Code::ALL.iter().copied().filter(|c| c.category() == "style").collect());
+        }
+        Ok(vec![code_of(i, within, err)?])
+    };
     match &v.v {
-        V::List(items) => items.iter().map(|i| code_of(i, within, err)).collect(),
-        V::Str(_) => Ok(vec![code_of(v, within, err)?]),
+        V::List(items) => Ok(items.iter().map(one).collect::<Result<Vec<_>, _>>()?.concat()),
+        V::Str(_) => one(v),
         _ => Err(err(v, format!("{within}: must be a code or a list of codes"))),
     }
 }
@@ -193,13 +213,33 @@ mod tests {
 
     #[test]
     fn a_salt_lint_file_is_read() {
-        let r = Rules::default().with_salt_lint("skip_list:\n  - 204\n  - 207\n  - '208'\nexclude_paths: [test/]\nverbosity: 1\n");
+        let r = Rules::default().with_salt_lint("skip_list:\n  - 204\n  - 207\n  - '208'\n  - 903\nexclude_paths: [test/]\nverbosity: 1\n");
         let j = |code, rel| r.judge(code, rel, Severity::Warning);
-        assert_eq!((j(Code::FileModeUnquoted, "a.sls"), j(Code::FileModeLeadingZero, "a.sls")), (None, None));
+        assert_eq!((j(Code::FileModeUnquoted, "a.sls"), j(Code::FileModeLeadingZero, "a.sls"), j(Code::LineTooLong, "a.sls")), (None, None, None));
         assert_eq!(j(Code::OctalUnquoted, "a.sls"), Some(Severity::Warning));
+        // salt-lint runs all its rules: those off by default are on.
+        assert_eq!(j(Code::TrailingWhitespace, "a.sls"), Some(Severity::Warning));
+        // One of the fourteen deprecations skipped: the code stays, the rule asks per ID.
+        assert_eq!(j(Code::DeprecatedState, "a.sls"), Some(Severity::Warning));
+        assert!(r.salt_lint_skips("903", "a.sls") && !r.salt_lint_skips("902", "a.sls"));
         assert_eq!(j(Code::OctalUnquoted, "test/salt/x.sls"), None);
         assert_eq!(j(Code::MissingInclude, "test/salt/x.sls"), Some(Severity::Warning), "only salt-lint's rules");
         assert_eq!(Rules::default().with_salt_lint("[not a mapping"), Rules::default());
+    }
+
+    #[test]
+    fn off_by_default_until_selected_or_enabled() {
+        let none = Rules::default();
+        assert_eq!(none.judge_at(Code::LineTooLong, Path::new("/ws/a.sls"), Path::new("/ws"), Severity::Hint), None);
+        assert_eq!(none.judge_at(Code::OctalUnquoted, Path::new("/ws/a.sls"), Path::new("/ws"), Severity::Hint), Some(Severity::Hint));
+        let r = rules("rules:\n  enable: [line-too-long]\n  paths:\n    'legacy/*': {select: [style]}\n").unwrap();
+        let j = |code, rel| r.judge(code, rel, Severity::Hint);
+        assert_eq!(j(Code::LineTooLong, "a.sls"), Some(Severity::Hint));
+        assert_eq!((j(Code::TrailingWhitespace, "a.sls"), j(Code::MissingInclude, "a.sls")), (None, Some(Severity::Hint)));
+        assert_eq!((j(Code::TrailingWhitespace, "legacy/a.sls"), j(Code::MissingInclude, "legacy/a.sls")), (Some(Severity::Hint), None));
+        let mut cli = Rules::default();
+        cli.enable([Code::TabCharacter]);
+        assert_eq!(cli.judge(Code::TabCharacter, "a.sls", Severity::Hint), Some(Severity::Hint));
     }
 
     #[test]
@@ -211,7 +251,7 @@ mod tests {
         );
         assert_eq!(
             rules("rules:\n  paths:\n    x: {paths: {}}\n").unwrap_err(),
-            "salt-analyzer.yaml:3: rules: paths: x: `paths` is not a rules key (select, ignore, severity)"
+            "salt-analyzer.yaml:3: rules: paths: x: `paths` is not a rules key (select, enable, ignore, severity)"
         );
         assert_eq!(rules("rules: [a]\n").unwrap_err(), "salt-analyzer.yaml:1: rules: must be a mapping (select, ignore, severity, paths)");
     }
