@@ -678,12 +678,19 @@ async function main() {
 
   await step('Ctrl-click on a salt:// URL opens the file the minion\'s file roots serve', async () => {
     await openFile('salt/base/app/init.sls');
-    const link = page.locator('.editor-instance .view-lines span', { hasText: /^salt:\/\/app|app\.conf$|salt:\/\/app\/files\/app\.conf/ }).first();
-    await link.waitFor({ state: 'visible', timeout: 15000 });
+    // The innermost span of the line's text that holds the URL (the link decoration splits it).
+    const urlBox = () =>
+      page.evaluate(() => {
+        const spans = [...document.querySelectorAll('.editor-instance .view-lines span')].filter((e) => e.children.length === 0 && (e.textContent.includes('salt://') || e.textContent.includes('files/app.conf')));
+        const r = spans.length ? spans[0].getBoundingClientRect() : null;
+        return r && { x: r.x, y: r.y, width: r.width, height: r.height };
+      });
+    await waitFor('the salt:// URL on screen', async () => (await urlBox()) !== null, 15000);
     await waitFor(
       'app.conf to open',
       async () => {
-        const b = await link.boundingBox();
+        const b = await urlBox();
+        if (!b) return false;
         await page.mouse.move(b.x + 12, b.y + b.height / 2);
         await page.keyboard.down(mod);
         await sleep(600);
