@@ -22,6 +22,21 @@ fn tree() -> TempTree {
 }
 
 #[test]
+fn a_deprecated_state_is_reported_once_with_our_code() {
+    // With a `.salt-lint` file salt-lint's 912 is on; the compile already says `docker.running`
+    // is no state function of the release: that finding stays, salt-lint's is dropped.
+    let t = tree();
+    t.write("salt/web.sls", "app:\n  docker.running:\n    - image: x\n");
+    t.write(".salt-lint", "skip_list: []\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["1 unknown-function"]);
+    // Alone (the function known, say, through `_states`), it is reported.
+    t.write("salt/_states/docker.py", "def running(name, image=None, **kwargs):\n    return {}\n");
+    let (_, out, _) = run(&t.root, &["check", "--format", "json"]);
+    assert_eq!(codes(&out), ["1 deprecated-state"]);
+}
+
+#[test]
 fn select_and_ignore_choose_codes() {
     let t = tree();
     let (_, out, _) = run(&t.root, &["check", "--format", "json"]);

@@ -37,7 +37,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::py::re::PySearch;
 use crate::workspace::rules::Rules;
 
@@ -159,6 +159,21 @@ pub fn lint(path: &Path, text: &str, rules: &Rules, rel: &str) -> Vec<Diagnostic
             Some(Diagnostic { file: path.to_path_buf(), span, severity: on[i]?, code: rule.code, message: message(rule), related: Vec::new() })
         })
         .collect()
+}
+
+/// Where the compile already says it better, once: salt-lint's state deprecation (902-915) is
+/// dropped where the same state function has an `unknown-function`, `not-in-core` or
+/// `deprecated-function` finding, which says it for the minion's Salt release, in Salt's words.
+pub fn once(found: &mut Vec<Diagnostic>) {
+    let better: Vec<(std::path::PathBuf, Range<usize>)> = found
+        .iter()
+        .filter(|d| matches!(d.code, Code::UnknownFunction | Code::NotInCore | Code::DeprecatedFunction))
+        .map(|d| (d.file.clone(), d.span.clone()))
+        .collect();
+    if better.is_empty() {
+        return;
+    }
+    found.retain(|d| d.code != Code::DeprecatedState || !better.iter().any(|(f, s)| *f == d.file && s.start < d.span.end && d.span.start < s.end));
 }
 
 /// A rule's message, naming the salt-lint rule it replaces.
