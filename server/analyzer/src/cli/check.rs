@@ -73,6 +73,11 @@ pub fn check(paths: &[PathBuf], common: &Common, format: crate::check_formats::C
     // --select, --ignore, then the baseline.
     let wanted_code = |c: Code| (rules.select.is_empty() || rules.select.iter().any(|s| s == c.as_str())) && !rules.ignore.iter().any(|s| s == c.as_str());
     let mut selected: Vec<&MinionDiagnostic> = selected.into_iter().filter(|m| wanted_code(m.diagnostic.code)).collect();
+    // A deprecated state once: the compile's finding, when it is reported, says it better.
+    let shown: Vec<&model::diagnostic::Diagnostic> = selected.iter().map(|m| &m.diagnostic).collect();
+    let said_better: Vec<bool> = selected.iter().map(|m| model::check::style::said_better(&m.diagnostic, &shown)).collect();
+    let mut said = said_better.into_iter();
+    selected.retain(|_| !said.next().unwrap_or(false));
     if let Some(path) = &rules.write_baseline {
         return write_baseline(path, &selected, &files);
     }

@@ -67,15 +67,15 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
     let world = snap.world();
     let rel = path.strip_prefix(&world.root).unwrap_or(path).to_string_lossy().replace('\\', "/");
     out.extend(model::check::style::lint(path, &text, &world.ws.rules, &rel).iter().map(|d| from_model(&text, d, String::new())));
-    // Once, as `check` says it (`style::once`): not salt-lint's deprecation where the compile
-    // already names the state function.
-    let better: Vec<Range<usize>> =
-        out.iter().filter(|d| matches!(d.code.as_str(), "unknown-function" | "not-in-core" | "deprecated-function")).map(|d| d.range.clone()).collect();
-    out.retain(|d| d.code != Code::DeprecatedState.as_str() || !better.iter().any(|s| s.start < d.range.end && d.range.start < s.end));
     // `# salt-analyzer: disable=CODE` directives and `rules:`. The editor sees the picked
     // minion's findings only, so of the codes that silence nothing it reports those that are
     // no code (`check` judges them all).
     apply_policy(snap, path, &text, &mut out, true);
+    // A deprecated state once, as `check` says it (`style::said_better`): not salt-lint's
+    // deprecation where a reported compile finding already names the state function.
+    let better: Vec<Range<usize>> =
+        out.iter().filter(|d| matches!(d.code.as_str(), "unknown-function" | "not-in-core" | "deprecated-function")).map(|d| d.range.clone()).collect();
+    out.retain(|d| d.code != Code::DeprecatedState.as_str() || !better.iter().any(|s| s.start < d.range.end && d.range.start < s.end));
     Ok(out)
 }
 

@@ -271,7 +271,6 @@ pub fn check_with(fs: &dyn Vfs, ws: &Workspace, ctx: &CheckContext) -> CheckResu
     }
     crate::check::tops::check_tops(fs, &ws.opts, &ctx.roots, &mut files, &mut out);
     crate::check::params::check_parameters(fs, &ctx.roots, &mut files, &mut out);
-    crate::check::style::once(&mut out);
     normalize(&mut out);
     CheckResult { diagnostics: out, files }
 }

@@ -161,19 +161,18 @@ pub fn lint(path: &Path, text: &str, rules: &Rules, rel: &str) -> Vec<Diagnostic
         .collect()
 }
 
-/// Where the compile already says it better, once: salt-lint's state deprecation (902-915) is
-/// dropped where the same state function has an `unknown-function`, `not-in-core` or
-/// `deprecated-function` finding, which says it for the minion's Salt release, in Salt's words.
-pub fn once(found: &mut Vec<Diagnostic>) {
-    let better: Vec<(std::path::PathBuf, Range<usize>)> = found
-        .iter()
-        .filter(|d| matches!(d.code, Code::UnknownFunction | Code::NotInCore | Code::DeprecatedFunction))
-        .map(|d| (d.file.clone(), d.span.clone()))
-        .collect();
-    if better.is_empty() {
-        return;
-    }
-    found.retain(|d| d.code != Code::DeprecatedState || !better.iter().any(|(f, s)| *f == d.file && s.start < d.span.end && d.span.start < s.end));
+/// Whether `d` is salt-lint's state deprecation (902-915) where one of the findings `shown`
+/// already names the same state function as `unknown-function`, `not-in-core` or
+/// `deprecated-function`, for the minion's Salt release and in Salt's words: then it is not
+/// said twice. Asked of what is reported, after the codes are chosen.
+pub fn said_better(d: &Diagnostic, shown: &[&Diagnostic]) -> bool {
+    d.code == Code::DeprecatedState
+        && shown.iter().any(|o| {
+            matches!(o.code, Code::UnknownFunction | Code::NotInCore | Code::DeprecatedFunction)
+                && o.file == d.file
+                && o.span.start < d.span.end
+                && d.span.start < o.span.end
+        })
 }
 
 /// A rule's message, naming the salt-lint rule it replaces.
