@@ -15,7 +15,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use minion_input::{json, minion};
 use model::pipeline::template_matcher;
-use model::render::jinja::JinjaSetup;
+use model::render::context::JinjaSetup;
 use model::workspace::config::Opts;
 use serde_json::Value;
 

@@ -14,7 +14,7 @@ use std::path::Path;
 use libfuzzer_sys::fuzz_target;
 use minion_input::{json, minion};
 use model::pipeline::template_matcher;
-use model::render::jinja::JinjaSetup;
+use model::render::context::JinjaSetup;
 use model::targeting::matchers::{nodegroup, MatchContext};
 use model::targeting::top::compile_top;
 use model::workspace::reads::find_file;
