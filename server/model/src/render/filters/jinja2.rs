@@ -498,29 +498,9 @@ fn dictsort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     let J::Object(d) = data(&value)? else {
         return Err(invalid(format!("'{}' object has no attribute 'items'", py_type(&value))));
     };
-    let key = |pair: &(J, J)| {
-        let v = if pos == 0 { &pair.0 } else { &pair.1 };
-        match v {
-            J::String(s) if !case_sensitive => J::String(s.to_lowercase()),
-            _ => v.clone(),
-        }
-    };
+    let key = |pair: &(J, J)| ignore_case(if pos == 0 { &pair.0 } else { &pair.1 }.clone(), case_sensitive);
     let mut keyed: Vec<(J, (J, J))> = d.into_iter().map(|(k, v)| (J::String(k), v)).map(|p| (key(&p), p)).collect();
-    let mut err = None;
-    keyed.sort_by(|x, y| {
-        let ord = py_cmp(&x.0, &y.0).unwrap_or_else(|e| {
-            err.get_or_insert(e);
-            std::cmp::Ordering::Equal
-        });
-        if reverse {
-            ord.reverse()
-        } else {
-            ord
-        }
-    });
-    if let Some(e) = err {
-        return Err(invalid(e));
-    }
+    py_sorted(&mut keyed, reverse)?;
     // A list of `(key, value)` tuples.
     Ok(Value::from(keyed.into_iter().map(|(_, (k, v))| crate::render::mutable::tuple(vec![from_json(&k), from_json(&v)])).collect::<Vec<_>>()))
 }
@@ -535,10 +515,7 @@ fn sort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
     let case_sensitive = a[1].as_ref().is_some_and(Value::is_true);
     let attribute = a[2].as_ref().filter(|v| !v.is_none() && !v.is_undefined()).map(|v| v.to_string());
     let items: Vec<Value> = value.try_iter().map_err(|_| invalid(format!("'{}' object is not iterable", py_type(&value))))?.collect();
-    let lower = |k: J| match k {
-        J::String(s) if !case_sensitive => J::String(s.to_lowercase()),
-        other => other,
-    };
+    let lower = |k: J| ignore_case(k, case_sensitive);
     // Jinja2's `make_multi_attrgetter`: each comma-separated part a dotted path, a digit a
     // list index.
     let path = |item: &J, dotted: &str| -> Option<J> {
@@ -569,8 +546,24 @@ fn sort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
         };
         keyed.push((key, item));
     }
+    py_sorted(&mut keyed, reverse)?;
+    Ok(Value::from(keyed.into_iter().map(|(_, item)| item).collect::<Vec<_>>()))
+}
+
+/// Jinja2's `ignore_case` key step: a string lowercased as Python's `str.lower` does (unless
+/// `case_sensitive`), anything else as it is.
+fn ignore_case(key: J, case_sensitive: bool) -> J {
+    match key {
+        J::String(s) if !case_sensitive => J::String(s.to_lowercase()),
+        other => other,
+    }
+}
+
+/// `sorted(..., key=..., reverse=reverse)` over `(key, item)` pairs: Python's comparison of the
+/// keys (its TypeError for keys it cannot order), stable, and with `reverse` equal items keep
+/// their order, as Python's does.
+fn py_sorted<T>(keyed: &mut [(J, T)], reverse: bool) -> Result<(), Error> {
     let mut err = None;
-    // Python's sort is stable, and `reverse` keeps equal items in their order.
     keyed.sort_by(|x, y| {
         let ord = py_cmp(&x.0, &y.0).unwrap_or_else(|e| {
             err.get_or_insert(e);
@@ -582,10 +575,7 @@ fn sort(value: Value, args: Rest<Value>) -> Result<Value, Error> {
             ord
         }
     });
-    if let Some(e) = err {
-        return Err(invalid(e));
-    }
-    Ok(Value::from(keyed.into_iter().map(|(_, item)| item).collect::<Vec<_>>()))
+    err.map_or(Ok(()), |e| Err(invalid(e)))
 }
 
 /// `do_filesizeformat(value, binary=False)`: `1 Byte`, `N Bytes`, else one decimal and the
