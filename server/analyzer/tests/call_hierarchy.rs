@@ -13,18 +13,7 @@ const APP: &str = "ß-app:\n  test.nop:\n    - require_in:\n      - pkg: '💣 w
 
 /// The text a range covers in `text` (positions in the client's encoding).
 fn text_at(text: &str, r: &Value, utf8: bool) -> String {
-    let offset = |p: &Value| -> usize {
-        let (line, col) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
-        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-        let mut units = 0;
-        for (i, c) in text[start..].char_indices() {
-            if units >= col {
-                return start + i;
-            }
-            units += if utf8 { c.len_utf8() } else { c.len_utf16() };
-        }
-        text.len()
-    };
+    let offset = |p: &Value| support::offset(text, p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap(), utf8);
     text[offset(&r["start"])..offset(&r["end"])].to_string()
 }
 

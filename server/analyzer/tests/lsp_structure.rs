@@ -25,22 +25,9 @@ fn at(lsp: &Lsp, rel: &str, text: &str, offset: usize) -> Value {
     json!({"textDocument": {"uri": lsp.uri(rel)}, "position": {"line": line, "character": character}})
 }
 
-/// The byte offset of a protocol position, counting columns as the test's client does.
-fn offset(text: &str, line: u64, col: u64, utf8: bool) -> usize {
-    let start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
-    let mut units = 0u64;
-    for (i, c) in text[start..].char_indices() {
-        if units >= col || c == '\n' {
-            return start + i;
-        }
-        units += if utf8 { c.len_utf8() } else { c.len_utf16() } as u64;
-    }
-    text.len()
-}
-
 /// The text a protocol range covers.
 fn slice<'a>(text: &'a str, r: &Value, utf8: bool) -> &'a str {
-    let p = |v: &Value| offset(text, v["line"].as_u64().unwrap(), v["character"].as_u64().unwrap(), utf8);
+    let p = |v: &Value| support::offset(text, v["line"].as_u64().unwrap(), v["character"].as_u64().unwrap(), utf8);
     &text[p(&r["start"])..p(&r["end"])]
 }
 
@@ -52,8 +39,8 @@ fn tokens(lsp: &Lsp, text: &str, data: &[u64]) -> String {
     for t in data.chunks(5) {
         line += t[0];
         col = if t[0] == 0 { col + t[1] } else { t[1] };
-        let start = offset(text, line, col, lsp.utf8);
-        let end = offset(text, line, col + t[2], lsp.utf8);
+        let start = support::offset(text, line, col, lsp.utf8);
+        let end = support::offset(text, line, col + t[2], lsp.utf8);
         let mut name = legend["tokenTypes"][t[3] as usize].as_str().unwrap().to_string();
         for (i, m) in legend["tokenModifiers"].as_array().unwrap().iter().enumerate() {
             if t[4] & (1 << i) != 0 {

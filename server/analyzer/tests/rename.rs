@@ -14,18 +14,7 @@ const DB: &str = "include:\n  - web\ndb:\n  test.nop:\n    - require:\n      - '
 
 /// Applies LSP text edits (positions in the client's encoding) to `text`.
 fn apply(text: &str, edits: &[Value], utf8: bool) -> String {
-    let offset = |p: &Value| -> usize {
-        let (line, col) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
-        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
-        let mut units = 0;
-        for (i, c) in text[start..].char_indices() {
-            if units >= col {
-                return start + i;
-            }
-            units += if utf8 { c.len_utf8() } else { c.len_utf16() };
-        }
-        text.len()
-    };
+    let offset = |p: &Value| support::offset(text, p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap(), utf8);
     let mut edits: Vec<(usize, usize, String)> =
         edits.iter().map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string())).collect();
     edits.sort_by_key(|e| std::cmp::Reverse(e.0));

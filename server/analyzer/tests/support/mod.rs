@@ -529,6 +529,20 @@ pub fn render_diagnostics(ds: &[Value]) -> String {
         .collect()
 }
 
+/// The byte offset of a protocol position (0-based line, column in UTF-8 bytes or UTF-16
+/// units), the inverse of [`position`]; a column past the line's end stops at its end.
+pub fn offset(text: &str, line: u64, col: u64, utf8: bool) -> usize {
+    let start: usize = text.split_inclusive('\n').take(line as usize).map(str::len).sum();
+    let mut units = 0u64;
+    for (i, c) in text[start..].char_indices() {
+        if units >= col || c == '\n' {
+            return start + i;
+        }
+        units += if utf8 { c.len_utf8() } else { c.len_utf16() } as u64;
+    }
+    text.len()
+}
+
 /// Line and column of a byte offset, the column counted in UTF-8 bytes or UTF-16 units, as
 /// the protocol counts them (`\r\n` is one break; this is the test's own implementation).
 pub fn position(text: &str, offset: usize, utf8: bool) -> (u32, u32) {
