@@ -2,14 +2,16 @@
 # Conformance suite, for the Salt release of PYTHON (3006, 3007 or 3008; the binary is
 # asked for the same with --salt-version): `salt-analyzer lowstate` must equal real Salt's
 # state.show_low_sls (and refuse what state.sls test=True refuses), and
-# `salt-analyzer plan` must run the states in state.sls test=True's __run_num__ order.
+# `salt-analyzer plan` must run the states in state.sls test=True's __run_num__ order, and a
+# state ID renamed or an SLS file moved through the language server must leave Salt's lowstate
+# as it was, with the new names (rename_oracle.py).
 #
 # Usage: tests/conformance/run.sh PYTHON BIN
 #   PYTHON  a Python with Salt 3008 installed (e.g. /tmp/saltvenv/bin/python)
 #   BIN     the salt-analyzer binary (e.g. target/debug/salt-analyzer)
 #
 # Environment (all optional):
-#   CONFORMANCE_SEED=1  CONFORMANCE_COUNT=240  PLAN_COUNT=200  JOBS=2
+#   CONFORMANCE_SEED=1  CONFORMANCE_COUNT=240  PLAN_COUNT=200  RENAME_COUNT=40  JOBS=2
 #   CONFORMANCE_WORK=tests/.work/conformance
 #   UPDATE_SALT_JSON=1  copy freshly computed salt.json back into cases/
 #   CHECK_DRIVER=1      also prove the driver against real salt-call (~1.5 min)
@@ -74,5 +76,8 @@ MAJOR=$("$PY" -c 'import salt.version; print(salt.version.__version__.split(".")
 KNOWN=()
 [ -f "$HERE/known/plan-$MAJOR.txt" ] && KNOWN=(--known "$HERE/known/plan-$MAJOR.txt")
 "$PY" "$HERE/compare_plan.py" --bin "$BIN" --jobs "$JOBS" "${KNOWN[@]}" "$WORK/generated" "$WORK/cases" "$WORK/plan" || status=$?
+# Renames as an editor makes them (our server's rename and willRenameFiles edits, applied),
+# judged by this Salt's lowstate of the tree before and after.
+"$PY" -W ignore "$HERE/rename_oracle.py" --bin "$BIN" --count "${RENAME_COUNT:-40}" --seed "$SEED" --out "$WORK/rename" "$WORK/generated" || status=$?
 echo "conformance: $(( $(date +%s) - start ))s total" >&2
 exit $status

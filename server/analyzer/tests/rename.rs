@@ -1,7 +1,9 @@
 //! Renaming a state ID over stdio: prepareRename gives the ID's range (quotes excluded) in the
 //! client's encoding, or refuses with the reason where Jinja writes the name; rename answers a
 //! workspace edit that, applied as a client applies it, renames the declaration and every
-//! reference by ID in three files, in UTF-16 and UTF-8, with ß, ℝ and 💣 around.
+//! reference by ID in three files, in UTF-16 and UTF-8, with ß, ℝ and 💣 around. Renaming an SLS
+//! file (`workspace/willRenameFiles`) answers the edits that keep its includes, top entry and
+//! `sls:` requisites loading it.
 
 mod support;
 
@@ -76,6 +78,51 @@ fn rename_a_state_id_across_files_in_both_encodings() {
             lsp.request("textDocument/prepareRename", json!({"textDocument": {"uri": lsp.uri("salt/app.sls")}, "position": {"line": line, "character": col}}));
         let err = refused.expect_err("refused");
         assert!(err["message"].as_str().unwrap().contains("no state ID here"), "{err}");
+        lsp.finish();
+    }
+}
+
+/// The edits of a workspace edit by document URI, from `changes` or `documentChanges`.
+fn edits_by_uri(edit: &Value) -> std::collections::BTreeMap<String, Vec<Value>> {
+    let mut edited = std::collections::BTreeMap::new();
+    if let Some(ops) = edit["documentChanges"].as_array() {
+        for op in ops {
+            edited.insert(op["textDocument"]["uri"].as_str().unwrap().to_string(), op["edits"].as_array().unwrap().clone());
+        }
+    }
+    for (uri, edits) in edit["changes"].as_object().cloned().unwrap_or_default() {
+        edited.insert(uri, edits.as_array().unwrap().clone());
+    }
+    edited
+}
+
+#[test]
+fn will_rename_files_keeps_includes_tops_and_sls_requisites_loading_the_moved_file() {
+    const TOP: &str = "base:\n  'ß*': [web.ℝ, db]\n";
+    const INIT: &str = "include:\n  - .ℝ\n";
+    const DB: &str = "include:\n  - web.ℝ\ndb:\n  test.nop:\n    - require:\n      - sls: 'web.ℝ'\n";
+    for utf8 in [false, true] {
+        let tree = TempTree::new("rename-files", None);
+        tree.write("salt-analyzer.yaml", "file_roots: {base: [salt]}\n");
+        for (rel, text) in [("salt/top.sls", TOP), ("salt/web/init.sls", INIT), ("salt/db.sls", DB), ("salt/web/ℝ.sls", "ℝ:\n  test.nop: []\n")] {
+            tree.write(rel, text);
+        }
+        let mut lsp = Lsp::start(&tree.root, ClientOptions { utf8, ..ClientOptions::default() });
+        assert_eq!(lsp.capabilities["workspace"]["fileOperations"]["willRename"], json!({"filters": [{"scheme": "file", "pattern": {"glob": "**/*"}}]}));
+        lsp.open_from_disk("salt/db.sls");
+        lsp.sync();
+        let edit =
+            lsp.request("workspace/willRenameFiles", json!({"files": [{"oldUri": lsp.uri("salt/web/ℝ.sls"), "newUri": lsp.uri("salt/web/💣.sls")}]})).unwrap();
+        let edited = edits_by_uri(&edit);
+        let after = |rel: &str, text: &str| apply(text, edited.get(&lsp.uri(rel)).map_or(&[][..], |e| e.as_slice()), utf8);
+        assert_eq!(after("salt/top.sls", TOP), "base:\n  'ß*': [web.💣, db]\n");
+        assert_eq!(after("salt/web/init.sls", INIT), "include:\n  - .💣\n");
+        assert_eq!(after("salt/db.sls", DB), DB.replace('ℝ', "💣"));
+        assert_eq!(edited.len(), 3, "{edit}");
+        // A move that no reference names: no edit.
+        let none =
+            lsp.request("workspace/willRenameFiles", json!({"files": [{"oldUri": lsp.uri("salt/other.txt"), "newUri": lsp.uri("salt/x.txt")}]})).unwrap();
+        assert_eq!(none, Value::Null);
         lsp.finish();
     }
 }

@@ -15,8 +15,8 @@ use crate::features::fleet::FleetCheck;
 use crate::features::impact::{ImpactBase, ImpactReport};
 use crate::features::inlay_hints::{InlayConfig, InlayHint};
 use crate::features::{
-    call_hierarchy, code_actions, completion, diagnostics, fleet, folding, highlight, hover, impact, inlay_hints, links, navigation, rename, selection,
-    semantic_tokens, signature_help, symbols,
+    call_hierarchy, code_actions, completion, diagnostics, fleet, folding, highlight, hover, impact, inlay_hints, links, navigation, rename, rename_files,
+    selection, semantic_tokens, signature_help, symbols,
 };
 use crate::index::semantic::IndexStats;
 use crate::salt::top;
@@ -131,6 +131,12 @@ impl Analysis {
     /// The edits that rename the state ID at `offset`, or why it cannot be renamed.
     pub fn rename(&self, path: &Path, offset: usize, new_name: &str) -> Cancellable<Result<SourceChange, String>> {
         rename::rename(&self.snap, path, offset, new_name)
+    }
+
+    /// The edits that keep every reference to the files and directories that move (each
+    /// `(old, new)`) loading them, to apply before the move (see `features/rename_files.rs`).
+    pub fn will_rename_files(&self, moves: &[(PathBuf, PathBuf)]) -> Cancellable<SourceChange> {
+        rename_files::rename_files(&self.snap, moves)
     }
 
     /// The outline of a file.

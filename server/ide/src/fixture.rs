@@ -94,3 +94,20 @@ pub(crate) fn at(analysis: &Analysis, path: &Path, range: std::ops::Range<usize>
         format!("{rel}:{line}:{col} {snippet:?}")
     }
 }
+
+/// Each file a change edits, as `=== path` (under `/ws`) and its text after the edits.
+pub(crate) fn edited_files(a: &Analysis, change: &crate::SourceChange) -> String {
+    let mut files: Vec<PathBuf> = change.text_edits.iter().map(|e| e.path.clone()).collect();
+    files.dedup();
+    let mut out = String::new();
+    for file in files {
+        let mut text = a.text(&file).unwrap().to_string();
+        let mut edits: Vec<&crate::TextEdit> = change.text_edits.iter().filter(|e| e.path == file).collect();
+        edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
+        for e in edits {
+            text.replace_range(e.range.clone(), &e.new_text);
+        }
+        out.push_str(&format!("=== {}\n{text}", file.strip_prefix("/ws").unwrap().display()));
+    }
+    out
+}

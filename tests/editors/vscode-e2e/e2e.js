@@ -772,6 +772,38 @@ async function main() {
     await waitFor('the status bar to show the minion again', async () => /example\.com/.test(await statusItem().innerText()), 20000);
   });
 
+  await step('an SLS file renamed in the explorer: its includes and top entry follow it', async () => {
+    const read = (rel) => fs.readFileSync(path.join(WS, rel), 'utf8');
+    // A retry after the move went through only checks.
+    if (!fs.existsSync(path.join(WS, 'salt/base/base_common.sls'))) {
+      await openFile('salt/base/common.sls');
+      await palette('File: Reveal Active File in Explorer View');
+      const row = page.locator('.explorer-folders-view .monaco-list-row.selected', { hasText: 'common.sls' }).first();
+      await row.waitFor({ state: 'visible', timeout: 15000 });
+      await row.click();
+      await page.keyboard.press('F2');
+      const box = page.locator('.explorer-folders-view .monaco-inputbox input').first();
+      await box.waitFor({ state: 'visible', timeout: 15000 });
+      await box.fill('base_common.sls');
+      await page.keyboard.press('Enter');
+      await waitFor('the file moved on disk', () => fs.existsSync(path.join(WS, 'salt/base/base_common.sls')), 30000);
+      await sleep(1000);
+      await palette('File: Save All');
+    }
+    await waitFor(
+      'the top entry and both includes renamed on disk',
+      () =>
+        /\n {4}- base_common\n/.test(read('salt/base/top.sls')) &&
+        /\n {2}- base_common\n/.test(read('salt/base/web/init.sls')) &&
+        /\n {2}- base_common\n/.test(read('salt/base/db/init.sls')),
+      30000,
+    );
+    // The server reads the moved tree: the new include loads the moved file.
+    await openFile('salt/base/db/init.sls');
+    const [l, c] = findIn('salt/base/db/init.sls', '- base_common');
+    await hoverAt(l, c + 4, { until: /base_common\.sls/ });
+  });
+
   // First run: a new window on a tree with no salt-analyzer.yaml and no Salt config.
   await step('first run: one notification says what the server found and offers a starter salt-analyzer.yaml', async () => {
     // A new window (a new Chromium when the old one went away).

@@ -501,6 +501,19 @@ impl LanguageServer for Backend {
         .await
     }
 
+    async fn will_rename_files(&self, params: RenameFilesParams) -> Result<Option<WorkspaceEdit>> {
+        let moves: Vec<(PathBuf, PathBuf)> =
+            params.files.iter().filter_map(|f| Some((Self::path_of(&Url::parse(&f.old_uri).ok()?)?, Self::path_of(&Url::parse(&f.new_uri).ok()?)?))).collect();
+        if moves.is_empty() {
+            return Ok(None);
+        }
+        self.query(move |a, fl| {
+            let change = a.will_rename_files(&moves)?;
+            Ok((!change.text_edits.is_empty()).then(|| to_proto::workspace_edit(a, fl, &change)))
+        })
+        .await
+    }
+
     async fn prepare_rename(&self, params: TextDocumentPositionParams) -> Result<Option<PrepareRenameResponse>> {
         let found = self
             .query(move |a, fl| {

@@ -347,6 +347,19 @@ pub fn server_capabilities(flags: &ClientFlags) -> lsp::ServerCapabilities {
             retrigger_characters: Some(vec![":".into()]),
             ..Default::default()
         }),
+        // Any file or directory: an SLS name, a `salt://` URL or a template path can name it.
+        workspace: Some(lsp::WorkspaceServerCapabilities {
+            workspace_folders: None,
+            file_operations: Some(lsp::WorkspaceFileOperationsServerCapabilities {
+                will_rename: Some(lsp::FileOperationRegistrationOptions {
+                    filters: vec![lsp::FileOperationFilter {
+                        scheme: Some("file".into()),
+                        pattern: lsp::FileOperationPattern { glob: "**/*".into(), matches: None, options: None },
+                    }],
+                }),
+                ..Default::default()
+            }),
+        }),
         execute_command_provider: Some(lsp::ExecuteCommandOptions { commands: COMMANDS.iter().map(|c| c.to_string()).collect(), ..Default::default() }),
         diagnostic_provider: flags.pull_diagnostics.then(|| {
             lsp::DiagnosticServerCapabilities::Options(lsp::DiagnosticOptions {

@@ -7,12 +7,8 @@
 
 use std::path::Path;
 
-use model::workspace::roots::served_path;
-use syntax::jinja::JinjaKind;
-use syntax::jinja_lex::TokenKind;
-
 use crate::db::summaries::FileSummary;
-use crate::salt::resolve::{file_env, include_target, resolve_sls, url_target};
+use crate::salt::resolve::{file_env, include_target, resolve_sls, template_refs, url_target};
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
@@ -62,46 +58,14 @@ pub(crate) fn document_links(snap: &Snapshot, path: &Path) -> Vec<DocumentLink> 
     out
 }
 
-/// The paths of `import`, `from`, `include` and `import_*` statements that name a literal.
+/// The paths of `import`, `from`, `include` and `import_*` statements that name a literal
+/// file the roots serve.
 fn template_links(snap: &Snapshot, path: &Path, text: &str, env: &str) -> Vec<DocumentLink> {
-    let masked = syntax::jinja::mask(text);
-    // The directory a relative name starts from: the file's own, under its root.
-    let tpldir = snap.world().locate(path).map(|(_, rel)| rel.rsplit_once('/').map(|(d, _)| d.to_string()).unwrap_or_default()).unwrap_or_default();
     let mut out = Vec::new();
-    for block in masked.blocks.iter().filter(|b| b.kind == JinjaKind::Statement) {
-        let Some(kw) = block.keyword.as_deref() else { continue };
-        if !matches!(kw, "import" | "from" | "include" | "import_yaml" | "import_json" | "import_text") {
-            continue;
-        }
-        let tokens = syntax::jinja_lex::tokens(text, block);
-        // `{% from "x" import y %}`: the string right after the statement's word.
-        let Some(lit) = tokens.get(2).filter(|t| t.kind == TokenKind::String) else { continue };
-        let Some(written) = text.get(lit.range.clone()) else { continue };
-        if written.len() < 2 {
-            continue;
-        }
-        let name = &written[1..written.len() - 1];
-        let inner = lit.range.start + 1..lit.range.end - 1;
-        let Some(rel) = template_path(name, &tpldir) else { continue };
-        if let Some(p) = snap.world().ctx.roots.find_file(env, &rel) {
-            out.push(DocumentLink { range: inner, target: LinkTarget::File(p), tooltip: format!("salt://{rel}") });
+    for t in template_refs(snap, path, text) {
+        if let Some(p) = snap.world().ctx.roots.find_file(env, &t.rel) {
+            out.push(DocumentLink { range: t.inner, target: LinkTarget::File(p), tooltip: format!("salt://{}", t.rel) });
         }
     }
     out
-}
-
-/// The file-roots path a template name loads (`SaltCacheLoader`): `./x` and `../x` relative
-/// to the template's directory, anything else from the top of the roots; a URL is a
-/// template nobody serves (`TemplateNotFound`).
-fn template_path(name: &str, tpldir: &str) -> Option<String> {
-    if name.contains("://") {
-        return None;
-    }
-    if name.starts_with("./") || name.starts_with("../") {
-        let joined = if tpldir.is_empty() { name.to_string() } else { format!("{tpldir}/{name}") };
-        // A name that climbs out of the roots is refused.
-        let rel = model::py::path::normpath(&joined);
-        return (!rel.starts_with("..")).then_some(rel);
-    }
-    served_path(name)
 }

@@ -17,6 +17,7 @@ pub(crate) mod inlay_hints;
 pub(crate) mod links;
 pub(crate) mod navigation;
 pub(crate) mod rename;
+pub(crate) mod rename_files;
 pub(crate) mod selection;
 pub(crate) mod semantic_tokens;
 pub(crate) mod signature_help;

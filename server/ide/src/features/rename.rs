@@ -123,7 +123,7 @@ fn renamable(snap: &Snapshot, decls: &[Decl]) -> Result<(), Refused> {
 }
 
 /// A scalar as written without its quotes (`'it''s'` is `it's`, `"a\"b"` is `a"b`).
-fn unquote(written: &str) -> String {
+pub(crate) fn unquote(written: &str) -> String {
     let w = written.trim();
     if let Some(inner) = w.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
         return inner.replace("''", "'");
@@ -146,7 +146,7 @@ fn unquoted(text: &str, range: Range<usize>) -> Range<usize> {
 
 /// `new` written as the scalar `old` was: in its quotes, or plain when YAML reads it back as
 /// the same string (else single-quoted).
-fn requote(old: &str, new: &str) -> String {
+pub(crate) fn requote(old: &str, new: &str) -> String {
     let w = old.trim();
     if w.starts_with('"') {
         return format!("\"{}\"", new.replace('\\', "\\\\").replace('"', "\\\""));
@@ -249,13 +249,6 @@ mod tests {
     use super::*;
     use crate::fixture::Fixture;
 
-    /// The files a rename touches.
-    fn touched(change: &SourceChange) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = change.text_edits.iter().map(|e| e.path.clone()).collect();
-        files.dedup();
-        files
-    }
-
     /// Every file of the fixture after the rename at the cursor, or why it was refused.
     fn check(fixture: &str, new_name: &str, expect: expect_test::Expect) {
         let f = Fixture::new(fixture);
@@ -263,19 +256,7 @@ mod tests {
         let a = f.analysis();
         let got = match a.rename(&path, offset, new_name).unwrap() {
             Err(why) => format!("refused: {why}"),
-            Ok(change) => {
-                let mut out = String::new();
-                for file in touched(&change) {
-                    let mut text = a.text(&file).unwrap().to_string();
-                    let mut edits: Vec<&TextEdit> = change.text_edits.iter().filter(|e| e.path == file).collect();
-                    edits.sort_by_key(|e| std::cmp::Reverse(e.range.start));
-                    for e in edits {
-                        text.replace_range(e.range.clone(), &e.new_text);
-                    }
-                    out.push_str(&format!("=== {}\n{text}", file.strip_prefix("/ws").unwrap().display()));
-                }
-                out
-            }
+            Ok(change) => crate::fixture::edited_files(&a, &change),
         };
         expect.assert_eq(&got);
     }

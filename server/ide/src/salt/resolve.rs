@@ -195,3 +195,63 @@ pub(crate) fn url_target(snap: &Snapshot, path: &Path, u: &SaltUrl) -> Option<Pa
     let env = u.env.clone().unwrap_or_else(|| file_env(snap, path));
     snap.world().ctx.roots.find_file(&env, u.path.trim_start_matches('/'))
 }
+
+/// A template path a template names as a literal: `{% import "x" %}`, `{% from "x" import y %}`,
+/// `{% include "x" %}`, `{% import_yaml "x" %}` (and `import_json`, `import_text`).
+pub(crate) struct TemplateRef {
+    /// The string's range inside its quotes.
+    pub(crate) inner: Range<usize>,
+    /// The path as written.
+    pub(crate) written: String,
+    /// The file-roots path it loads.
+    pub(crate) rel: String,
+}
+
+/// Every literal template path `text` (the file at `path`) names, resolved as Salt's loader
+/// resolves it.
+pub(crate) fn template_refs(snap: &Snapshot, path: &Path, text: &str) -> Vec<TemplateRef> {
+    use syntax::jinja::JinjaKind;
+    use syntax::jinja_lex::TokenKind;
+    let masked = syntax::jinja::mask(text);
+    // The directory a relative name starts from: the file's own, under its root.
+    let tpldir = snap.world().locate(path).map(|(_, rel)| parent_dir(&rel).to_string()).unwrap_or_default();
+    let mut out = Vec::new();
+    for block in masked.blocks.iter().filter(|b| b.kind == JinjaKind::Statement) {
+        let Some(kw) = block.keyword.as_deref() else { continue };
+        if !matches!(kw, "import" | "from" | "include" | "import_yaml" | "import_json" | "import_text") {
+            continue;
+        }
+        let tokens = syntax::jinja_lex::tokens(text, block);
+        // `{% from "x" import y %}`: the string right after the statement's word.
+        let Some(lit) = tokens.get(2).filter(|t| t.kind == TokenKind::String) else { continue };
+        let Some(quoted) = text.get(lit.range.clone()) else { continue };
+        if quoted.len() < 2 {
+            continue;
+        }
+        let written = &quoted[1..quoted.len() - 1];
+        let Some(rel) = template_path(written, &tpldir) else { continue };
+        out.push(TemplateRef { inner: lit.range.start + 1..lit.range.end - 1, written: written.to_string(), rel });
+    }
+    out
+}
+
+/// The directory part of a relative path (`""` at the top).
+pub(crate) fn parent_dir(rel: &str) -> &str {
+    rel.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// The file-roots path a template name loads (`SaltCacheLoader`): `./x` and `../x` relative
+/// to the template's directory, anything else from the top of the roots; a URL is a
+/// template nobody serves (`TemplateNotFound`).
+pub(crate) fn template_path(name: &str, tpldir: &str) -> Option<String> {
+    if name.contains("://") {
+        return None;
+    }
+    if name.starts_with("./") || name.starts_with("../") {
+        let joined = if tpldir.is_empty() { name.to_string() } else { format!("{tpldir}/{name}") };
+        // A name that climbs out of the roots is refused.
+        let rel = model::py::path::normpath(&joined);
+        return (!rel.starts_with("..")).then_some(rel);
+    }
+    model::workspace::roots::served_path(name)
+}
