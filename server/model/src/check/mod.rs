@@ -40,8 +40,9 @@ pub struct CheckContext {
     /// `(env, listed name)` of files that can never be loaded, to their relative path.
     pub dotted_names: BTreeMap<(String, String), String>,
     pub top_file: String,
-    /// Pillar roots inside a file root (`pillar/` of a repository whose root serves `base`):
-    /// their files are pillar, never checked as states.
+    /// Pillar roots inside a file root (`pillar/` of a repository whose root serves `base`),
+    /// and the pillar data and other top files zero configuration found: never checked as
+    /// states.
     pub pillar_dirs: Vec<PathBuf>,
     /// The minions' pillars and rendered files, shared by every compile over this listing (see
     /// [`crate::pipeline::Memo`]).
@@ -64,8 +65,9 @@ impl CheckContext {
     /// served roots).
     pub fn over(roots: std::sync::Arc<FileRoots>, ws: &Workspace) -> CheckContext {
         let served: Vec<&PathBuf> = roots.envs.values().flat_map(|e| &e.roots).collect();
-        // The pillar roots inside the file roots, and the pillar data zero configuration found.
-        let found_data = ws.discovery.iter().flat_map(|d| &d.pillar_data);
+        // The pillar roots inside the file roots, and the pillar data and other top files zero
+        // configuration found.
+        let found_data = ws.discovery.iter().flat_map(|d| d.pillar_data.iter().chain(&d.other_tops));
         let pillar_dirs: Vec<PathBuf> =
             ws.opts.pillar_roots.values().flatten().chain(found_data).filter(|p| served.iter().any(|r| p.starts_with(r) && *p != *r)).cloned().collect();
         let mut dotted_names = BTreeMap::new();

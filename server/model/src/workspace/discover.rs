@@ -39,6 +39,9 @@ pub struct Discovery {
     /// Directories named `*pillar*` holding SLS files that no pillar root found covers (a
     /// formula's `test/salt/pillar/`, kitchen's pillar data): pillar, never checked as states.
     pub pillar_data: Vec<PathBuf>,
+    /// SLS files named as top files (`state_top.sls`, `top_dev.sls`) and shaped as one, besides
+    /// the roots' `top.sls`: a `state_top` some configuration names, never checked as states.
+    pub other_tops: Vec<PathBuf>,
 }
 
 impl Discovery {
@@ -84,6 +87,14 @@ impl Discovery {
             let more = self.pillar_data.len().saturating_sub(3);
             let more = if more > 0 { format!(" and {more} more") } else { String::new() };
             format!("; pillar data, not checked as states: {}{more}", shown.join(" "))
+        };
+        let data = if self.other_tops.is_empty() {
+            data
+        } else {
+            let shown: Vec<String> = self.other_tops.iter().take(3).map(|d| show(d).trim_end_matches('/').to_string()).collect();
+            let more = self.other_tops.len().saturating_sub(3);
+            let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+            format!("{data}; top files, not checked as states: {}{more}", shown.join(" "))
         };
         if !self.found() {
             return format!(
@@ -158,8 +169,52 @@ pub fn discover(fs: &dyn Vfs, root: &Path) -> Discovery {
         }
     }
     // Pillar data sits deeper than roots do (`test/salt/default/pillar/nginx.sls`).
-    found.pillar_data = pillar_data(root, &fs.walk_shallow(root, DEPTH + 3), &found.pillar_roots);
+    let deep = fs.walk_shallow(root, DEPTH + 3);
+    found.pillar_data = pillar_data(root, &deep, &found.pillar_roots);
+    found.other_tops = other_tops(fs, root, &deep, &found);
     found
+}
+
+/// SLS files named as a top file (`top` a word of the name: `state_top.sls`, `top-dev.sls`,
+/// not `laptop.sls`), other than the roots' `top.sls` and the pillar's, whose data is a top
+/// file's: environments mapping targets to lists. Loaded as an SLS file such a file is
+/// malformed (a target reads as a state with too many functions); Salt reads it only as the
+/// `state_top` a configuration names.
+fn other_tops(fs: &dyn Vfs, root: &Path, files: &[String], found: &Discovery) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for f in files.iter().filter(|f| f.ends_with(".sls")) {
+        let stem = f.rsplit('/').next().unwrap_or(f).trim_end_matches(".sls");
+        if stem == "top" || !stem.split(['_', '-', '.']).any(|w| w.eq_ignore_ascii_case("top")) {
+            continue;
+        }
+        let path = root.join(f);
+        if found.pillar_data.iter().chain(found.pillar_roots.values().flatten()).any(|p| path.starts_with(p)) {
+            continue;
+        }
+        if fs.read(&path).is_ok_and(|text| top_shaped(&text)) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Whether a file's data is a top file's: every key maps to a non-empty mapping of targets to
+/// lists of SLS names (and `match:`-style options), each naming one at least (what the
+/// template certainly renders, Jinja masked). A state's `pkg.installed: []` is no target.
+fn top_shaped(text: &str) -> bool {
+    let Ok((data, _)) = crate::render::render_static(text, 0) else { return false };
+    let Some(envs) = data.as_dict() else { return false };
+    let entries = |sls: &Val| {
+        sls.as_list().is_some_and(|items| {
+            items.iter().any(|i| i.as_str().is_some()) && items.iter().all(|i| i.as_str().is_some() || i.as_dict().is_some_and(|d| d.len() == 1))
+        })
+    };
+    !envs.0.is_empty()
+        && envs
+            .0
+            .iter()
+            .all(|(env, targets)| env.as_str().is_some() && targets.as_dict().is_some_and(|t| !t.0.is_empty() && t.0.iter().all(|(_, sls)| entries(sls))))
 }
 
 /// The shallowest directories named `*pillar*` with SLS files under them, and SLS files named
@@ -351,6 +406,16 @@ mod tests {
         check(
             "#- /repo/nginx/init.sls\nn: test.nop\n#- /repo/test/salt/default/pillar/nginx.sls\nnginx: {lookup: {}}\n#- /repo/test/salt/ß/pillar.sls\nnginx: {}\n#- /repo/pillar.example\nnginx: {}\n",
             expect![["no salt-analyzer.yaml, no Salt configuration and no top.sls within 3 directories of /repo: it is base's only file root; pillar data, not checked as states: test/salt/default/pillar/ test/salt/ß/pillar.sls (set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override)"]],
+        );
+    }
+
+    #[test]
+    fn other_top_files_are_not_states() {
+        // `dev/state_top.sls` (salt-formula's) is a top file by name and shape; `laptop.sls`
+        // and `top_ids.sls`, shaped as states, are states.
+        check(
+            "#- /repo/salt/init.sls\nn: test.nop\n#- /repo/dev/state_top.sls\nbase:\n  'salt':\n    - salt.master\n    - salt.ℝ\n#- /repo/dev/pillar_top.sls\nbase: {'*': [p]}\n#- /repo/laptop.sls\nlaptop:\n  pkg:\n    - installed\n#- /repo/top_ids.sls\na:\n  pkg.installed: []\n",
+            expect![["no salt-analyzer.yaml, no Salt configuration and no top.sls within 3 directories of /repo: it is base's only file root; pillar data, not checked as states: dev/pillar_top.sls; top files, not checked as states: dev/state_top.sls (set file_roots/pillar_roots in salt-analyzer.yaml, or give -c DIR, to override)"]],
         );
     }
 
