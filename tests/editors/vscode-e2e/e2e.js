@@ -101,6 +101,8 @@ let reopened = 0; // windows opened again after Chromium went away
 
 async function step(name, f) {
   shot += 1;
+  // While developing a step: E2E_ONLY=regex runs only the steps it matches.
+  if (process.env.E2E_ONLY && !new RegExp(process.env.E2E_ONLY).test(name)) return;
   try {
     try {
       await f();
@@ -705,7 +707,8 @@ async function main() {
 
   await step('Salt: Restart Server starts a new server process that answers', async () => {
     // This window's server runs and answers before its pid is taken (after a window opened
-    // again, its server may still be starting).
+    // again, its server may still be starting). The minion item shows on a Salt file.
+    await openFile('salt/base/top.sls');
     await waitFor('the status bar to name the minion', async () => /example\.com/.test(await statusItem().innerText()), 60000);
     const old = serverPids().map((p) => p.pid);
     await palette('Salt: Restart Server');
@@ -786,6 +789,10 @@ async function main() {
       await box.waitFor({ state: 'visible', timeout: 15000 });
       await box.fill('base_common.sls');
       await page.keyboard.press('Enter');
+      // VS Code asks once before it applies an extension's edits for a move: the user says OK.
+      const dialog = page.locator('.monaco-dialog-box', { hasText: 'refactoring changes' }).first();
+      await dialog.waitFor({ state: 'visible', timeout: 30000 });
+      await dialog.locator('.monaco-button', { hasText: /^OK$/ }).first().click();
       await waitFor('the file moved on disk', () => fs.existsSync(path.join(WS, 'salt/base/base_common.sls')), 30000);
       await sleep(1000);
       await palette('File: Save All');
