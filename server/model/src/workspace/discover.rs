@@ -200,10 +200,11 @@ fn other_tops(fs: &dyn Vfs, root: &Path, files: &[String], found: &Discovery) ->
 }
 
 /// Whether a file's data is a top file's: every key maps to a non-empty mapping of targets to
-/// lists of SLS names (and `match:`-style options), each naming one at least (what the
-/// template certainly renders, Jinja masked). A state's `pkg.installed: []` is no target.
+/// lists of SLS names (and `match:`-style options), each naming one at least, read as plain
+/// YAML (a templated one is left a state). A state's `pkg.installed: []` is no target.
 fn top_shaped(text: &str) -> bool {
-    let Ok((data, _)) = crate::render::render_static(text, 0) else { return false };
+    let Ok(node) = syntax::yaml::load(text) else { return false };
+    let data = Val::from_node(&node, 0);
     let Some(envs) = data.as_dict() else { return false };
     let entries = |sls: &Val| {
         sls.as_list().is_some_and(|items| {
