@@ -1,6 +1,6 @@
 //! `Analysis`: the editor's handle on one revision, cheap to clone and to send to another
 //! thread. Every query is a one-line delegation to the module that answers it
-//! (`crate::features`, `crate::salt`) with the [`Snapshot`], as rust-analyzer's `ide` does.
+//! (`crate::features`, `crate::explain`, `crate::resolve`) with the [`Snapshot`], as rust-analyzer's `ide` does.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -9,6 +9,7 @@ use std::sync::Arc;
 use model::version::SaltVersion;
 use syntax::line_index::LineIndex;
 
+use crate::explain::top_files;
 use crate::features::call_hierarchy::{HierarchyCall, HierarchyItem};
 use crate::features::completion::CompletionItem;
 use crate::features::fleet::FleetCheck;
@@ -19,7 +20,6 @@ use crate::features::{
     selection, semantic_tokens, signature_help, symbols,
 };
 use crate::index::semantic::IndexStats;
-use crate::salt::top;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
@@ -203,7 +203,7 @@ impl Analysis {
 
     /// The minion profiles of the workspace, with the selected one.
     pub fn minions(&self) -> Vec<MinionInfo> {
-        top::minions(&self.snap)
+        top_files::minions(&self.snap)
     }
 
     /// The Salt release the workspace answers for and where it came from (`{"version": "3008",
@@ -230,7 +230,7 @@ impl Analysis {
 
     /// The `top --explain` text for a minion (`None`: the selected one).
     pub fn top_explain(&self, minion: Option<&str>) -> String {
-        top::explain(&self.snap, minion)
+        top_files::explain(&self.snap, minion)
     }
 
     /// Every minion's highstate at `base` against this snapshot's files, grouped; with `to`,

@@ -14,12 +14,12 @@ use model::workspace::WORKSPACE_FILE;
 use syntax::line_index::LineIndex;
 
 use crate::analysis::Analysis;
-use crate::db::changes::{Change, ChangeLog};
-use crate::db::document::BlockDocument;
-use crate::db::files::{DiskCache, Files};
-use crate::db::summaries::Summaries;
-use crate::db::world::World;
 use crate::index::semantic::Index;
+use crate::inputs::changes::{Change, ChangeLog};
+use crate::inputs::document::BlockDocument;
+use crate::inputs::files::{DiskCache, Files};
+use crate::inputs::summaries::Summaries;
+use crate::inputs::world::World;
 use crate::snapshot::{DocSnapshot, Shared, Snapshot};
 
 struct OpenDocument {
@@ -39,7 +39,7 @@ pub struct AnalysisHost {
     salt_config: Option<PathBuf>,
     minion: Option<String>,
     /// Salt's documentation of the state functions, or why there is none (yet).
-    state_docs: Arc<crate::db::docs::DocsStatus>,
+    state_docs: Arc<crate::inputs::docs::DocsStatus>,
     shared: Arc<Shared>,
     /// The gitfs remotes' trees, mounted over the file system when the world is loaded.
     mounts: Arc<salt_gitfs::MountedFs<Arc<dyn Vfs>>>,
@@ -176,8 +176,8 @@ impl AnalysisHost {
     /// show it from the next snapshot on. Nothing is recomputed, but the next diagnostics
     /// round reports every file again (an unknown-function warning about a function the
     /// user's Salt documents is dropped).
-    pub fn set_state_docs(&mut self, docs: crate::db::docs::DocsStatus) {
-        let ready = matches!(docs, crate::db::docs::DocsStatus::Ready(_));
+    pub fn set_state_docs(&mut self, docs: crate::inputs::docs::DocsStatus) {
+        let ready = matches!(docs, crate::inputs::docs::DocsStatus::Ready(_));
         self.state_docs = Arc::new(docs);
         if ready {
             self.commit(Change::Republish);
@@ -222,7 +222,7 @@ impl AnalysisHost {
     }
 
     fn exists(&self, path: &Path) -> bool {
-        self.buffers.contains_key(path) || model::workspace::vfs::Vfs::is_file(&crate::db::files::Disk(self.disk.clone()), path)
+        self.buffers.contains_key(path) || model::workspace::vfs::Vfs::is_file(&crate::inputs::files::Disk(self.disk.clone()), path)
     }
 
     fn is_config_file(&self, path: &Path) -> bool {

@@ -3,21 +3,20 @@
 //! byte ranges (no protocol types). See docs/ARCHITECTURE.md.
 
 mod analysis;
-mod db;
+mod explain;
 mod features;
 #[cfg(test)]
 mod fixture;
 mod host;
 mod index;
-mod salt;
+mod inputs;
+mod resolve;
 mod snapshot;
 #[cfg(test)]
 mod tests;
 mod types;
 
 pub use analysis::Analysis;
-pub use db::docs::{DocsStatus, StateDocs};
-pub use db::memory::MemoryDisk;
 pub use features::call_hierarchy::{HierarchyCall, HierarchyItem};
 pub use features::completion::{CompletionItem, CompletionKind};
 pub use features::diagnostics::shift_diagnostics;
@@ -26,4 +25,6 @@ pub use features::impact::{ImpactBase, ImpactReport};
 pub use features::inlay_hints::{InlayConfig, InlayHint, InlayKind};
 pub use host::AnalysisHost;
 pub use index::semantic::IndexStats;
+pub use inputs::docs::{DocsStatus, StateDocs};
+pub use inputs::memory::MemoryDisk;
 pub use types::*;

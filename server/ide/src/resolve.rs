@@ -11,7 +11,7 @@ use model::check::summary::{ExcludeItem, ExtendKey, IncludeItem, RequisiteRef, S
 use model::py::fnmatch;
 use model::workspace::roots::StateFile;
 
-use crate::db::summaries::FileSummary;
+use crate::inputs::summaries::FileSummary;
 use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
 

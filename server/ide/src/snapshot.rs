@@ -1,7 +1,7 @@
 //! `Snapshot`: one revision of the analysis, read-only, and what every query reads from it:
 //! the files (open buffers over the disk), the world, per-file summaries, the cross-file index
 //! brought up to this revision, and the selected minion compiled through the one pipeline
-//! ([`Snapshot::compile`]). Queries (`crate::salt`, `crate::features`) take a `&Snapshot`;
+//! ([`Snapshot::compile`]). Queries (`crate::resolve`, `crate::explain`, `crate::features`) take a `&Snapshot`;
 //! [`crate::Analysis`] only hands it to them.
 
 use std::any::{Any, TypeId};
@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use syntax::document::{SyntaxError, YamlTree};
 use syntax::line_index::LineIndex;
 
-use crate::db::changes::ChangeLog;
-use crate::db::docs::DocsStatus;
-use crate::db::document::BlockDocument;
-use crate::db::files::Files;
-use crate::db::summaries::{FileSummary, Summaries};
-use crate::db::world::World;
 use crate::index::semantic::{Index, IndexStats, Input};
+use crate::inputs::changes::ChangeLog;
+use crate::inputs::docs::DocsStatus;
+use crate::inputs::document::BlockDocument;
+use crate::inputs::files::Files;
+use crate::inputs::summaries::{FileSummary, Summaries};
+use crate::inputs::world::World;
 use crate::types::*;
 
 /// An open document as a snapshot sees it.
@@ -28,7 +28,7 @@ pub(crate) struct DocSnapshot {
     pub(crate) text: Arc<str>,
     pub(crate) syntax: Vec<SyntaxError>,
     pub(crate) line_index: OnceLock<Arc<LineIndex>>,
-    /// The YAML tree of each block (`db::document`), with the block's start offset.
+    /// The YAML tree of each block (`inputs::document`), with the block's start offset.
     pub(crate) trees: Arc<[(usize, Arc<YamlTree>)]>,
 }
 

@@ -271,7 +271,7 @@ enum MapStyle {
 /// How the formula `tplroot` builds its map, when it has a `map.jinja`.
 fn map_style(snap: &Snapshot, path: &Path, tplroot: &str) -> Option<MapStyle> {
     let world = snap.world();
-    let env = crate::salt::resolve::file_env(snap, path);
+    let env = crate::resolve::file_env(snap, path);
     let roots = &world.ctx.roots;
     let map = roots.find_file(&env, &format!("{tplroot}/map.jinja")).and_then(|f| snap.text(&f))?;
     if map.contains("map.data") || roots.find_file(&env, &format!("{tplroot}/libmapstack.jinja")).is_some() {

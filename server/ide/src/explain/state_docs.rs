@@ -10,7 +10,7 @@ use model::check::summary::StateFunction;
 use model::state::calls::unknown_function_name;
 use model::state::catalog::{workspace_catalog, Catalog, Function, Saltexts};
 
-use crate::db::docs::DocsStatus;
+use crate::inputs::docs::DocsStatus;
 use crate::snapshot::Snapshot;
 
 /// The paragraph of a Salt docstring that documents `arg`: Salt writes arguments as a

@@ -144,7 +144,7 @@ pub(crate) fn hover_target(snap: &Snapshot, path: &Path, env: &TopEnv, target: &
         Err(e) => format!("**target** `{}` in section `{}` (matcher `{written}`)\n\nThe top file could not be compiled: {e}\n", target.target, env.env),
     };
     let mut out = body;
-    if let Some(fleet) = crate::salt::fleet::target_hover(snap, path, &env.env, &target.target) {
+    if let Some(fleet) = crate::explain::fleet_tops::target_hover(snap, path, &env.env, &target.target) {
         out.push_str(&fleet);
     }
     if !sls.is_empty() {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use model::check::summary::{RequisiteRef, StateDecl};
 
-use crate::salt::resolve::*;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
 

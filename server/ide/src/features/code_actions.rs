@@ -4,8 +4,8 @@
 use std::ops::Range;
 use std::path::Path;
 
-use crate::db::summaries::FileSummary;
-use crate::salt::resolve::*;
+use crate::inputs::summaries::FileSummary;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

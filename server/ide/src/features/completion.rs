@@ -20,7 +20,7 @@ use model::pipeline::Scope;
 use model::requisites::{STATE_REQUISITE_IN_KEYWORDS, STATE_REQUISITE_KEYWORDS};
 use model::state::catalog::Function;
 
-use crate::salt::resolve::file_env;
+use crate::resolve::file_env;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
@@ -187,7 +187,7 @@ fn is_requisite(key: &str) -> bool {
 
 /// Under an ID: `pkg` → the modules, `pkg.` → its functions.
 fn function_items(snap: &Snapshot, ctx: &Context) -> Vec<CompletionItem> {
-    let catalog = crate::salt::statedocs::catalog(snap);
+    let catalog = crate::explain::state_docs::catalog(snap);
     let (word, start) = ctx.word(&[]);
     match word.rsplit_once('.') {
         Some((module, _)) => {
@@ -220,7 +220,7 @@ fn detail(module: &str, f: &Function) -> String {
 /// else the function's arguments not given yet (required first), then the requisites and
 /// the state system's other keywords.
 fn argument_items(snap: &Snapshot, masked: &str, ctx: &Context, module_line: &Parent) -> Vec<CompletionItem> {
-    let catalog = crate::salt::statedocs::catalog(snap);
+    let catalog = crate::explain::state_docs::catalog(snap);
     let (word, start) = ctx.word(&[]);
     if word.contains(':') {
         return Vec::new();
@@ -296,7 +296,7 @@ fn requisite_items(snap: &Snapshot, path: &Path, ctx: &Context) -> Cancellable<V
     let decls = match snap.with_index_as_is(|idx| idx.knows(path).then(|| idx.neighbourhood(path))) {
         Some(files) => files.into_iter().filter_map(|f| snap.summary(&f).map(|s| (f, s))).collect(),
         // Not indexed yet: wait for it.
-        None => crate::salt::resolve::neighbour_decls(snap, path)?,
+        None => crate::resolve::neighbour_decls(snap, path)?,
     };
     let mut out = Vec::new();
     let mut seen = BTreeSet::new();
@@ -529,7 +529,7 @@ fn minion_data(snap: &Snapshot) -> Option<(serde_json::Value, serde_json::Value)
     if let Some(m) = cached.as_ref().and_then(|c| c.minion.as_ref().ok()) {
         return Some((m.grains.clone(), m.pillar.clone()));
     }
-    let (m, _, _) = crate::salt::top::compile(snap, None).ok()?;
+    let (m, _, _) = crate::explain::top_files::compile(snap, None).ok()?;
     Some((m.grains, m.pillar))
 }
 

@@ -43,7 +43,7 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
     let mut out: Vec<Diagnostic> = found
         .into_iter()
         .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
-        .filter(|d| !crate::salt::statedocs::known_to_salt(snap, d))
+        .filter(|d| !crate::explain::state_docs::known_to_salt(snap, d))
         .map(|d| from_model(&text, &d, String::new()))
         .collect();
     // A remote that is not served, at its line of the configuration.

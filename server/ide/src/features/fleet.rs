@@ -1,11 +1,11 @@
 //! The fleet in the editor: the code lenses on top-file targets and SLS files (how many fleet
-//! minions each matches or gets it, from [`crate::salt::fleet`]'s tops) and the "Check Fleet"
+//! minions each matches or gets it, from [`crate::explain::fleet_tops`]'s tops) and the "Check Fleet"
 //! command (every fleet minion's highstate checked).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::salt::fleet::{names, tops};
+use crate::explain::fleet_tops::{names, tops};
 use crate::snapshot::Snapshot;
 use crate::types::Cancellable;
 

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use model::check::summary::{SlsSummary, StateDecl};
 
-use crate::db::summaries::FileSummary;
 use crate::features::semantic_tokens::semantic_tokens;
-use crate::salt::resolve::{item_at, ref_matches, Item};
+use crate::inputs::summaries::FileSummary;
+use crate::resolve::{item_at, ref_matches, Item};
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

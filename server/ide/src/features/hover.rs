@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::features::navigation::{sls_references, SlsRefKind, SlsTarget};
-use crate::salt::resolve::*;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
@@ -11,10 +11,10 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<
     if snap.too_large(path) {
         return Ok(None);
     }
-    if let Some(h) = crate::salt::mapstack::hover(snap, path, offset) {
+    if let Some(h) = crate::explain::mapstack::hover(snap, path, offset) {
         return Ok(Some(h));
     }
-    if let Some(h) = crate::salt::pillar::hover(snap, path, offset) {
+    if let Some(h) = crate::explain::pillar::hover(snap, path, offset) {
         return Ok(Some(h));
     }
     if let Some(h) = jinja_hover(snap, path, offset) {
@@ -45,10 +45,10 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<
             }
             out
         }
-        Item::Function(_, f) if crate::salt::statedocs::hover_function(snap, f).is_some() => {
-            crate::salt::statedocs::hover_function(snap, f).unwrap_or_default()
+        Item::Function(_, f) if crate::explain::state_docs::hover_function(snap, f).is_some() => {
+            crate::explain::state_docs::hover_function(snap, f).unwrap_or_default()
         }
-        Item::Argument(f, name, _) => match crate::salt::statedocs::hover_argument(snap, f, name) {
+        Item::Argument(f, name, _) => match crate::explain::state_docs::hover_argument(snap, f, name) {
             Some(h) => h,
             None => return Ok(None),
         },
@@ -105,8 +105,8 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<
             None => format!("**{}**\n\nNo such file under the file roots of environment `{}`.\n", u.url, u.env.clone().unwrap_or(env)),
         },
         Item::Exclude(e) => format!("**exclude** {} `{}`\n", e.kind, e.value),
-        Item::TopEnv(e) => crate::salt::top::hover_env(snap, path, e),
-        Item::TopTarget(e, t) => crate::salt::top::hover_target(snap, path, e, t),
+        Item::TopEnv(e) => crate::explain::top_files::hover_env(snap, path, e),
+        Item::TopTarget(e, t) => crate::explain::top_files::hover_target(snap, path, e, t),
         Item::TopSls(e, s) => {
             let mut out = format!("**SLS** `{}` in environment `{}`\n", s.name, e.env);
             let found = resolve_sls(snap, &e.env, &s.name, &e.env);
@@ -125,12 +125,12 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<
 /// On a Jinja expression, or a `set` / `import` that binds names: what it evaluates to when the
 /// file is rendered for the selected minion (every value, when a loop visits it several times).
 fn jinja_hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResult> {
-    let probed = crate::salt::jinja::probe(snap, path, offset)?;
+    let probed = crate::explain::jinja_values::probe(snap, path, offset)?;
     let probe = &probed.probe;
     let mut out = format!("**Jinja** `{}`\n", probe.what.join("`, `"));
     match &probed.outcome {
         Err(e) => out.push_str(&format!("\n{e}\n")),
-        Ok(crate::salt::jinja::Seen { minion, values: seen, failure }) => {
+        Ok(crate::explain::jinja_values::Seen { minion, values: seen, failure }) => {
             if seen.is_empty() {
                 match failure {
                     Some(e) => out.push_str(&format!("\nFor minion `{minion}` the file does not render: {e}\n")),
@@ -138,7 +138,7 @@ fn jinja_hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResul
                 }
             }
             for (i, name) in probe.what.iter().enumerate() {
-                let values = crate::salt::jinja::distinct(seen, i);
+                let values = crate::explain::jinja_values::distinct(seen, i);
                 let label = if probe.what.len() > 1 { format!("`{name}` ") } else { String::new() };
                 match values.as_slice() {
                     [] => {}
@@ -158,7 +158,7 @@ fn jinja_hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<HoverResul
 
 /// Whether the selected minion's highstate renders the file, and through which top entry.
 fn highstate_line(snap: &Snapshot, path: &Path) -> Cancellable<String> {
-    let Ok((minion, result, _)) = crate::salt::top::compile(snap, None) else { return Ok(String::new()) };
+    let Ok((minion, result, _)) = crate::explain::top_files::compile(snap, None) else { return Ok(String::new()) };
     let roots = &snap.world().ctx.roots;
     let mut via = Vec::new();
     for (env, list) in &result.matches {

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
-use crate::db::summaries::FileSummary;
-use crate::salt::resolve::{file_env, include_target, resolve_sls, template_refs, url_target};
+use crate::inputs::summaries::FileSummary;
+use crate::resolve::{file_env, include_target, resolve_sls, template_refs, url_target};
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use model::check::summary::StateDecl;
 use model::py::fnmatch;
 
-use crate::salt::resolve::*;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
@@ -13,7 +13,7 @@ pub(crate) fn goto_definition(snap: &Snapshot, path: &Path, offset: usize) -> Ca
     if snap.too_large(path) {
         return Ok(Vec::new());
     }
-    if let Some(targets) = crate::salt::mapstack::definition(snap, path, offset) {
+    if let Some(targets) = crate::explain::mapstack::definition(snap, path, offset) {
         return Ok(targets);
     }
     let Some(item) = item_at(snap, path, offset) else { return templated_definition(snap, path, offset) };
@@ -32,7 +32,7 @@ pub(crate) fn goto_definition(snap: &Snapshot, path: &Path, offset: usize) -> Ca
             url_target(snap, path, &u).map(|p| NavTarget { path: p, full_range: 0..0, focus_range: 0..0, name: u.url.clone() }).into_iter().collect()
         }
         Item::TopSls(section, sls) => files(resolve_sls(snap, &section.env, &sls.name, &section.env)),
-        Item::Function(_, f) => crate::salt::statedocs::custom_definition(snap, &f).into_iter().collect(),
+        Item::Function(_, f) => crate::explain::state_docs::custom_definition(snap, &f).into_iter().collect(),
         Item::Id(_) | Item::Argument(..) | Item::TopEnv(_) | Item::TopTarget(..) => Vec::new(),
     };
     out.sort();
@@ -44,12 +44,12 @@ pub(crate) fn goto_definition(snap: &Snapshot, path: &Path, offset: usize) -> Ca
 /// each value it takes for the selected minion, as an SLS name (relative to this file, as an
 /// include resolves it) or else as a state ID of the file's include closure.
 fn templated_definition(snap: &Snapshot, path: &Path, offset: usize) -> Cancellable<Vec<NavTarget>> {
-    let Some(probed) = crate::salt::jinja::probe(snap, path, offset) else { return Ok(Vec::new()) };
+    let Some(probed) = crate::explain::jinja_values::probe(snap, path, offset) else { return Ok(Vec::new()) };
     let Ok(seen) = &probed.outcome else { return Ok(Vec::new()) };
     let world = snap.world();
     let env = file_env(snap, path);
     let mut out = Vec::new();
-    for value in crate::salt::jinja::distinct(&seen.values, 0) {
+    for value in crate::explain::jinja_values::distinct(&seen.values, 0) {
         let name = match world.sls_of(path) {
             Some((_, sls, is_init)) => model::state::highstate::resolve_relative(&sls, is_init, value),
             None => Some(value.to_string()),

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use model::check::summary::StateDecl;
 
-use crate::salt::resolve::*;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

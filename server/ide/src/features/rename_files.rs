@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use model::py::fnmatch::has_magic;
 use model::workspace::roots::{dotted_component, sls_name_of};
 
-use crate::db::summaries::FileSummary;
 use crate::features::rename::{requote, unquote};
-use crate::salt::resolve::*;
+use crate::inputs::summaries::FileSummary;
+use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 use model::check::summary::{SlsSummary, TopSummary};
 use model::workspace::roots::sls_name_of;
 
-use crate::db::summaries::FileSummary;
+use crate::inputs::summaries::FileSummary;
 use crate::snapshot::Snapshot;
 use crate::types::*;
 

@@ -18,9 +18,9 @@ use model::pipeline::{Compiled, MinionCache, Request, Scope, Who};
 use model::state::run::Plan;
 use model::workspace::vfs::Vfs;
 
-use crate::db::changes::Change;
-use crate::db::files::Files;
-use crate::db::world::World;
+use crate::inputs::changes::Change;
+use crate::inputs::files::Files;
+use crate::inputs::world::World;
 
 /// Which minion a highstate is compiled for.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -27,11 +27,11 @@ use model::workspace::reads::{Reads, Recorder};
 use model::workspace::vfs::FileTable;
 use model::workspace::vfs::Vfs;
 
-use crate::db::changes::{Change, ChangeLog};
-use crate::db::files::Files;
-use crate::db::summaries::Summaries;
-use crate::db::world::{RootKey, World};
 use crate::index::highstate::Highstate;
+use crate::inputs::changes::{Change, ChangeLog};
+use crate::inputs::files::Files;
+use crate::inputs::summaries::Summaries;
+use crate::inputs::world::{RootKey, World};
 use crate::types::{Cancellable, Cancelled};
 
 /// One root's cached check.

@@ -241,7 +241,7 @@ impl Vfs for Files {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::memory::MemoryDisk;
+    use crate::inputs::memory::MemoryDisk;
 
     #[test]
     fn reads_are_cached_until_invalidated() {

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use model::check::summary::{summarize_sls, summarize_top, SlsSummary, TopSummary};
 
-use crate::db::files::Files;
-use crate::db::world::World;
+use crate::inputs::files::Files;
+use crate::inputs::world::World;
 
 /// What a file says, read as an SLS file or as a top file.
 #[derive(Debug, Clone, PartialEq, Eq)]
