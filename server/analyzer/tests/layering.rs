@@ -78,7 +78,7 @@ fn later_layers(g: &Graph, under: &[&str], root: &str, order: &[&str]) -> (usize
 
 #[test]
 fn ide_layers_depend_one_way() {
-    let order = ["types", "inputs", "index", "snapshot", "resolve", "explain", "features", "analysis", "host", "lib"];
+    let order = ["types", "inputs", "index", "snapshot", "resolve", "cursor", "classify", "findings", "explain", "features", "analysis", "host", "lib"];
     let g = modgraph::read(&server().join("ide/src"), "lib.rs");
     let (checked, wrong) = later_layers(&g, &[], "lib", &order);
     assert!(checked > 60, "only {checked} edges found: is the source tree where it was?");
@@ -91,6 +91,29 @@ fn lsp_modules_depend_one_way() {
     let g = modgraph::read(&server().join("analyzer/src"), "lib.rs");
     let (checked, wrong) = later_layers(&g, &["lsp"], "mod", &order);
     assert!(checked > 10, "only {checked} edges found: is the source tree where it was?");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The editor's features, one file per request, share what sits below them (`resolve`,
+/// `cursor`, `classify`, `explain/`) and never use each other.
+#[test]
+fn no_ide_feature_uses_another() {
+    let g = modgraph::read(&server().join("ide/src"), "lib.rs");
+    let feature = |m: &Module| match m.as_slice() {
+        [f, name] if f == "features" && name != "mod" => Some(name.clone()),
+        _ => None,
+    };
+    let features: Vec<String> = g.modules.keys().filter_map(feature).collect();
+    assert!(features.len() >= 15, "only {} feature files: {features:?}", features.len());
+    let mut wrong = Vec::new();
+    for (from, tos) in &g.edges {
+        let Some(a) = feature(from) else { continue };
+        for (to, line) in tos {
+            if let Some(b) = feature(to).filter(|b| *b != a) {
+                wrong.push(format!("{}:{line}: the feature `{a}` uses the feature `{b}`", g.file(from)));
+            }
+        }
+    }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

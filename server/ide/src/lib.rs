@@ -3,8 +3,11 @@
 //! byte ranges (no protocol types). See docs/ARCHITECTURE.md.
 
 mod analysis;
+mod classify;
+mod cursor;
 mod explain;
 mod features;
+mod findings;
 #[cfg(test)]
 mod fixture;
 mod host;

@@ -1,7 +1,8 @@
 //! What is at a position, and what it resolves to: include items and top-file entries to SLS
 //! files (the right one of `x.sls` / `x/init.sls`, in the right environment), requisites and
-//! extend keys to the declarations they name, `salt://` URLs to files. Shared by goto,
-//! references, hover and code actions.
+//! extend keys to the declarations they name, `salt://` URLs and template paths to files; the
+//! other way, what names a declaration or an SLS; and a name as written (its quotes) and
+//! written back. Shared by every feature, which never uses another.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,7 @@ use model::workspace::roots::StateFile;
 
 use crate::inputs::summaries::FileSummary;
 use crate::snapshot::Snapshot;
-use crate::types::Cancellable;
+use crate::types::{Cancellable, FileRange};
 
 /// The item under the cursor.
 #[derive(Debug, Clone)]
@@ -254,4 +255,145 @@ pub(crate) fn template_path(name: &str, tpldir: &str) -> Option<String> {
         return (!rel.starts_with("..")).then_some(rel);
     }
     model::workspace::roots::served_path(name)
+}
+
+/// An SLS as a reference target: its environment and name, and the file they load.
+pub(crate) struct SlsTarget {
+    pub(crate) env: String,
+    pub(crate) name: String,
+    pub(crate) file: Option<PathBuf>,
+}
+
+/// Requisites (direct and `_in`), extends and `exclude: [{id: ...}]` naming a declaration.
+pub(crate) fn decl_references(snap: &Snapshot, path: &Path, decl: &StateDecl) -> Cancellable<Vec<FileRange>> {
+    let mut out = Vec::new();
+    for (file, summary) in neighbour_decls(snap, path)? {
+        let Some(s) = summary.sls() else { continue };
+        for r in &s.requisites {
+            if ref_matches(&r.key, &r.value, decl) {
+                out.push(FileRange { path: file.clone(), range: r.span.clone() });
+            }
+        }
+        for e in s.extends.iter().filter(|e| e.id == decl.id) {
+            out.push(FileRange { path: file.clone(), range: e.span.clone() });
+        }
+        for e in s.excludes.iter().filter(|e| e.kind == "id" && e.value == decl.id) {
+            out.push(FileRange { path: file.clone(), range: e.span.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// How a file names an SLS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SlsRefKind {
+    Include,
+    Top,
+    Requisite,
+    Exclude,
+}
+
+/// Include items (relative ones resolved), top-file entries, `sls:` requisites and exclude
+/// items naming an SLS, in every file of every environment.
+pub(crate) fn sls_references(snap: &Snapshot, target: &SlsTarget) -> Vec<(FileRange, SlsRefKind)> {
+    let world = snap.world();
+    let names_it = |env: &str, name: &str| -> bool {
+        if fnmatch::has_magic(name) {
+            return env == target.env && fnmatch::fnmatch(&target.name, name);
+        }
+        match &target.file {
+            Some(f) => world.ctx.roots.get_state(env, name).is_some_and(|s| s.path == *f),
+            None => env == target.env && name == target.name,
+        }
+    };
+    let mut out = Vec::new();
+    let mut paths = snap.workspace_files();
+    for (_, p) in world.top_files() {
+        if !paths.contains(&p) {
+            paths.push(p);
+        }
+    }
+    for file in paths {
+        let Some(summary) = snap.summary(&file) else { continue };
+        let env = file_env(snap, &file);
+        if let Some(s) = summary.sls() {
+            for i in &s.includes {
+                if let Some((ienv, name)) = include_target(snap, &file, i) {
+                    if names_it(&ienv, &name) {
+                        out.push((FileRange { path: file.clone(), range: i.span.clone() }, SlsRefKind::Include));
+                    }
+                }
+            }
+            for r in s.requisites.iter().filter(|r| r.key == "sls") {
+                if names_it(&env, &r.value) {
+                    out.push((FileRange { path: file.clone(), range: r.span.clone() }, SlsRefKind::Requisite));
+                }
+            }
+            for e in s.excludes.iter().filter(|e| e.kind == "sls") {
+                if names_it(&env, &e.value) {
+                    out.push((FileRange { path: file.clone(), range: e.span.clone() }, SlsRefKind::Exclude));
+                }
+            }
+        }
+        if let Some(t) = summary.top() {
+            for section in &t.envs {
+                for target_entry in &section.targets {
+                    for sls in &target_entry.sls {
+                        if names_it(&section.env, &sls.name) {
+                            out.push((FileRange { path: file.clone(), range: sls.span.clone() }, SlsRefKind::Top));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A scalar as written without its quotes (`'it''s'` is `it's`, `"a\"b"` is `a"b`).
+pub(crate) fn unquote(written: &str) -> String {
+    let w = written.trim();
+    if let Some(inner) = w.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        return inner.replace("''", "'");
+    }
+    if let Some(inner) = w.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+        return inner.replace("\\\"", "\"").replace("\\\\", "\\");
+    }
+    w.to_string()
+}
+
+/// The range inside the quotes of the scalar at `range`.
+pub(crate) fn unquoted(text: &str, range: Range<usize>) -> Range<usize> {
+    let w = &text[range.clone()];
+    if w.len() >= 2 && ((w.starts_with('\'') && w.ends_with('\'')) || (w.starts_with('"') && w.ends_with('"'))) {
+        range.start + 1..range.end - 1
+    } else {
+        range
+    }
+}
+
+/// `new` written as the scalar `old` was: in its quotes, or plain when YAML reads it back as
+/// the same string (else single-quoted).
+pub(crate) fn requote(old: &str, new: &str) -> String {
+    let w = old.trim();
+    if w.starts_with('"') {
+        return format!("\"{}\"", new.replace('\\', "\\\\").replace('"', "\\\""));
+    }
+    if w.starts_with('\'') || !plain_safe(new) {
+        return format!("'{}'", new.replace('\'', "''"));
+    }
+    new.to_string()
+}
+
+/// Whether `s` reads back as the same string where it is a plain scalar, as a key or in a flow.
+fn plain_safe(s: &str) -> bool {
+    if s.contains([',', '[', ']', '{', '}', '#', '\'', '"', '\t'])
+        || s.contains(": ")
+        || s.ends_with(':')
+        || s.starts_with([' ', '-', '?', '&', '*', '!', '|', '>', '%', '@', '`'])
+        || s.ends_with(' ')
+    {
+        return false;
+    }
+    matches!(syntax::yaml::load(&format!("k: {s}")), Ok(n) if n.get("k").and_then(|v| v.as_str()) == Some(s))
 }

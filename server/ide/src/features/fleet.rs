@@ -70,12 +70,12 @@ pub(crate) fn check(snap: &Snapshot) -> Cancellable<FleetCheck> {
         }
         let text = snap.text(&d.file).unwrap_or_default();
         let prefix = model::check::highstate::minion_prefix(&m.minions, m.alone.as_deref());
-        by_file.entry(d.file.clone()).or_default().push(crate::features::diagnostics::from_model(&text, d, prefix));
+        by_file.entry(d.file.clone()).or_default().push(crate::findings::from_model(&text, d, prefix));
     }
     // Suppression comments and `rules:` apply as they do to the file's own diagnostics.
     for (file, found) in &mut by_file {
         let text = snap.text(file).unwrap_or_default();
-        crate::features::diagnostics::apply_policy(snap, file, &text, found, false);
+        crate::findings::apply_policy(snap, file, &text, found, false);
     }
     by_file.retain(|_, found| !found.is_empty());
     Ok(FleetCheck { minions: who.len(), by_file, problems })

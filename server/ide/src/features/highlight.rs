@@ -10,7 +10,7 @@ use std::path::Path;
 
 use model::check::summary::{SlsSummary, StateDecl};
 
-use crate::features::semantic_tokens::semantic_tokens;
+use crate::classify::classify;
 use crate::inputs::summaries::FileSummary;
 use crate::resolve::{item_at, ref_matches, Item};
 use crate::snapshot::Snapshot;
@@ -113,7 +113,7 @@ fn references(s: &SlsSummary, d: &StateDecl, any_module: bool) -> Vec<Highlight>
 fn token_highlights(snap: &Snapshot, path: &Path, offset: usize) -> Vec<Highlight> {
     let Some(text) = snap.text(path) else { return Vec::new() };
     let masked = syntax::jinja::mask(&text);
-    let tokens = semantic_tokens(snap, path, None);
+    let tokens = classify(snap, path, None);
     let names = |t: &SemanticToken| {
         matches!(t.kind, TokenType::Variable | TokenType::Namespace) || (t.kind == TokenType::Function && t.modifiers.contains(TokenModifiers::DECLARATION))
     };

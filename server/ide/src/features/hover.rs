@@ -2,7 +2,6 @@
 
 use std::path::Path;
 
-use crate::features::navigation::{sls_references, SlsRefKind, SlsTarget};
 use crate::resolve::*;
 use crate::snapshot::Snapshot;
 use crate::types::*;

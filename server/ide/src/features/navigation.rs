@@ -1,9 +1,6 @@
 //! Go to definition and find references.
 
-use std::path::{Path, PathBuf};
-
-use model::check::summary::StateDecl;
-use model::py::fnmatch;
+use std::path::Path;
 
 use crate::resolve::*;
 use crate::snapshot::Snapshot;
@@ -88,13 +85,6 @@ fn decls(found: Vec<Decl>) -> Vec<NavTarget> {
     found.into_iter().map(|d| NavTarget { path: d.path, full_range: d.decl.full_span.clone(), focus_range: d.decl.span.clone(), name: d.decl.id }).collect()
 }
 
-/// An SLS as a reference target: its environment and name, and the file they load.
-pub(crate) struct SlsTarget {
-    pub(crate) env: String,
-    pub(crate) name: String,
-    pub(crate) file: Option<PathBuf>,
-}
-
 /// What the references query is about at `offset`.
 enum Subject {
     Decls(Vec<Decl>),
@@ -142,90 +132,4 @@ pub(crate) fn references(snap: &Snapshot, path: &Path, offset: usize, include_de
     out.sort();
     out.dedup();
     Ok(out)
-}
-
-/// Requisites (direct and `_in`), extends and `exclude: [{id: ...}]` naming a declaration.
-pub(crate) fn decl_references(snap: &Snapshot, path: &Path, decl: &StateDecl) -> Cancellable<Vec<FileRange>> {
-    let mut out = Vec::new();
-    for (file, summary) in neighbour_decls(snap, path)? {
-        let Some(s) = summary.sls() else { continue };
-        for r in &s.requisites {
-            if ref_matches(&r.key, &r.value, decl) {
-                out.push(FileRange { path: file.clone(), range: r.span.clone() });
-            }
-        }
-        for e in s.extends.iter().filter(|e| e.id == decl.id) {
-            out.push(FileRange { path: file.clone(), range: e.span.clone() });
-        }
-        for e in s.excludes.iter().filter(|e| e.kind == "id" && e.value == decl.id) {
-            out.push(FileRange { path: file.clone(), range: e.span.clone() });
-        }
-    }
-    Ok(out)
-}
-
-/// How a file names an SLS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SlsRefKind {
-    Include,
-    Top,
-    Requisite,
-    Exclude,
-}
-
-/// Include items (relative ones resolved), top-file entries, `sls:` requisites and exclude
-/// items naming an SLS, in every file of every environment.
-pub(crate) fn sls_references(snap: &Snapshot, target: &SlsTarget) -> Vec<(FileRange, SlsRefKind)> {
-    let world = snap.world();
-    let names_it = |env: &str, name: &str| -> bool {
-        if fnmatch::has_magic(name) {
-            return env == target.env && fnmatch::fnmatch(&target.name, name);
-        }
-        match &target.file {
-            Some(f) => world.ctx.roots.get_state(env, name).is_some_and(|s| s.path == *f),
-            None => env == target.env && name == target.name,
-        }
-    };
-    let mut out = Vec::new();
-    let mut paths = snap.workspace_files();
-    for (_, p) in world.top_files() {
-        if !paths.contains(&p) {
-            paths.push(p);
-        }
-    }
-    for file in paths {
-        let Some(summary) = snap.summary(&file) else { continue };
-        let env = file_env(snap, &file);
-        if let Some(s) = summary.sls() {
-            for i in &s.includes {
-                if let Some((ienv, name)) = include_target(snap, &file, i) {
-                    if names_it(&ienv, &name) {
-                        out.push((FileRange { path: file.clone(), range: i.span.clone() }, SlsRefKind::Include));
-                    }
-                }
-            }
-            for r in s.requisites.iter().filter(|r| r.key == "sls") {
-                if names_it(&env, &r.value) {
-                    out.push((FileRange { path: file.clone(), range: r.span.clone() }, SlsRefKind::Requisite));
-                }
-            }
-            for e in s.excludes.iter().filter(|e| e.kind == "sls") {
-                if names_it(&env, &e.value) {
-                    out.push((FileRange { path: file.clone(), range: e.span.clone() }, SlsRefKind::Exclude));
-                }
-            }
-        }
-        if let Some(t) = summary.top() {
-            for section in &t.envs {
-                for target_entry in &section.targets {
-                    for sls in &target_entry.sls {
-                        if names_it(&section.env, &sls.name) {
-                            out.push((FileRange { path: file.clone(), range: sls.span.clone() }, SlsRefKind::Top));
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
 }

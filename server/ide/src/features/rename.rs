@@ -70,7 +70,7 @@ pub(crate) fn rename(snap: &Snapshot, path: &Path, offset: usize, new_name: &str
                 }
             }
         }
-        for r in crate::features::navigation::decl_references(snap, &d.path, &d.decl)? {
+        for r in decl_references(snap, &d.path, &d.decl)? {
             let Some(text) = snap.text(&r.path) else { continue };
             let Some(written) = text.get(r.range.clone()) else { continue };
             // Only what names the state by its ID (not by its name, not a glob).
@@ -120,54 +120,6 @@ fn renamable(snap: &Snapshot, decls: &[Decl]) -> Result<(), Refused> {
         }
     }
     Ok(())
-}
-
-/// A scalar as written without its quotes (`'it''s'` is `it's`, `"a\"b"` is `a"b`).
-pub(crate) fn unquote(written: &str) -> String {
-    let w = written.trim();
-    if let Some(inner) = w.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
-        return inner.replace("''", "'");
-    }
-    if let Some(inner) = w.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
-        return inner.replace("\\\"", "\"").replace("\\\\", "\\");
-    }
-    w.to_string()
-}
-
-/// The range inside the quotes of the scalar at `range`.
-fn unquoted(text: &str, range: Range<usize>) -> Range<usize> {
-    let w = &text[range.clone()];
-    if w.len() >= 2 && ((w.starts_with('\'') && w.ends_with('\'')) || (w.starts_with('"') && w.ends_with('"'))) {
-        range.start + 1..range.end - 1
-    } else {
-        range
-    }
-}
-
-/// `new` written as the scalar `old` was: in its quotes, or plain when YAML reads it back as
-/// the same string (else single-quoted).
-pub(crate) fn requote(old: &str, new: &str) -> String {
-    let w = old.trim();
-    if w.starts_with('"') {
-        return format!("\"{}\"", new.replace('\\', "\\\\").replace('"', "\\\""));
-    }
-    if w.starts_with('\'') || !plain_safe(new) {
-        return format!("'{}'", new.replace('\'', "''"));
-    }
-    new.to_string()
-}
-
-/// Whether `s` reads back as the same string where it is a plain scalar, as a key or in a flow.
-fn plain_safe(s: &str) -> bool {
-    if s.contains([',', '[', ']', '{', '}', '#', '\'', '"', '\t'])
-        || s.contains(": ")
-        || s.ends_with(':')
-        || s.starts_with([' ', '-', '?', '&', '*', '!', '|', '>', '%', '@', '`'])
-        || s.ends_with(' ')
-    {
-        return false;
-    }
-    matches!(syntax::yaml::load(&format!("k: {s}")), Ok(n) if n.get("k").and_then(|v| v.as_str()) == Some(s))
 }
 
 /// The edits that give each function of `decl` that has no `name` (nor `names`) the argument

@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 use model::py::fnmatch::has_magic;
 use model::workspace::roots::{dotted_component, sls_name_of};
 
-use crate::features::rename::{requote, unquote};
 use crate::inputs::summaries::FileSummary;
 use crate::resolve::*;
 use crate::snapshot::Snapshot;

@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
+use crate::cursor::{module_body, Context};
 use crate::explain::state_docs::{arg_doc, catalog, doc_of};
-use crate::features::completion::{module_body, Context};
 use crate::snapshot::Snapshot;
 use crate::types::*;
 
