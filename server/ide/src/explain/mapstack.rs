@@ -335,3 +335,6 @@ fn map_jinja_spot(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Op
     };
     Some(Spot::Import { tplroot, range, source })
 }
+
+#[cfg(test)]
+mod tests;

@@ -146,3 +146,6 @@ fn top_entry(snap: &Snapshot, path: &Path, text: &str, offset: usize) -> Option<
     }
     Some(HoverResult { range, markdown: out })
 }
+
+#[cfg(test)]
+mod tests;

@@ -462,3 +462,6 @@ fn attribute_keys(snap: &Snapshot, path: &Path, text: &str, offset: usize, prefi
     }
     Some(keys.into_iter().map(|k| item(k.clone(), CompletionKind::Key, Some(format!("key of `{object}`")), edit.clone(), k)).collect())
 }
+
+#[cfg(test)]
+mod tests;

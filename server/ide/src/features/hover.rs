@@ -241,3 +241,6 @@ fn ordinal(n: usize) -> String {
     };
     format!("{n}{suffix}")
 }
+
+#[cfg(test)]
+mod tests;

@@ -69,3 +69,6 @@ fn template_links(snap: &Snapshot, path: &Path, text: &str, env: &str) -> Vec<Do
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

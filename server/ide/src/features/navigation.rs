@@ -133,3 +133,6 @@ pub(crate) fn references(snap: &Snapshot, path: &Path, offset: usize, include_de
     out.dedup();
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests;

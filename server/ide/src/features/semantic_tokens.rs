@@ -10,3 +10,6 @@ use crate::types::*;
 pub(crate) fn semantic_tokens(snap: &Snapshot, path: &Path, range: Option<Range<usize>>) -> Vec<SemanticToken> {
     crate::classify::classify(snap, path, range)
 }
+
+#[cfg(test)]
+mod tests;

@@ -180,3 +180,6 @@ pub(crate) fn workspace_symbols(snap: &Snapshot, query: &str) -> Vec<WorkspaceSy
     out.truncate(LIMIT);
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -85,8 +85,8 @@ mod tests {
     use std::sync::atomic::Ordering;
     use std::sync::Arc;
 
+    use crate::fixture::ws;
     use crate::fixture::Fixture;
-    use crate::tests::ws;
 
     /// `(hits, misses)` of the host's summary cache so far.
     fn counts(f: &Fixture) -> (usize, usize) {

@@ -1,6 +1,6 @@
 use expect_test::expect;
 
-use super::ws;
+use crate::fixture::ws;
 use crate::fixture::Fixture;
 use crate::MinionInfo;
 

@@ -1,7 +1,7 @@
 use expect_test::expect;
 
-use super::{all_diagnostics, ws};
 use crate::fixture::Fixture;
+use crate::fixture::{all_diagnostics, ws};
 use crate::index::semantic::IndexStats;
 
 /// How the index has brought its roots up to date so far.

@@ -2,8 +2,8 @@
 
 use expect_test::expect;
 
-use super::{all_diagnostics, ws};
 use crate::fixture::Fixture;
+use crate::fixture::{all_diagnostics, ws};
 
 /// `web01`'s top assigns `web` and `monitoring`, which do not include each other and both
 /// declare `shared_id`: only its highstate has the conflict. `db01`'s has none.

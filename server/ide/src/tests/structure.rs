@@ -1,6 +1,6 @@
 use expect_test::{expect, Expect};
 
-use super::ws;
+use crate::fixture::ws;
 use crate::fixture::{at, Fixture};
 use crate::FoldKind;
 

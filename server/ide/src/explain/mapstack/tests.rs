@@ -210,7 +210,7 @@ vals: {pkg: ℝ}
     .assert_eq(&published(&f.analysis()));
     // Fix the key: its error goes; the formula's other layer files are reported again, unchanged.
     f.open("app/parameters/os_family/RedHat.yaml");
-    f.host.change(&crate::tests::ws("app/parameters/os_family/RedHat.yaml"), vec![(Some(0..4), "values".into())], 2);
+    f.host.change(&crate::fixture::ws("app/parameters/os_family/RedHat.yaml"), vec![(Some(0..4), "values".into())], 2);
     expect![[r#"
         app/parameters/defaults.yaml:3:11 "sideways" parameters-layer: Unknown merging strategy 'sideways', fallback to recurse (slsutil.merge knows smart, recurse, overwrite, list, aggregate, none)
         app/parameters/osfamily/Debian.yaml:1:1 parameters-layer: `app/parameters/osfamily/` is never loaded: none of the data sources of `app` (saltext implementation) selects it (sources that load files: Y!G@osarch, Y!G@os_family, Y!G@os, Y!G@osfinger, Y!G@id)

@@ -1,6 +1,8 @@
+//! Tests of `features/symbols.rs`, on `#- path` fixtures with `$0` cursors.
+
 use expect_test::expect;
 
-use super::ws;
+use crate::fixture::ws;
 use crate::fixture::{at, Fixture};
 use crate::{Analysis, DocumentSymbol};
 

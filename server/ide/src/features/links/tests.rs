@@ -1,6 +1,8 @@
+//! Tests of `features/links.rs`, on `#- path` fixtures with `$0` cursors.
+
 use expect_test::{expect, Expect};
 
-use super::ws;
+use crate::fixture::ws;
 use crate::fixture::{at, Fixture};
 use crate::LinkTarget;
 

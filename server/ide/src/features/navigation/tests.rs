@@ -1,3 +1,5 @@
+//! Tests of `features/navigation.rs`, on `#- path` fixtures with `$0` cursors.
+
 use expect_test::{expect, Expect};
 
 use crate::fixture::{at, Fixture};
