@@ -5,7 +5,8 @@
 //! `.x` / `..x`, `- env: name`), top-file entries in every environment, `sls:` requisites,
 //! `exclude: - sls:`, `salt://` URLs, and the paths of a template's `import`, `from`,
 //! `include` and `import_*`. A relative reference stays relative when it can; only text
-//! written as is gets edited (never a name Jinja produces, never a glob).
+//! written as is gets edited (never a name Jinja produces); a glob whose literal start names a
+//! moved directory (`web.*` when `web/` moves) gets the new start.
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -121,11 +122,44 @@ impl Renames<'_> {
         (new != was).then(|| TextEdit { path: file.to_path_buf(), range: span.clone(), new_text: requote(written, &new) })
     }
 
+    /// A glob (`web.*`) whose literal start names a moved directory's package: that start
+    /// rewritten (`www.*`), so it matches what it matched.
+    fn glob_edit(&self, file: &Path, text: &str, span: &Range<usize>, was: &str, env: &str) -> Option<TextEdit> {
+        let written = text.get(span.clone())?;
+        if unquote(written) != was {
+            return None;
+        }
+        let roots = self.snap.world().ws.opts.file_roots.get(env)?;
+        for (old, new) in self.moves {
+            let Some(root) = roots.iter().find(|r| old.starts_with(r) && *r != old) else { continue };
+            let (Ok(o), Ok(n)) = (old.strip_prefix(root), new.strip_prefix(root)) else { continue };
+            let (o, n) = (o.to_string_lossy().replace('\\', "/"), n.to_string_lossy().replace('\\', "/"));
+            // Only a directory holds a package: `o/` starts files of the roots.
+            let is_dir = self.snap.world().ctx.roots.envs.get(env).is_some_and(|e| e.files.iter().flatten().any(|f| f.starts_with(&format!("{o}/"))));
+            if !is_dir || o.contains('.') || n.contains('.') {
+                continue;
+            }
+            let (op, np) = (o.replace('/', "."), n.replace('/', "."));
+            if let Some(rest) = was.strip_prefix(&format!("{op}.")) {
+                let new_text = format!("{np}.{rest}");
+                return Some(TextEdit { path: file.to_path_buf(), range: span.clone(), new_text: requote(written, &new_text) });
+            }
+        }
+        None
+    }
+
     fn sls_edits(&self, file: &Path, text: &str, s: &model::check::summary::SlsSummary, out: &mut Vec<TextEdit>) {
         let env = file_env(self.snap, file);
         let first = |e: &str, name: &str| (!has_magic(name)).then(|| resolve_sls(self.snap, e, name, &env).into_iter().next()).flatten();
         for i in &s.includes {
             let Some((ienv, name)) = include_target(self.snap, file, i) else { continue };
+            if has_magic(&name) {
+                // A relative glob is left as it is: it follows its file.
+                if !i.raw.starts_with('.') {
+                    out.extend(self.glob_edit(file, text, &i.span, &i.raw, &ienv));
+                }
+                continue;
+            }
             let Some(t) = first(&ienv, &name) else { continue };
             out.extend(self.sls_edit(file, text, &i.span, &i.raw, &ienv, &t.path, Some((&env, file))));
         }
@@ -145,7 +179,11 @@ impl Renames<'_> {
     fn top_edits(&self, file: &Path, text: &str, t: &model::check::summary::TopSummary, out: &mut Vec<TextEdit>) {
         for section in &t.envs {
             for target in &section.targets {
-                for sls in target.sls.iter().filter(|s| !has_magic(&s.name)) {
+                for sls in &target.sls {
+                    if has_magic(&sls.name) {
+                        out.extend(self.glob_edit(file, text, &sls.span, &sls.name, &section.env));
+                        continue;
+                    }
                     let Some(f) = resolve_sls(self.snap, &section.env, &sls.name, &section.env).into_iter().next() else { continue };
                     out.extend(self.sls_edit(file, text, &sls.span, &sls.name, &section.env, &f.path, None));
                 }
@@ -351,7 +389,7 @@ prod-only: {test.nop: []}
                     - www.conf
                     - 'www'
                   'G@os:ℝ':
-                    - web.*
+                    - www.*
                 prod:
                   '*': [web.conf]
                 === srv/web/conf.sls
