@@ -186,20 +186,27 @@ def sls_files(case):
     return out
 
 
+def file_roots(case):
+    """The case's file_roots (env -> directories), from its minion config."""
+    import yaml
+
+    with open(os.path.join(case, "etc", "minion"), encoding="utf-8") as fh:
+        return yaml.safe_load(fh).get("file_roots", {})
+
+
 def loads(case, env, name):
     """The file SLS `name` of `env` loads (`x.sls` in any root, then `x/init.sls`)."""
-    base = os.path.join(case, "srv", env)
-    roots = sorted(os.listdir(base)) if os.path.isdir(base) else []
     for rel in (name.replace(".", "/") + ".sls", name.replace(".", "/") + "/init.sls"):
-        for r in roots:
-            p = os.path.join(base, r, rel)
+        for r in file_roots(case).get(env, []):
+            p = os.path.join(r, rel)
             if os.path.isfile(p):
                 return p
     return None
 
 
-def env_of(case, path):
-    return os.path.relpath(path, os.path.join(case, "srv")).split(os.sep)[0]
+def saltenv(case):
+    with open(os.path.join(case, "case.json"), encoding="utf-8") as fh:
+        return json.load(fh).get("saltenv", "base")
 
 
 def declared_ids(case, ids):
@@ -258,7 +265,8 @@ def move_file(binary, case, work, rng):
     before = salt_lowstate(case)
     loaded = {c["__sls__"] for c in before}
     # A file its name loads (not one another root or `x.sls` shadows).
-    files = [f for f in sls_files(case) if f[2] in loaded and loads(case, env_of(case, f[0]), f[2]) == f[0]]
+    env = saltenv(case)
+    files = [f for f in sls_files(case) if f[2] in loaded and loads(case, env, f[2]) == f[0]]
     if not files:
         return SKIP
     path, root, name = rng.choice(files)
@@ -274,7 +282,7 @@ def move_file(binary, case, work, rng):
         return SKIP
     renamed = {}
     for p, r, n in sls_files(case):
-        if r == root and (p == old or p.startswith(old + os.sep)) and loads(case, env_of(case, p), n) == p:
+        if r == root and (p == old or p.startswith(old + os.sep)) and loads(case, env, n) == p:
             rel = os.path.relpath(new + p[len(old) :], root)[: -len(".sls")]
             rel = rel[: -len("/init")] if rel.endswith("/init") else rel
             renamed[n] = rel.replace("/", ".")
@@ -287,7 +295,7 @@ def move_file(binary, case, work, rng):
     os.rename(here(old), here(new))
     # A move that uncovers a file the moved one shadowed changes what the old name loads
     # (a glob include picks it up): not a question of references.
-    if any(loads(dst, env_of(case, path), n) for n in renamed):
+    if any(loads(dst, env, n) for n in renamed):
         return SKIP
     # Whoever ran the moved SLS by name runs it by its new name.
     meta_path = os.path.join(dst, "case.json")
@@ -323,7 +331,8 @@ def main():
     binary = os.path.abspath(a.bin)
     salt_driver._setup_salt()
     rng = random.Random(a.seed)
-    cases = [os.path.join(a.cases, c) for c in sorted(os.listdir(a.cases)) if clean(os.path.join(a.cases, c))]
+    root = os.path.abspath(a.cases)
+    cases = [os.path.join(root, c) for c in sorted(os.listdir(root)) if clean(os.path.join(root, c))]
     rng.shuffle(cases)
     os.makedirs(a.out, exist_ok=True)
     passed = failed = ids = moves = 0

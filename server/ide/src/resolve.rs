@@ -265,9 +265,22 @@ pub(crate) struct SlsTarget {
 }
 
 /// Requisites (direct and `_in`), extends and `exclude: [{id: ...}]` naming a declaration.
+/// A state ID declared in one place of the workspace is that state wherever it is named: a
+/// highstate (or `state.sls a,b`) brings files together that include neither, so every
+/// workspace file is searched then; else the files sharing an include closure with `path`.
 pub(crate) fn decl_references(snap: &Snapshot, path: &Path, decl: &StateDecl) -> Cancellable<Vec<FileRange>> {
     let mut out = Vec::new();
-    for (file, summary) in neighbour_decls(snap, path)? {
+    let mut files = neighbour_decls(snap, path)?;
+    let everywhere: Vec<(PathBuf, Arc<FileSummary>)> = snap.workspace_files().into_iter().filter_map(|f| snap.summary(&f).map(|s| (f, s))).collect();
+    let declared = everywhere.iter().filter_map(|(_, s)| s.sls()).map(|s| s.ids.iter().filter(|d| d.id == decl.id).count()).sum::<usize>();
+    if declared == 1 {
+        for (f, s) in everywhere {
+            if !files.iter().any(|(g, _)| *g == f) {
+                files.push((f, s));
+            }
+        }
+    }
+    for (file, summary) in files {
         let Some(s) = summary.sls() else { continue };
         for r in &s.requisites {
             if ref_matches(&r.key, &r.value, decl) {

@@ -102,7 +102,9 @@ impl Renames<'_> {
         target: &Path,
         relative_from: Option<(&str, &Path)>,
     ) -> Option<TextEdit> {
-        let file_moves = relative_from.is_some_and(|(_, f)| self.moved(f).is_some());
+        // An absolute name changes only with its file; a relative one also with the file it is
+        // written in.
+        let file_moves = was.starts_with('.') && relative_from.is_some_and(|(_, f)| self.moved(f).is_some());
         if self.moved(target).is_none() && !file_moves {
             return None;
         }
@@ -117,6 +119,8 @@ impl Renames<'_> {
                 let (sls, is_init) = self.sls_after(fenv, f)?;
                 relative_name(&sls, is_init, was, &name).unwrap_or(name)
             }
+            // `/x` (a leading slash Salt strips) keeps its slash.
+            _ if was.starts_with('/') => format!("/{name}"),
             _ => name,
         };
         (new != was).then(|| TextEdit { path: file.to_path_buf(), range: span.clone(), new_text: requote(written, &new) })
