@@ -331,8 +331,9 @@ def judge_mapdata(salt, rc, got, err):
         return None if rc == 1 and "no map to show" in said else f"Salt dumps no map; ours (exit {rc}) {compare_lowstate.short(got, 200)}"
     if "values" not in salt:
         return f"Salt: {compare_lowstate.short(salt, 300)}"
+    # `values` is the map itself for every implementation (docs/cli.md), `_mapdata`'s
+    # `{"values": ...}` wrapper taken off.
     mine = got.get("values") if isinstance(got, dict) else None
-    mine = mine.get("values") if isinstance(mine, dict) and set(mine) == {"values"} else mine
     want = salt["values"]
     if got.get("implementation") != "map.jinja":
         # A mapstack formula's values are in the order its layers merge them; `_mapdata` dumps

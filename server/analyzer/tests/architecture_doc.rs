@@ -1,5 +1,7 @@
 //! `docs/ARCHITECTURE.md` stays true to the code: every module path, item and source file it
-//! names in backticks exists. A rename that forgets the page fails here.
+//! names in backticks exists (a rename that forgets the page fails here); the files its "One
+//! compile path" names are exactly those that call the pipeline's compile (a new call site
+//! elsewhere fails here); and its list of scopes is `pipeline::Scope`'s variants.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -173,4 +175,120 @@ fn every_module_path_the_architecture_page_names_exists() {
     }
     assert!(checked > 100, "the page names {checked} paths: is the pattern still right?");
     assert!(missing.is_empty(), "docs/ARCHITECTURE.md names what the code does not have: {missing:#?}");
+}
+
+/// The page's text from the line holding `marker` to the next blank line after a list.
+fn passage<'a>(page: &'a str, marker: &str) -> &'a str {
+    let start = page.find(marker).unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has no `{marker}`"));
+    let rest = &page[start..];
+    // The paragraph, then the list after it: ends at the first blank line after a `- ` item.
+    let list = rest.find("\n- ").unwrap_or_else(|| panic!("no list after `{marker}`"));
+    let end = rest[list..].find("\n\n").map_or(rest.len(), |i| list + i);
+    &rest[..end]
+}
+
+/// `text` without its `#[cfg(test)]` modules (what follows `#[cfg(test)]` then `mod`, to the
+/// end of the file: the tests module comes last in this code base).
+fn non_test(text: &str) -> &str {
+    let mut at = 0;
+    while let Some(i) = text[at..].find("#[cfg(test)]") {
+        let after = text[at + i + "#[cfg(test)]".len()..].trim_start();
+        if after.starts_with("mod ") || after.starts_with("pub mod ") || after.starts_with("pub(crate) mod ") {
+            return &text[..at + i];
+        }
+        at += i + 1;
+    }
+    text
+}
+
+/// Every non-test Rust source of the workspace's crates (no `tests/` folder, no `tests.rs`), by
+/// its path from the repository root, with its text less its tests module.
+fn sources(repo: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for (_, src) in crates(repo) {
+        rust_files(&src, &mut files);
+    }
+    files
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != "tests.rs") && !p.components().any(|c| c.as_os_str() == "tests"))
+        .map(|p| {
+            let text = fs::read_to_string(&p).unwrap_or_default();
+            let rel = p.strip_prefix(repo).unwrap_or(&p).to_string_lossy().replace('\\', "/");
+            (rel, non_test(&text).to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn every_compile_goes_through_the_files_the_page_names() {
+    let repo = repo();
+    let page = fs::read_to_string(repo.join("docs/ARCHITECTURE.md")).expect("docs/ARCHITECTURE.md");
+    let text = passage(&page, "**One compile path.**");
+    let items: Vec<&str> = text.lines().filter(|l| l.starts_with("- ")).collect();
+    let tick = regex::Regex::new(r"`(server/[^`]+\.rs)`").unwrap();
+    // Each item's first file is a caller; the files the paragraph names before the list build a `Compiled`.
+    let named: BTreeSet<String> = items.iter().filter_map(|l| tick.captures(l)).map(|c| c[1].to_string()).collect();
+    let head = &text[..text.find("\n- ").unwrap_or(text.len())];
+    let builders: BTreeSet<String> = tick.captures_iter(head).map(|c| c[1].to_string()).collect();
+    assert!(named.len() >= 4 && !builders.is_empty(), "the passage names {named:?} and {builders:?}: is the pattern still right?");
+
+    // A call of the pipeline's compile: `compile_with(`, `pipeline::compile(`, or `compile(`
+    // in a file that imports the bare function.
+    let with = regex::Regex::new(r"(^|[^A-Za-z0-9_])compile_with\(").unwrap();
+    let qualified = regex::Regex::new(r"pipeline::compile\(").unwrap();
+    let imported = regex::Regex::new(r"use [A-Za-z_:]*pipeline::(\{[^}]*\bcompile\b[^}]*\}|compile;)").unwrap();
+    let bare = regex::Regex::new(r"(^|[^A-Za-z0-9_.:])compile\(").unwrap();
+    let literal = regex::Regex::new(r"(^|[^A-Za-z0-9_])Compiled \{").unwrap();
+    let mut callers = BTreeSet::new();
+    let mut built = BTreeSet::new();
+    let mut cache_users = BTreeSet::new();
+    for (rel, text) in sources(&repo) {
+        let code: String = text.lines().filter(|l| !l.trim_start().starts_with("//")).map(|l| format!("{l}\n")).collect();
+        let calls = code.lines().any(|l| (with.is_match(l) && !l.contains("fn compile_with(")) || qualified.is_match(l))
+            || (imported.is_match(&code) && code.lines().any(|l| bare.is_match(l) && !l.contains("fn compile(")));
+        if calls {
+            callers.insert(rel.clone());
+        }
+        // A struct literal, not the type's declaration, an `impl` or a function's return type.
+        let declares = |l: &str| ["enum Compiled", "struct Compiled", "impl ", "fn ", "-> "].iter().any(|d| l.contains(d));
+        if code.lines().any(|l| literal.is_match(l) && !declares(l)) {
+            built.insert(rel.clone());
+        }
+        if code.contains("MinionCache") && !rel.starts_with("server/model/src/pipeline") {
+            cache_users.insert(rel);
+        }
+    }
+    let mut problems = Vec::new();
+    for f in callers.difference(&named) {
+        problems.push(format!("{f} compiles a minion (compile_with/compile) but the page's list does not name it"));
+    }
+    for f in named.difference(&callers) {
+        problems.push(format!("the page names {f} as a caller of compile_with, but it calls none"));
+    }
+    if built != builders {
+        problems.push(format!("a `Compiled` is built in {built:?}; the page says {builders:?}"));
+    }
+    for f in &cache_users {
+        if !text.contains(&format!("`{f}`")) {
+            problems.push(format!("{f} uses MinionCache, which the page does not say"));
+        }
+    }
+    assert!(problems.is_empty(), "docs/ARCHITECTURE.md, \"One compile path\":\n{}", problems.join("\n"));
+}
+
+#[test]
+fn the_page_lists_every_scope_and_no_other() {
+    let repo = repo();
+    let page = fs::read_to_string(repo.join("docs/ARCHITECTURE.md")).expect("docs/ARCHITECTURE.md");
+    let text = passage(&page, "a scope (`pipeline::Scope`)");
+    let item = regex::Regex::new(r"^- `([A-Za-z]+)`").unwrap();
+    let documented: Vec<String> = text.lines().filter_map(|l| item.captures(l)).map(|c| c[1].to_string()).collect();
+
+    let source = fs::read_to_string(repo.join("server/model/src/pipeline.rs")).expect("pipeline.rs");
+    let start = source.find("pub enum Scope {").expect("`pub enum Scope` in pipeline.rs");
+    let body = &source[start..start + source[start..].find("\n}").expect("the enum ends")];
+    let variant = regex::Regex::new(r"^    ([A-Z][A-Za-z0-9]*)\s*[,{(]?").unwrap();
+    let variants: Vec<String> = body.lines().filter_map(|l| variant.captures(l)).map(|c| c[1].to_string()).collect();
+    assert!(variants.len() >= 3, "Scope's variants as parsed: {variants:?}");
+    assert_eq!(documented, variants, "docs/ARCHITECTURE.md's scopes, in order, and `pipeline::Scope`'s variants");
 }

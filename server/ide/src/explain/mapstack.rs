@@ -53,7 +53,6 @@ pub(crate) fn hover(snap: &Snapshot, path: &Path, offset: usize) -> Option<Hover
             let (compiled, minion) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
             let values = data.values.as_ref().ok()?;
-            let keys = dumped_path(values, keys);
             let value = keys.iter().try_fold(values, |v, k| v.get(k))?;
             let shown = serde_json::to_string_pretty(value).unwrap_or_default();
             let mut out = format!("**`{expr}`** for minion `{minion}`\n\n```json\n{}\n```\n", truncate(&shown, 30).trim_end());
@@ -112,7 +111,6 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
         Spot::Value { tplroot, path: keys, expr, .. } => {
             let (compiled, _) = compute(snap, &tplroot)?;
             let data = compiled.mapdata.as_ref()?;
-            let keys = dumped_path(data.values.as_ref().ok()?, keys);
             let o = data.origins.as_ref()?.at_path(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
             if data.implementation == model::mapstack::Implementation::MapJinja && o.origin.at.is_none() {
                 // No line to go to: the Jinja definition (the `set`) answers.
@@ -139,16 +137,6 @@ pub(crate) fn definition(snap: &Snapshot, path: &Path, offset: usize) -> Option<
         }
         Spot::Import { .. } | Spot::LayerKey { .. } => None,
     }
-}
-
-/// The key path of a use in `values`: as it is, or under `values` when the map is what a
-/// formula's `_mapdata` state dumps (`{"values": MAP}`).
-fn dumped_path(values: &serde_json::Value, keys: Vec<String>) -> Vec<String> {
-    let found = |ks: &[String]| ks.iter().try_fold(values, |v, k| v.get(k)).is_some();
-    if !found(&keys) && values.get("values").is_some() && found(&[vec!["values".to_string()], keys.clone()].concat()) {
-        return [vec!["values".to_string()], keys].concat();
-    }
-    keys
 }
 
 /// `#9 `TEMPLATE/parameters/os_family/Debian.yaml:16` (source `Y:G@os_family`)`.

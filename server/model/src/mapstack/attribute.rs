@@ -160,8 +160,8 @@ struct Match<'a> {
 
 impl Match<'_> {
     /// How well `e` fits the map's key path `p` holding `v` (higher is better), when it does:
-    /// `e.path` is `p` (or `p` without its first one or two keys, a `_mapdata` dump's `values`
-    /// or a `lookup` the map keeps its table under) with up to two selecting keys among it.
+    /// `e.path` is `p` (or `p` without its first one or two keys, such as a `lookup` the map
+    /// keeps its table under) with up to two selecting keys among it.
     fn rank(&self, e: &Entry, p: &[String], v: &Val) -> Option<(bool, bool, usize)> {
         (0..=2.min(p.len() - 1))
             .filter_map(|skip| {

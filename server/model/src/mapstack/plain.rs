@@ -1,9 +1,10 @@
 //! A formula whose `map.jinja` builds its map itself, the older way (`import_yaml` layers,
 //! `grains.filter_by` with `merge`, `pillar.get` with `merge=True`): the map it exports, exactly
 //! as the formula's own `_mapdata` state dumps it (the `context: {map: ...}` its rendered
-//! `F._mapdata` SLS hands to `_mapdata.jinja`), else the variable `map.jinja` exports under the
-//! formula's name (or `mapdata`). Rendered with the minion's context through the same Jinja
-//! and file roots as any SLS, so its reads are the compile's.
+//! `F._mapdata` SLS hands to `_mapdata.jinja`, less its `{"values": ...}` wrapper), else the
+//! variable `map.jinja` exports under the formula's name (or `mapdata`). Rendered with the
+//! minion's context through the same Jinja and file roots as any SLS, so its reads are the
+//! compile's.
 
 use serde_json::Value;
 
@@ -90,17 +91,29 @@ pub fn exported(text: &str, tplroot: &str) -> Option<String> {
     [tplroot.replace('-', "_"), "mapdata".to_string()].into_iter().find(|n| sets(n))
 }
 
-/// The `map` of the first state in `rendered` whose arguments carry `context: {map: ...}`.
+/// The `map` of the first state in `rendered` whose arguments carry `context: {map: ...}`,
+/// without the `{"values": MAP}` wrapper template-formula's `_mapdata` puts around it (as
+/// `salt["map.data"]` and the Jinja flavour's `mapdata` have none), so `mapdata`'s `values` is
+/// the map itself whichever implementation built it.
 fn dumped_map(rendered: &Val) -> Option<Value> {
     let V::Dict(states) = &rendered.v else { return None };
-    states.0.iter().find_map(|(_, body)| {
+    let map = states.0.iter().find_map(|(_, body)| {
         body.as_dict()?.0.iter().find_map(|(_, args)| {
             args.as_list()?.iter().find_map(|arg| {
                 let context = arg.as_dict()?.get("context")?;
                 context.as_dict()?.get("map").map(Val::to_json)
             })
         })
-    })
+    })?;
+    Some(unwrap_values(map))
+}
+
+/// `MAP` of `{"values": MAP}` (a dict whose one key is `values`), else `map` as it is.
+fn unwrap_values(map: Value) -> Value {
+    match map {
+        Value::Object(mut m) if m.len() == 1 && m.contains_key("values") => m.remove("values").unwrap_or_default(),
+        other => other,
+    }
 }
 
 #[cfg(test)]

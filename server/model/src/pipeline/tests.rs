@@ -859,7 +859,7 @@ x: test.nop
         };
         format!("{} {layers:?} {values}", d.implementation.as_str())
     };
-    expect_test::expect![[r#"map.jinja ["_mapdata ngx/_mapdata/init.sls", "map.jinja ngx/map.jinja", "import_yaml ngx/osfamilymap.yaml", "import_yaml ngx/defaults.yaml", "pillar pillar:ngx"] {"values":{"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}}"#]]
+    expect_test::expect![[r#"map.jinja ["_mapdata ngx/_mapdata/init.sls", "map.jinja ngx/map.jinja", "import_yaml ngx/osfamilymap.yaml", "import_yaml ngx/defaults.yaml", "pillar pillar:ngx"] {"extra":[1],"lookup":{"package":"nginx","service":"custom","user":"www-data"},"port":80}"#]]
     .assert_eq(&mapdata(&fs, "ngx"));
     let mut no_state = fs.clone();
     no_state.files.remove(std::path::Path::new("/ws/srv/ngx/_mapdata/init.sls"));

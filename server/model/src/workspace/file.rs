@@ -9,6 +9,7 @@ use crate::value::{Val, V};
 use crate::version::{SaltVersion, VersionSource};
 use crate::workspace::config::{opts_from_dict, read_config_dir, roots_of, ConfigError, Opts};
 use crate::workspace::discover::{discover, Discovery};
+use crate::workspace::keys::{ProfileKey, TopKey};
 use crate::workspace::vfs::Vfs;
 
 pub const WORKSPACE_FILE: &str = "salt-analyzer.yaml";
@@ -87,6 +88,8 @@ impl Workspace {
             ws.file = Some(file.clone());
         }
         let d = doc.as_ref().and_then(Val::as_dict).cloned().unwrap_or_default();
+        // Every key is named through `keys`, the list docs/configuration.md is tested against.
+        let top = |k: TopKey| d.get(k.name());
         let rel = |p: &str| -> PathBuf {
             let p = PathBuf::from(p);
             if p.is_absolute() {
@@ -97,9 +100,9 @@ impl Workspace {
         };
         if let Some(dir) = config_dir {
             ws.opts = read_config_dir(fs, dir)?;
-        } else if let Some(dir) = d.get("salt_config").and_then(Val::as_str) {
+        } else if let Some(dir) = top(TopKey::SaltConfig).and_then(Val::as_str) {
             ws.opts = read_config_dir(fs, &rel(dir))?;
-        } else if d.get("file_roots").is_some() {
+        } else if top(TopKey::FileRoots).is_some() {
             ws.opts = opts_from_dict(&d);
             // Without a Salt configuration there is no pillar unless the workspace file names
             // its roots (Salt's `/srv/pillar` default belongs to a real minion's machine).
@@ -113,41 +116,41 @@ impl Workspace {
             ws.discovery = Some(found);
         }
         if config_dir.is_none() {
-            if let Some(roots) = d.get("file_roots").and_then(|v| roots_of(v, |p| rel(p))) {
+            if let Some(roots) = top(TopKey::FileRoots).and_then(|v| roots_of(v, |p| rel(p))) {
                 ws.opts.file_roots = roots;
             }
-            if let Some(roots) = d.get("pillar_roots").and_then(|v| roots_of(v, |p| rel(p))) {
+            if let Some(roots) = top(TopKey::PillarRoots).and_then(|v| roots_of(v, |p| rel(p))) {
                 ws.opts.pillar_roots = roots;
             }
         }
-        if let Some(V::Dict(minions)) = d.get("minions").map(|v| &v.v) {
+        if let Some(V::Dict(minions)) = top(TopKey::Minions).map(|v| &v.v) {
             for (id, body) in &minions.0 {
                 let b = body.as_dict().cloned().unwrap_or_default();
-                let json = |k: &str| b.get(k).map(Val::to_json).unwrap_or(serde_json::Value::Object(Default::default()));
+                let json = |k: ProfileKey| b.get(k.name()).map(Val::to_json).unwrap_or(serde_json::Value::Object(Default::default()));
                 let id = id.py_str();
                 ws.profiles.insert(
                     id.clone(),
                     Profile {
                         id,
-                        grains: json("grains"),
-                        pillar: json("pillar"),
-                        grains_file: b.get("grains_file").and_then(Val::as_str).map(rel),
-                        pillar_file: b.get("pillar_file").and_then(Val::as_str).map(rel),
-                        functions: json("functions"),
+                        grains: json(ProfileKey::Grains),
+                        pillar: json(ProfileKey::Pillar),
+                        grains_file: b.get(ProfileKey::GrainsFile.name()).and_then(Val::as_str).map(rel),
+                        pillar_file: b.get(ProfileKey::PillarFile.name()).and_then(Val::as_str).map(rel),
+                        functions: json(ProfileKey::Functions),
                     },
                 );
             }
         }
-        ws.fleet = match d.get("fleet").map(|v| &v.v) {
+        ws.fleet = match top(TopKey::Fleet).map(|v| &v.v) {
             Some(V::List(l)) => l.iter().filter_map(Val::as_str).map(rel).collect(),
-            Some(_) => d.get("fleet").and_then(Val::as_str).map(rel).into_iter().collect(),
+            Some(_) => top(TopKey::Fleet).and_then(Val::as_str).map(rel).into_iter().collect(),
             None => Vec::new(),
         };
-        if let Some(V::Dict(clones)) = d.get("gitfs_clones").map(|v| &v.v) {
+        if let Some(V::Dict(clones)) = top(TopKey::GitfsClones).map(|v| &v.v) {
             ws.gitfs_clones = clones.0.iter().filter_map(|(url, p)| p.as_str().map(|p| (url.py_str(), rel(p)))).collect();
         }
-        ws.default_minion = d.get("default_minion").and_then(Val::as_str).map(str::to_string);
-        if let Some(v) = d.get("salt_version") {
+        ws.default_minion = top(TopKey::DefaultMinion).and_then(Val::as_str).map(str::to_string);
+        if let Some(v) = top(TopKey::SaltVersion) {
             let line = v.at.as_ref().map_or(0, |at| syntax::line_index::line_number(&text, at.span.start));
             let Some(version) = SaltVersion::parse(&v.py_str()) else {
                 return Err(ConfigError {
@@ -159,10 +162,10 @@ impl Workspace {
             ws.opts.version = version;
             ws.opts.version_source = VersionSource::WorkspaceFile;
         }
-        if let Some(v) = d.get("saltexts") {
+        if let Some(v) = top(TopKey::Saltexts) {
             ws.opts.saltexts = crate::workspace::saltexts::parse(v, &text, &file)?;
         }
-        if let Some(v) = d.get("rules") {
+        if let Some(v) = top(TopKey::Rules) {
             ws.rules = crate::workspace::rules::parse(v, &text, &file)?;
         }
         // A migrating team's `.salt-lint` (skip_list, exclude_paths) holds too.

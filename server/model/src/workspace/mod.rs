@@ -1,5 +1,5 @@
 //! Where the analysis reads from: the file-system view (`vfs`), Salt's configuration
-//! (`config`), the roots found in a repository without configuration (`discover`), the workspace file `salt-analyzer.yaml` (`file`), file roots per environment
+//! (`config`), the roots found in a repository without configuration (`discover`), the workspace file `salt-analyzer.yaml` (`file`, its keys: `keys`), file roots per environment
 //! (`roots`), the gitfs backend's remotes and saltenvs (`gitfs`), minion profiles (`minion`), the
 //! fleet a master knows (`fleet`), the Salt extensions the minions have (`saltexts`), which
 //! findings are reported (`rules`, and a `.salt-lint` file: `saltlint`), and the record of what
@@ -11,6 +11,7 @@ pub mod facts;
 pub mod file;
 pub mod fleet;
 pub mod gitfs;
+pub mod keys;
 pub mod minion;
 pub mod readlog;
 pub mod reads;

@@ -27,6 +27,7 @@ use std::path::Path;
 use crate::diagnostic::{Code, Severity};
 use crate::value::{Val, V};
 use crate::workspace::config::ConfigError;
+use crate::workspace::keys::RulesKey;
 use crate::workspace::saltlint::SaltLint;
 
 /// One set of choices.
@@ -125,15 +126,19 @@ pub fn parse(v: &Val, text: &str, path: &Path) -> Result<Rules, ConfigError> {
         line: at.at.as_ref().map_or(0, |a| syntax::line_index::line_number(text, a.span.start)),
         message,
     };
-    let Some(d) = v.as_dict() else { return Err(err(v, "rules: must be a mapping (select, ignore, severity, paths)".into())) };
+    let Some(d) = v.as_dict() else {
+        let keys: Vec<&str> = RulesKey::ALL.iter().map(|k| k.name()).collect();
+        return Err(err(v, format!("rules: must be a mapping ({})", keys.join(", "))));
+    };
     let set = |d: &crate::value::Dict, within: &str, top: bool| -> Result<RuleSet, ConfigError> {
         let mut out = RuleSet::default();
         for (k, val) in &d.0 {
-            match k.py_str().as_str() {
-                "select" => out.select = Some(codes(val, &format!("{within}select"), &err)?),
-                "enable" => out.enable = codes(val, &format!("{within}enable"), &err)?,
-                "ignore" => out.ignore = codes(val, &format!("{within}ignore"), &err)?,
-                "severity" => {
+            let name = k.py_str();
+            match RulesKey::of(&name).filter(|key| top || key.per_path()) {
+                Some(RulesKey::Select) => out.select = Some(codes(val, &format!("{within}select"), &err)?),
+                Some(RulesKey::Enable) => out.enable = codes(val, &format!("{within}enable"), &err)?,
+                Some(RulesKey::Ignore) => out.ignore = codes(val, &format!("{within}ignore"), &err)?,
+                Some(RulesKey::Severity) => {
                     let Some(m) = val.as_dict() else { return Err(err(val, format!("{within}severity: must map codes to error, warning or hint"))) };
                     for (c, s) in &m.0 {
                         let code = code_of(c, &format!("{within}severity"), &err)?;
@@ -146,19 +151,23 @@ pub fn parse(v: &Val, text: &str, path: &Path) -> Result<Rules, ConfigError> {
                         out.severity.push((code, severity));
                     }
                 }
-                "paths" if top => {}
-                other => {
-                    return Err(err(k, format!("{within}`{other}` is not a rules key (select, enable, ignore, severity{})", if top { ", paths" } else { "" })))
+                Some(RulesKey::Paths) => {}
+                None => {
+                    let known: Vec<&str> = RulesKey::ALL.iter().filter(|key| top || key.per_path()).map(|key| key.name()).collect();
+                    return Err(err(k, format!("{within}`{name}` is not a rules key ({})", known.join(", "))));
                 }
             }
         }
         Ok(out)
     };
     let mut rules = Rules { all: set(d, "rules: ", true)?, paths: Vec::new(), salt_lint: None };
-    if let Some(paths) = d.get("paths") {
+    if let Some(paths) = d.get(RulesKey::Paths.name()) {
         let Some(p) = paths.as_dict() else { return Err(err(paths, "rules: paths: must map path globs to rules".into())) };
         for (glob, body) in &p.0 {
-            let Some(b) = body.as_dict() else { return Err(err(body, format!("rules: paths: `{}` must map to select, ignore or severity", glob.py_str()))) };
+            let Some(b) = body.as_dict() else {
+                let keys: Vec<&str> = RulesKey::ALL.iter().filter(|k| k.per_path()).map(|k| k.name()).collect();
+                return Err(err(body, format!("rules: paths: `{}` must be a mapping ({})", glob.py_str(), keys.join(", "))));
+            };
             rules.paths.push((glob.py_str(), set(b, &format!("rules: paths: {}: ", glob.py_str()), false)?));
         }
     }
@@ -253,6 +262,6 @@ mod tests {
             rules("rules:\n  paths:\n    x: {paths: {}}\n").unwrap_err(),
             "salt-analyzer.yaml:3: rules: paths: x: `paths` is not a rules key (select, enable, ignore, severity)"
         );
-        assert_eq!(rules("rules: [a]\n").unwrap_err(), "salt-analyzer.yaml:1: rules: must be a mapping (select, ignore, severity, paths)");
+        assert_eq!(rules("rules: [a]\n").unwrap_err(), "salt-analyzer.yaml:1: rules: must be a mapping (select, enable, ignore, severity, paths)");
     }
 }
