@@ -25,6 +25,7 @@ pub(crate) fn syntax(snap: &Snapshot, path: &Path) -> Vec<Diagnostic> {
             code: "syntax".to_string(),
             message: format!("YAML syntax: {}", e.message),
             related: Vec::new(),
+            fix: Vec::new(),
         })
         .collect()
 }
@@ -59,6 +60,7 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
                     code: "config".to_string(),
                     message: format!("{}; the workspace root is analysed as `base` until this is fixed", e.message),
                     related: Vec::new(),
+                    fix: Vec::new(),
                 },
             );
         }
@@ -133,7 +135,27 @@ pub(crate) fn from_model(text: &str, d: &model::diagnostic::Diagnostic, prefix: 
         code: d.code.as_str().to_string(),
         message: prefix + &d.message,
         related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),
+        fix: fix_in(text, &d.fix),
     }
+}
+
+/// A finding's fix as the text now reads: each replacement where its span reads what the
+/// finding saw, or where that text is written once inside the span (a key whose span is the
+/// whole `pkg.instaled` shorthand); none when any part cannot be placed.
+fn fix_in(text: &str, fix: &[(Range<usize>, String, String)]) -> Vec<(Range<usize>, String)> {
+    let mut out = Vec::new();
+    for (span, old, new) in fix {
+        let Some(written) = text.get(span.clone()) else { return Vec::new() };
+        let at = if written == old {
+            span.start
+        } else if !old.is_empty() && written.matches(old.as_str()).count() == 1 {
+            span.start + written.find(old.as_str()).unwrap_or(0)
+        } else {
+            return Vec::new();
+        };
+        out.push((at..at + old.len(), new.clone()));
+    }
+    out
 }
 
 /// A span without the line break and indentation a YAML node's span ends with.
@@ -172,6 +194,9 @@ pub fn shift_diagnostics(diagnostics: &mut Vec<Diagnostic>, edits: &[(Option<Ran
         };
         for d in diagnostics.iter_mut() {
             d.range = map(d.range.start)..map(d.range.end);
+            for (r, _) in &mut d.fix {
+                *r = map(r.start)..map(r.end);
+            }
         }
     }
 }
@@ -182,7 +207,14 @@ mod tests {
 
     #[test]
     fn shifting_follows_edits() {
-        let d = |r: Range<usize>| Diagnostic { range: r, severity: Severity::Error, code: "x".into(), message: String::new(), related: Vec::new() };
+        let d = |r: Range<usize>| Diagnostic {
+            range: r,
+            severity: Severity::Error,
+            code: "x".into(),
+            message: String::new(),
+            related: Vec::new(),
+            fix: Vec::new(),
+        };
         let mut ds = vec![d(0..2), d(5..8), d(10..12)];
         shift_diagnostics(&mut ds, &[(Some(3..3), "ab".into()), (Some(7..9), String::new())]);
         let ranges: Vec<_> = ds.iter().map(|d| d.range.clone()).collect();

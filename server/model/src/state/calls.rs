@@ -67,7 +67,8 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                 continue;
             }
             let mut message = format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available.");
-            if let Some(near) = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name)))) {
+            let near = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name))));
+            if let Some(near) = &near {
                 message.push_str(&format!("\nDid you mean '{near}'?"));
             }
             if module.is_none_or(|m| m.custom.is_none()) {
@@ -75,7 +76,13 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                     message.push_str(&format!("\n{note}"));
                 }
             }
-            push(SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone()));
+            let mut e = SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone());
+            if let Some(near) = &near {
+                for (at, old, new) in bodies.get(id.as_str()).map(|body| misspelt_function(body, &state, &fun, near)).unwrap_or_default() {
+                    e = e.fix(at, old, new);
+                }
+            }
+            push(e);
             continue;
         };
         for arg in function.args.iter().filter(|a| a.default.is_none()) {
@@ -101,14 +108,23 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                 // Salt passes it in `**kwargs`, where the function never looks for it.
                 if let Some(near) = near_miss(key, function.args.iter().map(|a| a.name.as_str())) {
                     let message = format!("'{key}' is not a parameter of '{full}': Salt passes it on in **kwargs, where it is ignored\nDid you mean '{near}'?");
-                    push(SaltError::new(Code::LikelyTypo, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+                    let e = SaltError::new(Code::LikelyTypo, message).at(k.at.clone().or(decl.clone())).id(id.clone());
+                    push(match &k.at {
+                        Some(at) => e.fix(at.clone(), key, near),
+                        None => e,
+                    });
                 }
             } else {
                 let mut message = format!("'{key}' is an invalid keyword argument for '{full}'");
-                if let Some(near) = did_you_mean(key, function.args.iter().map(|a| a.name.clone())) {
+                let near = did_you_mean(key, function.args.iter().map(|a| a.name.clone()));
+                if let Some(near) = &near {
                     message.push_str(&format!("\nDid you mean '{near}'?"));
                 }
-                push(SaltError::new(Code::UnknownArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+                let mut e = SaltError::new(Code::UnknownArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone());
+                if let (Some(near), Some(at)) = (near, &k.at) {
+                    e = e.fix(at.clone(), key, near);
+                }
+                push(e);
             }
         }
         if let Some(words) = &function.deprecated {
@@ -171,6 +187,36 @@ fn declaration(body: &crate::value::Val, state: &str, fun: &str) -> Option<Loc> 
         }
     }
     None
+}
+
+/// The replacements that turn the misspelt `state.fun` into `near` where a state's body
+/// (`body`) writes it: the dotted key (`pkg.instaled:`), or the function's list item and the
+/// module key, each only where it differs (`pkg:` with `- instaled`). Empty when the body
+/// writes it some other way.
+fn misspelt_function(body: &crate::value::Val, state: &str, fun: &str, near: &str) -> Vec<(Loc, String, String)> {
+    let full = format!("{state}.{fun}");
+    let Some((near_state, near_fun)) = near.split_once('.') else { return Vec::new() };
+    let Some(body) = body.as_dict() else { return Vec::new() };
+    for (k, run) in &body.0 {
+        let key = k.py_cow();
+        if key == full {
+            return k.at.clone().map(|at| vec![(at, full.clone(), near.to_string())]).unwrap_or_default();
+        }
+        if key == state {
+            let mut out = Vec::new();
+            if near_state != state {
+                let Some(at) = k.at.clone() else { return Vec::new() };
+                out.push((at, state.to_string(), near_state.to_string()));
+            }
+            if near_fun != fun {
+                let item = run.as_list().into_iter().flatten().find(|a| a.as_str() == Some(fun));
+                let Some(at) = item.and_then(|a| a.at.clone()) else { return Vec::new() };
+                out.push((at, fun.to_string(), near_fun.to_string()));
+            }
+            return out;
+        }
+    }
+    Vec::new()
 }
 
 /// The named parameter `key` is one or two edits (Damerau-Levenshtein) from, the closest
