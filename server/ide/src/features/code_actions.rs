@@ -32,14 +32,15 @@ pub(crate) fn code_actions(snap: &Snapshot, path: &Path, range: Range<usize>) ->
         FileSummary::Sls(s) => {
             include_actions(snap, path, s, &text, &range, &mut out);
             // The fixes findings carry, and the requisites that name nothing: only where the
-            // range is on something a finding of those is about (actions are asked for at
-            // every move of the cursor).
+            // range is on something a finding of those is about, or anywhere in a template
+            // (whose summary lists only what Jinja does not write): actions are asked for at
+            // every move of the cursor.
             let on_first_line = !text[..range.start.min(text.len())].contains('\n');
             let on_call = s.ids.iter().flat_map(|d| &d.functions).any(|f| {
                 overlaps(&f.span, &range) || f.function_span.as_ref().is_some_and(|fs| overlaps(fs, &range)) || f.args.iter().any(|(_, a)| overlaps(a, &range))
             });
             let requisites: Vec<&RequisiteRef> = s.requisites.iter().filter(|r| overlaps(&requisite_span(r), &range)).collect();
-            if on_call || on_first_line || !requisites.is_empty() {
+            if s.templated || on_call || on_first_line || !requisites.is_empty() {
                 let found = crate::features::diagnostics::semantic(snap, path)?;
                 did_you_mean(path, &text, &found, &range, &mut out);
                 for r in requisites {

@@ -45,7 +45,13 @@ pub(crate) fn semantic(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnost
         .into_iter()
         .filter(|d| !(has_syntax && d.code == Code::YamlSyntax))
         .filter(|d| !crate::salt::statedocs::known_to_salt(snap, d))
-        .map(|d| from_model(&text, &d, String::new()))
+        .map(|d| {
+            let mut out = from_model(&text, &d, String::new());
+            if out.fix.is_empty() && !d.fix.is_empty() {
+                out.fix = fix_by_declaration(&text, &d.fix, &out.range);
+            }
+            out
+        })
         .collect();
     // A remote that is not served, at its line of the configuration.
     out.extend(snap.world().remote_problems.iter().filter(|d| d.file == path).map(|d| from_model(&text, d, String::new())));
@@ -137,6 +143,38 @@ pub(crate) fn from_model(text: &str, d: &model::diagnostic::Diagnostic, prefix: 
         related: d.related.iter().map(|r| (FileRange { path: r.file.clone(), range: r.span.clone() }, r.message.clone())).collect(),
         fix: fix_in(text, &d.fix),
     }
+}
+
+/// A fix whose spans are of rendered text (a template's state, which the minion's highstate
+/// reports at its ID, `range`): each replacement placed where the state's declaration, from
+/// its ID to the next line indented no deeper, writes what the finding saw as a word, once.
+fn fix_by_declaration(text: &str, fix: &[(Range<usize>, String, String)], range: &Range<usize>) -> Vec<(Range<usize>, String)> {
+    let Some(line_start) = text.get(..range.start).map(|t| t.rfind('\n').map_or(0, |i| i + 1)) else { return Vec::new() };
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    let own = indent(&text[line_start..]);
+    let mut end = text[range.start..].find('\n').map_or(text.len(), |i| range.start + i + 1);
+    while end < text.len() {
+        let next = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+        let line = &text[end..next];
+        let t = line.trim();
+        if !t.is_empty() && !t.starts_with(['#', '{']) && indent(line) <= own {
+            break;
+        }
+        end = next;
+    }
+    let block = &text[range.start..end];
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let mut out = Vec::new();
+    for (_, old, new) in fix {
+        let found: Vec<usize> = block
+            .match_indices(old.as_str())
+            .map(|(i, _)| i)
+            .filter(|&i| !word(block[..i].chars().next_back()) && !word(block[i + old.len()..].chars().next()))
+            .collect();
+        let [at] = found[..] else { return Vec::new() };
+        out.push((range.start + at..range.start + at + old.len(), new.clone()));
+    }
+    out
 }
 
 /// A finding's fix as the text now reads: each replacement where its span reads what the

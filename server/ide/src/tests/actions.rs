@@ -140,6 +140,35 @@ fn did_you_mean_an_unknown_function_in_each_form() {
               |     - running
         "#]],
     );
+    // The module misspelt in the dotted key, and the string form.
+    check_actions(
+        "#- a.sls\nnginx:\n  pgk.inst$0alled: []\n",
+        expect![[r#"
+            QuickFix* Change `pgk` to `pkg`
+              | nginx:
+              |   pkg.installed: []
+        "#]],
+    );
+    check_actions(
+        "#- a.sls\nnginx: pkg.instal$0ed\n",
+        expect![[r#"
+            QuickFix* Change `instaled` to `installed`
+              | nginx: pkg.installed
+        "#]],
+    );
+    // In a template, from the selected minion's rendered highstate.
+    check_actions(
+        "#- salt-analyzer.yaml\nminions: {m: {}}\ndefault_minion: m\n#- top.sls\nbase: {'*': [a]}\n#- a.sls\n{% set ß = 'ℝ' %}\n{% if ß %}\nnginx:\n  pkg.instal$0ed:\n    - name: {{ ß }}\n{% endif %}\n",
+        expect![[r#"
+            QuickFix* Change `instaled` to `installed`
+              | {% set ß = 'ℝ' %}
+              | {% if ß %}
+              | nginx:
+              |   pkg.installed:
+              |     - name: {{ ß }}
+              | {% endif %}
+        "#]],
+    );
     // Nothing near enough: no action.
     check_actions("#- a.sls\nnginx:\n  zzqx.q$0q: []\n", expect![[""]]);
 }
