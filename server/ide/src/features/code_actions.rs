@@ -40,7 +40,8 @@ pub(crate) fn code_actions(snap: &Snapshot, path: &Path, range: Range<usize>) ->
                 overlaps(&f.span, &range) || f.function_span.as_ref().is_some_and(|fs| overlaps(fs, &range)) || f.args.iter().any(|(_, a)| overlaps(a, &range))
             });
             let requisites: Vec<&RequisiteRef> = s.requisites.iter().filter(|r| overlaps(&requisite_span(r), &range)).collect();
-            if s.templated || on_call || on_first_line || !requisites.is_empty() {
+            let on_include = s.includes.iter().any(|i| overlaps(&i.span, &range));
+            if s.templated || on_call || on_first_line || on_include || !requisites.is_empty() {
                 let found = crate::features::diagnostics::semantic(snap, path)?;
                 did_you_mean(path, &text, &found, &range, &mut out);
                 for r in requisites {
@@ -56,8 +57,16 @@ pub(crate) fn code_actions(snap: &Snapshot, path: &Path, range: Range<usize>) ->
                         include_for_requisite(snap, path, s, &text, r, &mut out);
                     }
                 }
-                if on_first_line && found.iter().any(|d| d.code == "dotted-sls-name" && d.range.start == 0) {
-                    rename_dotted(snap, path, &mut out);
+                let dotted: Vec<&Diagnostic> = found.iter().filter(|d| d.code == "dotted-sls-name").collect();
+                if on_first_line && dotted.iter().any(|d| d.range.start == 0) {
+                    rename_dotted(snap, path, "the file", true, &mut out);
+                }
+                // At an include naming a dotted file: that file.
+                for item in s.includes.iter().filter(|i| overlaps(&i.span, &range) && dotted.iter().any(|d| overlaps(&d.range, &i.span))) {
+                    let Some((env, name)) = include_target(snap, path, item) else { continue };
+                    for (rel, file) in dotted_files(snap, &env, &name) {
+                        rename_dotted(snap, &file, &format!("`{rel}`"), false, &mut out);
+                    }
                 }
             }
         }
@@ -107,7 +116,8 @@ fn include_actions(snap: &Snapshot, path: &Path, s: &SlsSummary, text: &str, ran
     for (i, item) in s.includes.iter().enumerate().filter(|(_, i)| overlaps(&i.span, range)) {
         let Some((ienv, name)) = include_target(snap, path, item) else { continue };
         let missing = !has_magic(&name) && resolve_sls(snap, &ienv, &name, &env).is_empty();
-        if missing {
+        // A dotted file listed by that name is better moved (below) than a new empty file made.
+        if missing && dotted_files(snap, &ienv, &name).is_empty() {
             if let Some(root) = world.ws.opts.file_roots.get(&ienv).and_then(|r| r.first()) {
                 // `x.sls` before `x/init.sls`, in the environment's first root.
                 let file = root.join(format!("{}.sls", name.replace('.', "/")));
@@ -125,7 +135,7 @@ fn include_actions(snap: &Snapshot, path: &Path, s: &SlsSummary, text: &str, ran
         } else if itself {
             "it names this file"
         } else if missing {
-            "no file has that name"
+            "Salt finds no file by that name"
         } else {
             continue;
         };
@@ -369,11 +379,24 @@ fn setup_end(text: &str) -> usize {
     }
 }
 
+/// The dotted files of `env` that Salt lists as `name` but can never load by it (relative
+/// path and path).
+fn dotted_files(snap: &Snapshot, env: &str, name: &str) -> Vec<(String, PathBuf)> {
+    let world = snap.world();
+    world
+        .roots
+        .iter()
+        .filter(|(e, rel, _)| e == env && dotted_component(rel).is_some() && sls_name_of(rel).as_deref() == Some(name))
+        .map(|(_, rel, file)| (rel.clone(), file.clone()))
+        .collect()
+}
+
 /// A dotted SLS file (`web.conf.sls`, which Salt can never load) moved to a name it can: the
 /// path its listed name means (`web/conf.sls`: every include and top entry naming `web.conf`
 /// then loads it), or the dots made underscores (`web_conf.sls`: for a dot that was never a
-/// separator, as in `webserver_1.0.sls`). Never over an existing file.
-fn rename_dotted(snap: &Snapshot, path: &Path, out: &mut Vec<CodeAction>) {
+/// separator, as in `webserver_1.0.sls`; not at an include, which the move must satisfy).
+/// Never over an existing file.
+fn rename_dotted(snap: &Snapshot, path: &Path, what: &str, underscores: bool, out: &mut Vec<CodeAction>) {
     let world = snap.world();
     let Some((_, rel)) = world.locate(path) else { return };
     if dotted_component(&rel).is_none() {
@@ -382,14 +405,18 @@ fn rename_dotted(snap: &Snapshot, path: &Path, out: &mut Vec<CodeAction>) {
     let Some(stem) = rel.strip_suffix(".sls") else { return };
     let Some(root) = path.to_str().and_then(|p| p.strip_suffix(rel.as_str())).map(PathBuf::from) else { return };
     let name = sls_name_of(&rel).unwrap_or_default();
-    for (to, why) in [(stem.replace('.', "/"), format!(", where Salt looks for `{name}`")), (stem.replace('.', "_"), String::new())] {
+    let mut names = vec![(stem.replace('.', "/"), format!(", where Salt looks for `{name}`"))];
+    if underscores {
+        names.push((stem.replace('.', "_"), String::new()));
+    }
+    for (to, why) in names {
         let to_rel = format!("{to}.sls");
         let target = root.join(&to_rel);
         if snap.text(&target).is_some() {
             continue;
         }
         out.push(CodeAction {
-            title: format!("Rename the file to `{to_rel}`{why}"),
+            title: format!("Rename {what} to `{to_rel}`{why}"),
             kind: CodeActionKind::QuickFix,
             preferred: false,
             rename_files: vec![(path.to_path_buf(), target)],

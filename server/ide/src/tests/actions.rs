@@ -70,7 +70,7 @@ x: test.nop
                 },
             },
             CodeAction {
-                title: "Remove the include of `.new.ß` (no file has that name)",
+                title: "Remove the include of `.new.ß` (Salt finds no file by that name)",
                 kind: QuickFix,
                 preferred: false,
                 rename_files: [],
@@ -328,7 +328,7 @@ fn remove_an_include_that_does_nothing() {
         expect![[r#"
             QuickFix Create `gone.sls`
               create /ws/gone.sls
-            QuickFix Remove the include of `gone` (no file has that name)
+            QuickFix Remove the include of `gone` (Salt finds no file by that name)
               | include: [a, b]
         "#]],
     );
@@ -343,6 +343,15 @@ fn rename_a_dotted_sls_file() {
               rename /ws/web.conf.sls -> /ws/web/conf.sls
             QuickFix Rename the file to `web_conf.sls`
               rename /ws/web.conf.sls -> /ws/web_conf.sls
+        "#]],
+    );
+    // At an include naming it.
+    check_actions(
+        "#- web.conf.sls\nnginx: test.nop\n#- site.sls\ninclude:\n  - web.co$0nf\n",
+        expect![[r#"
+            QuickFix Remove the include of `web.conf` (Salt finds no file by that name)
+            QuickFix Rename `web.conf.sls` to `web/conf.sls`, where Salt looks for `web.conf`
+              rename /ws/web.conf.sls -> /ws/web/conf.sls
         "#]],
     );
     // Never over an existing file.

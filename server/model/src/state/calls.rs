@@ -300,6 +300,31 @@ mod tests {
         .assert_debug_eq(&check(typo, SaltVersion::V3008, &[]));
     }
 
+    /// The fix of each finding of `sls`: every replacement as the text its span reads, what
+    /// the finding saw there, and the suggestion.
+    fn fixes(sls: &str) -> Vec<Vec<(String, String, String)>> {
+        let mut errors = Vec::new();
+        let V::Dict(mut high) = crate::render::render_data(sls, None, 0).expect("yaml").v else { panic!("a mapping") };
+        crate::state::highstate::handle_state_decls(&mut high, "db", "base", &mut errors);
+        let chunks = crate::state::compile::compile_high_data(&high);
+        let catalog = Catalog::for_version(SaltVersion::V3008);
+        let found = call_errors(&high, &chunks, catalog, &|_| false);
+        found.iter().map(|e| e.fix.iter().map(|r| (sls[r.at.span.clone()].to_string(), r.old.clone(), r.new.clone())).collect()).collect()
+    }
+
+    #[test]
+    fn a_did_you_mean_carries_the_misspelt_span_and_the_suggestion() {
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        // The list form: the item, and the module key where the module is misspelt too.
+        assert_eq!(fixes("x:\n  pkg:\n    - instaled\n"), [vec![s("instaled", "instaled", "installed")]]);
+        assert_eq!(fixes("x:\n  pgk:\n    - instaled\n"), [vec![s("pgk", "pgk", "pkg"), s("instaled", "instaled", "installed")]]);
+        // An argument: its key (a function without **kwargs, and a likely typo of one with).
+        assert_eq!(fixes("x:\n  file.absent:\n    - nmae: /ß\n"), [vec![s("nmae", "nmae", "name")]]);
+        assert_eq!(fixes("x:\n  pkg.installed:\n    - refreh: true\n"), [vec![s("refreh", "refreh", "refresh")]]);
+        // Nothing near: no fix.
+        assert_eq!(fixes("x:\n  zzqx.qq: []\n"), [Vec::<(String, String, String)>::new()]);
+    }
+
     #[test]
     fn deprecations_are_the_releases_own() {
         let zabbix = "h:\n  zabbix_host.present:\n    - host: h\n    - groups: [g]\n    - interfaces: []\n";
