@@ -160,7 +160,8 @@ fn remove_include(text: &str, item: &model::check::summary::IncludeItem) -> Opti
         while at < text.len() {
             let next = text[at..].find('\n').map_or(text.len(), |i| at + i + 1);
             let line = &text[at..next];
-            if !line.starts_with([' ', '\t', '\n', '\r', '#']) && !line.trim().is_empty() {
+            // Entries are indented, or at the key's column (`include:` then `- a`).
+            if !line.starts_with([' ', '\t', '\n', '\r', '#', '-']) && !line.trim().is_empty() {
                 break;
             }
             let content = line.trim();
@@ -185,8 +186,7 @@ fn remove_include(text: &str, item: &model::check::summary::IncludeItem) -> Opti
         }
         if rest.starts_with(']') {
             // The only entry: the whole `include: [a]` line.
-            let key = key_line_before(text, line_start + 1)?;
-            return (key == line_start).then_some(line_start..line_end);
+            return text[line_start..].starts_with("include:").then_some(line_start..line_end);
         }
     }
     None

@@ -287,6 +287,31 @@ base:
               |       - sls: pkgs
         "#]],
     );
+    // An empty list, and entries at the key's column.
+    check_actions(
+        "#- web.sls\ninclude: []\nw:\n  test.nop:\n    - require:\n      - n$0ginx\n#- b.sls\nnginx: test.nop\n",
+        expect![[r#"
+            QuickFix Include `b`, which declares `id: nginx`
+              | include: [b]
+              | w:
+              |   test.nop:
+              |     - require:
+              |       - nginx
+        "#]],
+    );
+    check_actions(
+        "#- web.sls\ninclude:\n- a\nw:\n  test.nop:\n    - require:\n      - n$0ginx\n#- a.sls\n#- b.sls\nnginx: test.nop\n",
+        expect![[r#"
+            QuickFix Include `b`, which declares `id: nginx`
+              | include:
+              | - a
+              | - b
+              | w:
+              |   test.nop:
+              |     - require:
+              |       - nginx
+        "#]],
+    );
     // A flow list, and a bare ID.
     check_actions(
         "#- web.sls\ninclude: [a]\nw:\n  test.nop:\n    - require: [ng$0inx]\n#- a.sls\na: test.nop\n#- b.sls\nnginx: test.nop\n",
@@ -319,6 +344,24 @@ fn remove_an_include_that_does_nothing() {
             QuickFix Remove the include of `app` (it names this file)
               | # top
               |
+              | x: test.nop
+        "#]],
+    );
+    // Entries at the key's column: the others stay.
+    check_actions(
+        "#- app.sls\ninclude:\n- ap$0p\n- b\nx: test.nop\n#- b.sls\n",
+        expect![[r#"
+            QuickFix Remove the include of `app` (it names this file)
+              | include:
+              | - b
+              | x: test.nop
+        "#]],
+    );
+    // The only entry of a flow list: the line.
+    check_actions(
+        "#- app.sls\ninclude: [ap$0p]\nx: test.nop\n",
+        expect![[r#"
+            QuickFix Remove the include of `app` (it names this file)
               | x: test.nop
         "#]],
     );
