@@ -8,7 +8,7 @@
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use model::check::summary::{RequisiteRef, SlsSummary};
+use model::check::summary::{RequisiteRef, SlsSummary, TopSummary};
 use model::py::fnmatch::has_magic;
 use model::workspace::roots::{dotted_component, sls_name_of};
 
@@ -29,67 +29,74 @@ pub(crate) fn code_actions(snap: &Snapshot, path: &Path, range: Range<usize>) ->
     let text = snap.text(path).unwrap_or_default();
     let mut out = Vec::new();
     match &*summary {
-        FileSummary::Sls(s) => {
-            include_actions(snap, path, s, &text, &range, &mut out);
-            // The fixes findings carry, and the requisites that name nothing: only where the
-            // range is on something a finding of those is about, or anywhere in a template
-            // (whose summary lists only what Jinja does not write): actions are asked for at
-            // every move of the cursor.
-            let on_first_line = !text[..range.start.min(text.len())].contains('\n');
-            let on_call = s.ids.iter().flat_map(|d| &d.functions).any(|f| {
-                overlaps(&f.span, &range) || f.function_span.as_ref().is_some_and(|fs| overlaps(fs, &range)) || f.args.iter().any(|(_, a)| overlaps(a, &range))
-            });
-            let requisites: Vec<&RequisiteRef> = s.requisites.iter().filter(|r| overlaps(&requisite_span(r), &range)).collect();
-            let on_include = s.includes.iter().any(|i| overlaps(&i.span, &range));
-            if s.templated || on_call || on_first_line || on_include || !requisites.is_empty() {
-                let found = crate::features::diagnostics::semantic(snap, path)?;
-                did_you_mean(path, &text, &found, &range, &mut out);
-                for r in requisites {
-                    // At the requisite, or, in a templated file, at the ID of the state that
-                    // has it (the minion's rendered highstate places it there), when no
-                    // state around the file answers it.
-                    let at_id = s.ids.iter().find(|d| d.id == r.owner).map(|d| d.span.clone());
-                    let missing = |d: &Diagnostic| {
-                        d.code == "missing-requisite-target"
-                            && (overlaps(&d.range, &requisite_span(r)) || at_id.as_ref().is_some_and(|id| overlaps(&d.range, id) && d.range.start <= id.start))
-                    };
-                    if found.iter().any(missing) && (r.key == "sls" || requisite_targets(snap, path, r)?.is_empty()) {
-                        include_for_requisite(snap, path, s, &text, r, &mut out);
-                    }
-                }
-                let dotted: Vec<&Diagnostic> = found.iter().filter(|d| d.code == "dotted-sls-name").collect();
-                if on_first_line && dotted.iter().any(|d| d.range.start == 0) {
-                    rename_dotted(snap, path, "the file", true, &mut out);
-                }
-                // At an include naming a dotted file: that file.
-                for item in s.includes.iter().filter(|i| overlaps(&i.span, &range) && dotted.iter().any(|d| overlaps(&d.range, &i.span))) {
-                    let Some((env, name)) = include_target(snap, path, item) else { continue };
-                    for (rel, file) in dotted_files(snap, &env, &name) {
-                        rename_dotted(snap, &file, &format!("`{rel}`"), false, &mut out);
-                    }
-                }
-            }
-        }
-        FileSummary::Top(t) => {
-            let index = snap.line_index(path);
-            for env in &t.envs {
-                for target in env.targets.iter().filter(|t| t.shorthand && overlaps(&t.value_span, &range)) {
-                    let Some(value) = text.get(target.value_span.clone()) else { continue };
-                    // The list goes two columns right of the target, as wide as people see it.
-                    let col = index.as_ref().map_or(1, |li| li.human(target.span.start).1);
-                    let indent = " ".repeat(col - 1 + 2);
-                    // Replace from just after the colon, so no trailing space is left.
-                    let start = text[..target.value_span.start].trim_end_matches([' ', '\t']).len();
-                    out.push(action(
-                        format!("Write the SLS of target `{}` as a list", target.target),
-                        CodeActionKind::RefactorRewrite,
-                        edit(path, start..target.value_span.end, format!("\n{indent}- {value}")),
-                    ));
-                }
-            }
-        }
+        FileSummary::Sls(s) => sls_actions(snap, path, s, &text, &range, &mut out)?,
+        FileSummary::Top(t) => top_actions(snap, path, t, &text, &range, &mut out),
     }
     Ok(out)
+}
+
+fn sls_actions(snap: &Snapshot, path: &Path, s: &SlsSummary, text: &str, range: &Range<usize>, out: &mut Vec<CodeAction>) -> Cancellable<()> {
+    include_actions(snap, path, s, text, range, out);
+    // The fixes findings carry, and the requisites that name nothing: only where the range is
+    // on something a finding of those is about, or anywhere in a template (whose summary lists
+    // only what Jinja does not write): actions are asked for at every move of the cursor.
+    let on_first_line = text.get(..range.start).is_some_and(|t| !t.contains('\n'));
+    let on_call =
+        s.ids.iter().flat_map(|d| &d.functions).any(|f| {
+            overlaps(&f.span, range) || f.function_span.as_ref().is_some_and(|fs| overlaps(fs, range)) || f.args.iter().any(|(_, a)| overlaps(a, range))
+        });
+    let requisites: Vec<&RequisiteRef> = s.requisites.iter().filter(|r| overlaps(&requisite_span(r), range)).collect();
+    let on_include = s.includes.iter().any(|i| overlaps(&i.span, range));
+    if !(s.templated || on_call || on_first_line || on_include || !requisites.is_empty()) {
+        return Ok(());
+    }
+    let found = crate::features::diagnostics::semantic(snap, path)?;
+    did_you_mean(path, text, &found, range, out);
+    for r in requisites {
+        // At the requisite, or, in a templated file, at the ID of the state that has it (the
+        // minion's rendered highstate places it there), when no state around the file
+        // answers it.
+        let at_id = s.ids.iter().find(|d| d.id == r.owner).map(|d| d.span.clone());
+        let missing = |d: &Diagnostic| {
+            d.code == "missing-requisite-target"
+                && (overlaps(&d.range, &requisite_span(r)) || at_id.as_ref().is_some_and(|id| overlaps(&d.range, id) && d.range.start <= id.start))
+        };
+        if found.iter().any(missing) && (r.key == "sls" || requisite_targets(snap, path, r)?.is_empty()) {
+            include_for_requisite(snap, path, s, text, r, out);
+        }
+    }
+    let dotted: Vec<&Diagnostic> = found.iter().filter(|d| d.code == "dotted-sls-name").collect();
+    if on_first_line && dotted.iter().any(|d| d.range.start == 0) {
+        rename_dotted(snap, path, "the file", true, out);
+    }
+    // At an include naming a dotted file: that file.
+    for item in s.includes.iter().filter(|i| overlaps(&i.span, range) && dotted.iter().any(|d| overlaps(&d.range, &i.span))) {
+        let Some((env, name)) = include_target(snap, path, item) else { continue };
+        for (rel, file) in dotted_files(snap, &env, &name) {
+            rename_dotted(snap, &file, &format!("`{rel}`"), false, out);
+        }
+    }
+    Ok(())
+}
+
+/// A top-file target's string shorthand (`'*': web`) written as a list.
+fn top_actions(snap: &Snapshot, path: &Path, t: &TopSummary, text: &str, range: &Range<usize>, out: &mut Vec<CodeAction>) {
+    let index = snap.line_index(path);
+    for env in &t.envs {
+        for target in env.targets.iter().filter(|t| t.shorthand && overlaps(&t.value_span, range)) {
+            let Some(value) = text.get(target.value_span.clone()) else { continue };
+            // The list goes two columns right of the target, as wide as people see it.
+            let col = index.as_ref().map_or(1, |li| li.human(target.span.start).1);
+            let indent = " ".repeat(col - 1 + 2);
+            // Replace from just after the colon, so no trailing space is left.
+            let start = text[..target.value_span.start].trim_end_matches([' ', '\t']).len();
+            out.push(action(
+                format!("Write the SLS of target `{}` as a list", target.target),
+                CodeActionKind::RefactorRewrite,
+                edit(path, start..target.value_span.end, format!("\n{indent}- {value}")),
+            ));
+        }
+    }
 }
 
 /// An action that is no editor's preferred fix and moves no file.
