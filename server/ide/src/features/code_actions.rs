@@ -405,7 +405,7 @@ fn dotted_files(snap: &Snapshot, env: &str, name: &str) -> Vec<(String, PathBuf)
 /// Never over an existing file.
 fn rename_dotted(snap: &Snapshot, path: &Path, what: &str, underscores: bool, out: &mut Vec<CodeAction>) {
     let world = snap.world();
-    let Some((_, rel)) = world.locate(path) else { return };
+    let Some((env, rel)) = world.locate(path) else { return };
     if dotted_component(&rel).is_none() {
         return;
     }
@@ -419,7 +419,9 @@ fn rename_dotted(snap: &Snapshot, path: &Path, what: &str, underscores: bool, ou
     for (to, why) in names {
         let to_rel = format!("{to}.sls");
         let target = root.join(&to_rel);
-        if snap.text(&target).is_some() {
+        // Nor where another file already answers the new name (`x/init.sls` for `x.sls`).
+        let taken = sls_name_of(&to_rel).is_some_and(|n| world.ctx.roots.get_state(&env, &n).is_some());
+        if taken || snap.text(&target).is_some() {
             continue;
         }
         out.push(CodeAction {

@@ -397,12 +397,20 @@ fn rename_a_dotted_sls_file() {
               rename /ws/web.conf.sls -> /ws/web/conf.sls
         "#]],
     );
-    // Never over an existing file.
+    // Never over an existing file, nor where another file answers the name.
     check_actions(
         "#- ß.1/init.sls\n$0x: test.nop\n#- ß/1/init.sls\ny: test.nop\n",
         expect![[r#"
             QuickFix Rename the file to `ß_1/init.sls`
               rename /ws/ß.1/init.sls -> /ws/ß_1/init.sls
+        "#]],
+    );
+    // `web/conf/init.sls` answers `web.conf`: moving to `web/conf.sls` would take the name.
+    check_actions(
+        "#- web.conf.sls\n$0x: test.nop\n#- web/conf/init.sls\n",
+        expect![[r#"
+            QuickFix Rename the file to `web_conf.sls`
+              rename /ws/web.conf.sls -> /ws/web_conf.sls
         "#]],
     );
 }
