@@ -272,7 +272,7 @@ pub fn diagnostics(ws: &Workspace, problems: &[Problem]) -> Vec<Diagnostic> {
                 .filter(|s| !s.is_empty())
                 .find_map(|needle| texts.iter().find_map(|(path, t)| t.find(needle).map(|at| (path.clone(), at..at + needle.len()))));
             let (file, span) = hit.unwrap_or_else(|| (ws.opts.sources.first().cloned().or_else(|| ws.file.clone()).unwrap_or_default(), 0..0));
-            Diagnostic { file, span, severity: Severity::Warning, code: Code::GitfsRemote, message: p.message.clone(), related: Vec::new() }
+            Diagnostic { file, span, severity: Severity::Warning, code: Code::GitfsRemote, message: p.message.clone(), related: Vec::new(), fix: Vec::new() }
         })
         .collect()
 }

@@ -197,7 +197,7 @@ impl Analysis {
     }
 
     /// Mechanical fixes available in `range`.
-    pub fn code_actions(&self, path: &Path, range: Range<usize>) -> Vec<CodeAction> {
+    pub fn code_actions(&self, path: &Path, range: Range<usize>) -> Cancellable<Vec<CodeAction>> {
         code_actions::code_actions(&self.snap, path, range)
     }
 

@@ -54,6 +54,9 @@ pub struct Diagnostic {
     pub message: String,
     /// Other places involved (the other declaration of a duplicate ID, a cycle's other edges).
     pub related: Vec<(FileRange, String)>,
+    /// The replacements that fix it, made together (a did-you-mean: the misspelt text and its
+    /// suggestion), each a byte range of this file and its new text; empty when there is none.
+    pub fix: Vec<(Range<usize>, String)>,
 }
 
 /// Where a navigation leads: a whole file (`focus` = `0..0`) or a declaration.
@@ -136,6 +139,11 @@ pub struct HoverResult {
 pub struct CodeAction {
     pub title: String,
     pub kind: CodeActionKind,
+    /// The one fix to apply without asking (an editor's "auto fix"): a did-you-mean.
+    pub preferred: bool,
+    /// Files to move (from, to), after `edit`'s creations and before its text edits; the
+    /// parents of `to` are created, an existing file is never overwritten.
+    pub rename_files: Vec<(PathBuf, PathBuf)>,
     pub edit: SourceChange,
 }
 

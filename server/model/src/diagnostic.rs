@@ -259,12 +259,28 @@ pub struct SaltError {
     /// A severity other than the code's own, where this finding's weight depends on what is
     /// known (a `not-in-core` judged on a release nobody stated is a warning).
     pub severity: Option<Severity>,
+    /// The replacements that fix it, made together: a did-you-mean's misspelt text and its
+    /// suggestion. Empty when there is no mechanical fix.
+    pub fix: Vec<Replacement>,
+}
+
+/// One replacement of a fix: the text at `at`, which reads `old` as written, becomes `new`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replacement {
+    pub at: Loc,
+    pub old: String,
+    pub new: String,
 }
 
 impl SaltError {
     /// Calls `f` on every location of the error (its own, the related places, the cycle's).
     pub fn locs_mut(&mut self, f: &mut dyn FnMut(&mut Loc)) {
-        self.loc.iter_mut().chain(self.related.iter_mut().map(|(l, _)| l)).chain(self.cycle_ids.iter_mut().filter_map(|(_, l)| l.as_mut())).for_each(f);
+        self.loc
+            .iter_mut()
+            .chain(self.related.iter_mut().map(|(l, _)| l))
+            .chain(self.cycle_ids.iter_mut().filter_map(|(_, l)| l.as_mut()))
+            .chain(self.fix.iter_mut().map(|r| &mut r.at))
+            .for_each(f);
     }
     pub fn new(code: Code, message: impl Into<String>) -> SaltError {
         SaltError {
@@ -277,6 +293,7 @@ impl SaltError {
             cycle_ids: Vec::new(),
             in_template: None,
             severity: None,
+            fix: Vec::new(),
         }
     }
 
@@ -294,6 +311,11 @@ impl SaltError {
     }
     pub fn target(mut self, target: impl Into<String>) -> SaltError {
         self.target = Some(target.into());
+        self
+    }
+    /// The fix: `old` at `at` becomes `new` (one replacement more).
+    pub fn fix(mut self, at: Loc, old: impl Into<String>, new: impl Into<String>) -> SaltError {
+        self.fix.push(Replacement { at, old: old.into(), new: new.into() });
         self
     }
     pub fn related(mut self, loc: Option<Loc>, note: impl Into<String>) -> SaltError {
@@ -338,4 +360,7 @@ pub struct Diagnostic {
     pub code: Code,
     pub message: String,
     pub related: Vec<Related>,
+    /// The replacements that fix it, made together, in `file`: each span, the text it reads
+    /// as written, and what it becomes (see [`SaltError::fix`]).
+    pub fix: Vec<(Range<usize>, String, String)>,
 }

@@ -34,6 +34,14 @@ pub fn encoding(caps: &lsp::ClientCapabilities) -> PositionEncoding {
     }
 }
 
+/// Whether the client applies `kind` of file operation in a workspace edit's document changes.
+fn resource_operation(caps: &lsp::ClientCapabilities, kind: lsp::ResourceOperationKind) -> bool {
+    caps.workspace
+        .as_ref()
+        .and_then(|w| w.workspace_edit.as_ref())
+        .is_some_and(|e| e.document_changes == Some(true) && e.resource_operations.as_ref().is_some_and(|r| r.contains(&kind)))
+}
+
 pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
     let caps = &params.capabilities;
     let opts = params.initialization_options.as_ref();
@@ -42,9 +50,8 @@ pub fn client_flags(params: &lsp::InitializeParams) -> ClientFlags {
         encoding: encoding(caps),
         work_done_progress: caps.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false),
         dynamic_watchers: caps.workspace.as_ref().and_then(|w| w.did_change_watched_files.as_ref()).and_then(|d| d.dynamic_registration).unwrap_or(false),
-        resource_create: caps.workspace.as_ref().and_then(|w| w.workspace_edit.as_ref()).is_some_and(|e| {
-            e.document_changes == Some(true) && e.resource_operations.as_ref().is_some_and(|r| r.contains(&lsp::ResourceOperationKind::Create))
-        }),
+        resource_create: resource_operation(caps, lsp::ResourceOperationKind::Create),
+        resource_rename: resource_operation(caps, lsp::ResourceOperationKind::Rename),
         status_notification: opt_bool("statusNotification"),
         first_run_message: opts.and_then(|o| o.get("firstRunMessage")).and_then(|v| v.as_bool()).unwrap_or(true),
         pull_diagnostics: opt_bool("pullDiagnostics"),

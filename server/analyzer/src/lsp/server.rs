@@ -50,6 +50,7 @@ impl Backend {
             work_done_progress: false,
             dynamic_watchers: false,
             resource_create: false,
+            resource_rename: false,
             status_notification: false,
             first_run_message: false,
             pull_diagnostics: false,
@@ -569,7 +570,7 @@ impl LanguageServer for Backend {
         self.query(move |a, fl| {
             let Some((path, li)) = Self::file(a, &params.text_document.uri) else { return Ok(None) };
             let range = from_proto::range(&li, fl.encoding, params.range);
-            Ok(Some(to_proto::code_actions(a, fl, a.code_actions(&path, range))))
+            Ok(Some(to_proto::code_actions(a, fl, a.code_actions(&path, range)?)))
         })
         .await
     }

@@ -15,6 +15,8 @@ pub struct ClientFlags {
     pub work_done_progress: bool,
     pub dynamic_watchers: bool,
     pub resource_create: bool,
+    /// The client applies file renames in an edit's document changes.
+    pub resource_rename: bool,
     pub status_notification: bool,
     /// Say in a `window/showMessage` what zero configuration found (initialization option
     /// `firstRunMessage`, on unless `false`: the VS Code extension says it with its own offer).

@@ -226,9 +226,14 @@ pub fn completions(index: &LineIndex, enc: PositionEncoding, items: Vec<Completi
 pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeAction>) -> Vec<lsp::CodeActionOrCommand> {
     let mut out = Vec::new();
     for a in actions {
-        if !a.edit.create_files.is_empty() && !flags.resource_create {
-            // The client cannot create files from an edit: offering the action would do nothing.
+        if (!a.edit.create_files.is_empty() && !flags.resource_create) || (!a.rename_files.is_empty() && !flags.resource_rename) {
+            // The client cannot create or move files from an edit: offering the action would
+            // do nothing.
             continue;
+        }
+        let mut edit = workspace_edit(analysis, flags, &a.edit);
+        if !a.rename_files.is_empty() {
+            edit = with_renames(edit, &a.rename_files);
         }
         out.push(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
             title: a.title,
@@ -236,7 +241,8 @@ pub fn code_actions(analysis: &Analysis, flags: &ClientFlags, actions: Vec<CodeA
                 CodeActionKind::QuickFix => lsp::CodeActionKind::QUICKFIX,
                 CodeActionKind::RefactorRewrite => lsp::CodeActionKind::REFACTOR_REWRITE,
             }),
-            edit: Some(workspace_edit(analysis, flags, &a.edit)),
+            is_preferred: a.preferred.then_some(true),
+            edit: Some(edit),
             ..Default::default()
         }));
     }
@@ -277,6 +283,34 @@ pub fn workspace_edit(analysis: &Analysis, flags: &ClientFlags, change: &ide::So
     } else {
         lsp::WorkspaceEdit { changes: Some(by_doc.into_iter().map(|(p, edits)| (url(&p), edits)).collect()), ..Default::default() }
     }
+}
+
+/// `edit` with file renames after its creations and before its text edits, as document
+/// changes (a client that takes renames takes them; text edits given by URI become unversioned
+/// document edits).
+fn with_renames(edit: lsp::WorkspaceEdit, renames: &[(std::path::PathBuf, std::path::PathBuf)]) -> lsp::WorkspaceEdit {
+    let mut ops: Vec<lsp::DocumentChangeOperation> = match edit.document_changes {
+        Some(lsp::DocumentChanges::Operations(ops)) => ops,
+        Some(lsp::DocumentChanges::Edits(edits)) => edits.into_iter().map(lsp::DocumentChangeOperation::Edit).collect(),
+        None => Vec::new(),
+    };
+    for (uri, edits) in edit.changes.into_iter().flatten() {
+        ops.push(lsp::DocumentChangeOperation::Edit(lsp::TextDocumentEdit {
+            text_document: lsp::OptionalVersionedTextDocumentIdentifier { uri, version: None },
+            edits: edits.into_iter().map(lsp::OneOf::Left).collect(),
+        }));
+    }
+    let at = ops.iter().position(|o| !matches!(o, lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Create(_)))).unwrap_or(ops.len());
+    let moves = renames.iter().map(|(from, to)| {
+        lsp::DocumentChangeOperation::Op(lsp::ResourceOp::Rename(lsp::RenameFile {
+            old_uri: url(from),
+            new_uri: url(to),
+            options: Some(lsp::RenameFileOptions { overwrite: Some(false), ignore_if_exists: Some(false) }),
+            annotation_id: None,
+        }))
+    });
+    ops.splice(at..at, moves);
+    lsp::WorkspaceEdit { document_changes: Some(lsp::DocumentChanges::Operations(ops)), ..Default::default() }
 }
 
 /// The impact lens: at the top of the file, running the client's report command.

@@ -91,12 +91,14 @@ pub struct ClientOptions {
     pub pull: bool,
     /// Announce `workspace.inlayHint.refreshSupport`.
     pub inlay_refresh: bool,
+    /// Take file renames in workspace edits (`resourceOperations` has `rename`).
+    pub rename_files: bool,
     pub init: Value,
 }
 
 impl Default for ClientOptions {
     fn default() -> Self {
-        ClientOptions { utf8: false, progress: false, dynamic_watchers: false, pull: false, inlay_refresh: false, init: json!({}) }
+        ClientOptions { utf8: false, progress: false, dynamic_watchers: false, pull: false, inlay_refresh: false, rename_files: false, init: json!({}) }
     }
 }
 
@@ -239,6 +241,9 @@ impl Lsp {
         }
         if opts.inlay_refresh {
             caps["workspace"]["inlayHint"] = json!({"refreshSupport": true});
+        }
+        if opts.rename_files {
+            caps["workspace"]["workspaceEdit"]["resourceOperations"] = json!(["create", "rename"]);
         }
         let root_uri = format!("file://{}", root.display());
         let result = self
@@ -541,6 +546,20 @@ pub fn offset(text: &str, line: u64, col: u64, utf8: bool) -> usize {
         units += if utf8 { c.len_utf8() } else { c.len_utf16() } as u64;
     }
     text.len()
+}
+
+/// `text` after LSP text edits (positions in UTF-8 or UTF-16 columns), applied as a client
+/// applies them: all against the text before any.
+pub fn apply_edits(text: &str, edits: &[Value], utf8: bool) -> String {
+    let at = |p: &Value| offset(text, p["line"].as_u64().unwrap_or(0), p["character"].as_u64().unwrap_or(0), utf8);
+    let mut edits: Vec<(usize, usize, String)> =
+        edits.iter().map(|e| (at(&e["range"]["start"]), at(&e["range"]["end"]), e["newText"].as_str().unwrap_or("").to_string())).collect();
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut out = text.to_string();
+    for (s, e, t) in edits {
+        out.replace_range(s..e, &t);
+    }
+    out
 }
 
 /// Line and column of a byte offset, the column counted in UTF-8 bytes or UTF-16 units, as

@@ -152,3 +152,6 @@ pub(crate) fn hover_target(snap: &Snapshot, path: &Path, env: &TopEnv, target: &
     }
     out
 }
+
+#[cfg(test)]
+mod tests;

@@ -112,6 +112,7 @@ fn ext_pillar_diagnostics(compiled: &Compiled, fs: &dyn Vfs, opts: &Opts) -> Vec
                 code: e.code,
                 message: e.message.clone(),
                 related: Vec::new(),
+                fix: Vec::new(),
             });
         }
     }

@@ -139,6 +139,7 @@ impl CheckContext {
                     code: Code::DottedSlsName,
                     message: dotted_message(rel, &name, component),
                     related: Vec::new(),
+                    fix: Vec::new(),
                 }];
                 return Err(RootCheck { diagnostics, closure: vec![path.to_path_buf()] });
             }
@@ -165,6 +166,7 @@ impl CheckContext {
                     code: e.code,
                     message: e.message.clone(),
                     related: Vec::new(),
+                    fix: Vec::new(),
                 });
                 continue;
             }
@@ -309,7 +311,15 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
     let severity = if code == e.code { e.severity() } else { code.severity() };
     match code {
         Code::DuplicateId => {
-            out.push(Diagnostic { file: file.clone(), span: loc.span.clone(), severity, code, message: message.clone(), related: related.clone() });
+            out.push(Diagnostic {
+                file: file.clone(),
+                span: loc.span.clone(),
+                severity,
+                code,
+                message: message.clone(),
+                related: related.clone(),
+                fix: Vec::new(),
+            });
             for r in &related {
                 out.push(Diagnostic {
                     file: r.file.clone(),
@@ -318,20 +328,23 @@ fn convert(e: &SaltError, files: &FileTable, root_loc: Option<&Loc>, templated: 
                     code,
                     message: message.clone(),
                     related: vec![Related { file: file.clone(), span: loc.span.clone(), message: r.message.clone() }],
+                    fix: Vec::new(),
                 });
             }
         }
         Code::RequisiteCycle => {
             for r in &related {
                 let others = related.iter().filter(|o| *o != r).cloned().collect();
-                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity, code, message: message.clone(), related: others });
+                out.push(Diagnostic { file: r.file.clone(), span: r.span.clone(), severity, code, message: message.clone(), related: others, fix: Vec::new() });
             }
             if related.is_empty() {
-                out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related });
+                out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related, fix: Vec::new() });
             }
         }
         _ => {
-            out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related });
+            // A fix in the finding's own file (a did-you-mean), each span as written.
+            let fix = e.fix.iter().filter(|r| r.at.file == loc.file).map(|r| (r.at.span.clone(), r.old.clone(), r.new.clone())).collect();
+            out.push(Diagnostic { file, span: loc.span.clone(), severity, code, message, related, fix });
         }
     }
 }

@@ -135,7 +135,15 @@ fn unselectable_dirs<'s>(
 }
 
 fn warning(f: &LayerFile, span: std::ops::Range<usize>, message: String) -> Diagnostic {
-    Diagnostic { file: f.path.clone(), span, severity: Code::ParametersLayer.severity(), code: Code::ParametersLayer, message, related: Vec::new() }
+    Diagnostic {
+        file: f.path.clone(),
+        span,
+        severity: Code::ParametersLayer.severity(),
+        code: Code::ParametersLayer,
+        message,
+        related: Vec::new(),
+        fix: Vec::new(),
+    }
 }
 
 /// The checks of one layer file's own text.
@@ -152,7 +160,7 @@ fn check_file(fs: &dyn Vfs, files: &mut FileTable, f: &LayerFile, implementation
         Ok(d) => d,
         Err(e) => {
             let span = e.loc.as_ref().map_or(0..0, |l| l.span.clone());
-            out.push(Diagnostic { file: f.path.clone(), span, severity: e.severity(), code: e.code, message: e.message, related: Vec::new() });
+            out.push(Diagnostic { file: f.path.clone(), span, severity: e.severity(), code: e.code, message: e.message, related: Vec::new(), fix: Vec::new() });
             return;
         }
     };
@@ -164,6 +172,7 @@ fn check_file(fs: &dyn Vfs, files: &mut FileTable, f: &LayerFile, implementation
         code: Code::MapData,
         message: format!("map.data raises TypeError: Got invalid data from salt://{}: {why}", f.rel),
         related: Vec::new(),
+        fix: Vec::new(),
     };
     let Some(dict) = data.as_dict() else {
         if saltext {

@@ -117,6 +117,7 @@ impl Suppressions {
                     code: Code::UnusedSuppression,
                     message,
                     related: Vec::new(),
+                    fix: Vec::new(),
                 });
             }
         }

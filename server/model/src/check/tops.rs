@@ -55,6 +55,7 @@ pub fn check_tops(fs: &dyn Vfs, opts: &Opts, roots: &FileRoots, files: &mut File
             code: Code::UnusedSection,
             message: format!("section `{}` is never used: {}", d.section, d.reason.trim_start_matches("ignored: ")),
             related: Vec::new(),
+            fix: Vec::new(),
         });
     }
 }
@@ -64,7 +65,7 @@ fn diag(files: &FileTable, loc: &Option<Loc>, path: &std::path::Path, severity: 
         Some(l) => (files.path(l.file).to_path_buf(), l.span.clone()),
         None => (path.to_path_buf(), 0..0),
     };
-    Diagnostic { file, span, severity, code, message, related: Vec::<Related>::new() }
+    Diagnostic { file, span, severity, code, message, related: Vec::<Related>::new(), fix: Vec::new() }
 }
 
 fn check_doc(opts: &Opts, roots: &FileRoots, envs: &[String], files: &FileTable, doc: &TopDoc, out: &mut Vec<Diagnostic>) {

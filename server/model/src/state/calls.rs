@@ -67,7 +67,8 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                 continue;
             }
             let mut message = format!("State '{full}' was not found in SLS '{sls}'\nReason: '{full}' is not available.");
-            if let Some(near) = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name)))) {
+            let near = did_you_mean(&full, catalog.modules().flat_map(|m| m.functions.iter().map(move |f| format!("{}.{}", m.name, f.name))));
+            if let Some(near) = &near {
                 message.push_str(&format!("\nDid you mean '{near}'?"));
             }
             if module.is_none_or(|m| m.custom.is_none()) {
@@ -75,7 +76,13 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                     message.push_str(&format!("\n{note}"));
                 }
             }
-            push(SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone()));
+            let mut e = SaltError::new(Code::UnknownFunction, message).at(decl.clone()).id(id.clone());
+            if let Some(near) = &near {
+                for (at, old, new) in bodies.get(id.as_str()).map(|body| misspelt_function(body, &state, &fun, near)).unwrap_or_default() {
+                    e = e.fix(at, old, new);
+                }
+            }
+            push(e);
             continue;
         };
         for arg in function.args.iter().filter(|a| a.default.is_none()) {
@@ -101,14 +108,23 @@ pub fn call_errors(high: &Dict, chunks: &[Chunk], catalog: &Catalog, skip: &dyn 
                 // Salt passes it in `**kwargs`, where the function never looks for it.
                 if let Some(near) = near_miss(key, function.args.iter().map(|a| a.name.as_str())) {
                     let message = format!("'{key}' is not a parameter of '{full}': Salt passes it on in **kwargs, where it is ignored\nDid you mean '{near}'?");
-                    push(SaltError::new(Code::LikelyTypo, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+                    let e = SaltError::new(Code::LikelyTypo, message).at(k.at.clone().or(decl.clone())).id(id.clone());
+                    push(match &k.at {
+                        Some(at) => e.fix(at.clone(), key, near),
+                        None => e,
+                    });
                 }
             } else {
                 let mut message = format!("'{key}' is an invalid keyword argument for '{full}'");
-                if let Some(near) = did_you_mean(key, function.args.iter().map(|a| a.name.clone())) {
+                let near = did_you_mean(key, function.args.iter().map(|a| a.name.clone()));
+                if let Some(near) = &near {
                     message.push_str(&format!("\nDid you mean '{near}'?"));
                 }
-                push(SaltError::new(Code::UnknownArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone()));
+                let mut e = SaltError::new(Code::UnknownArgument, message).at(k.at.clone().or(decl.clone())).id(id.clone());
+                if let (Some(near), Some(at)) = (near, &k.at) {
+                    e = e.fix(at.clone(), key, near);
+                }
+                push(e);
             }
         }
         if let Some(words) = &function.deprecated {
@@ -171,6 +187,36 @@ fn declaration(body: &crate::value::Val, state: &str, fun: &str) -> Option<Loc> 
         }
     }
     None
+}
+
+/// The replacements that turn the misspelt `state.fun` into `near` where a state's body
+/// (`body`) writes it: the dotted key (`pkg.instaled:`), or the function's list item and the
+/// module key, each only where it differs (`pkg:` with `- instaled`). Empty when the body
+/// writes it some other way.
+fn misspelt_function(body: &crate::value::Val, state: &str, fun: &str, near: &str) -> Vec<(Loc, String, String)> {
+    let full = format!("{state}.{fun}");
+    let Some((near_state, near_fun)) = near.split_once('.') else { return Vec::new() };
+    let Some(body) = body.as_dict() else { return Vec::new() };
+    for (k, run) in &body.0 {
+        let key = k.py_cow();
+        if key == full {
+            return k.at.clone().map(|at| vec![(at, full.clone(), near.to_string())]).unwrap_or_default();
+        }
+        if key == state {
+            let mut out = Vec::new();
+            if near_state != state {
+                let Some(at) = k.at.clone() else { return Vec::new() };
+                out.push((at, state.to_string(), near_state.to_string()));
+            }
+            if near_fun != fun {
+                let item = run.as_list().into_iter().flatten().find(|a| a.as_str() == Some(fun));
+                let Some(at) = item.and_then(|a| a.at.clone()) else { return Vec::new() };
+                out.push((at, fun.to_string(), near_fun.to_string()));
+            }
+            return out;
+        }
+    }
+    Vec::new()
 }
 
 /// The named parameter `key` is one or two edits (Damerau-Levenshtein) from, the closest
@@ -252,6 +298,31 @@ mod tests {
             ]
         "#]]
         .assert_debug_eq(&check(typo, SaltVersion::V3008, &[]));
+    }
+
+    /// The fix of each finding of `sls`: every replacement as the text its span reads, what
+    /// the finding saw there, and the suggestion.
+    fn fixes(sls: &str) -> Vec<Vec<(String, String, String)>> {
+        let mut errors = Vec::new();
+        let V::Dict(mut high) = crate::render::render_data(sls, None, 0).expect("yaml").v else { panic!("a mapping") };
+        crate::state::highstate::handle_state_decls(&mut high, "db", "base", &mut errors);
+        let chunks = crate::state::compile::compile_high_data(&high);
+        let catalog = Catalog::for_version(SaltVersion::V3008);
+        let found = call_errors(&high, &chunks, catalog, &|_| false);
+        found.iter().map(|e| e.fix.iter().map(|r| (sls[r.at.span.clone()].to_string(), r.old.clone(), r.new.clone())).collect()).collect()
+    }
+
+    #[test]
+    fn a_did_you_mean_carries_the_misspelt_span_and_the_suggestion() {
+        let s = |a: &str, b: &str, c: &str| (a.to_string(), b.to_string(), c.to_string());
+        // The list form: the item, and the module key where the module is misspelt too.
+        assert_eq!(fixes("x:\n  pkg:\n    - instaled\n"), [vec![s("instaled", "instaled", "installed")]]);
+        assert_eq!(fixes("x:\n  pgk:\n    - instaled\n"), [vec![s("pgk", "pgk", "pkg"), s("instaled", "instaled", "installed")]]);
+        // An argument: its key (a function without **kwargs, and a likely typo of one with).
+        assert_eq!(fixes("x:\n  file.absent:\n    - nmae: /ß\n"), [vec![s("nmae", "nmae", "name")]]);
+        assert_eq!(fixes("x:\n  pkg.installed:\n    - refreh: true\n"), [vec![s("refreh", "refreh", "refresh")]]);
+        // Nothing near: no fix.
+        assert_eq!(fixes("x:\n  zzqx.qq: []\n"), [Vec::<(String, String, String)>::new()]);
     }
 
     #[test]

@@ -99,6 +99,7 @@ impl Fleet {
                     code: Code::UnreadableFile,
                     message: format!("Fleet: {}", p.message),
                     related: Vec::new(),
+                    fix: Vec::new(),
                 }
             })
             .collect()

@@ -156,7 +156,7 @@ pub fn lint(path: &Path, text: &str, rules: &Rules, rel: &str) -> Vec<Diagnostic
                 Some(r) if r.end > r.start && r.end <= line.len() => at + r.start..at + r.end,
                 _ => at + lead..at + content.len(),
             };
-            Some(Diagnostic { file: path.to_path_buf(), span, severity: on[i]?, code: rule.code, message: message(rule), related: Vec::new() })
+            Some(Diagnostic { file: path.to_path_buf(), span, severity: on[i]?, code: rule.code, message: message(rule), related: Vec::new(), fix: Vec::new() })
         })
         .collect()
 }

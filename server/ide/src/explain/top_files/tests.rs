@@ -1,59 +1,7 @@
-use expect_test::expect;
+//! Tests of `explain/top_files.rs`: the minion picker and the top explanation.
 
-use crate::fixture::ws;
-use crate::fixture::Fixture;
+use crate::fixture::{ws, Fixture};
 use crate::MinionInfo;
-
-#[test]
-fn create_the_missing_file_of_an_include() {
-    let f = Fixture::new(
-        r#"
-#- salt-analyzer.yaml
-file_roots: {base: [srv/a, srv/b]}
-#- srv/a/app/init.sls
-include:
-  - .ne$0w.ß
-  - app.present
-#- srv/b/app/present.sls
-x: test.nop
-"#,
-    );
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    let actions = a.code_actions(&path, offset..offset);
-    expect![[r#"
-        [
-            CodeAction {
-                title: "Create `srv/a/app/new/ß.sls`",
-                kind: QuickFix,
-                edit: SourceChange {
-                    create_files: [
-                        "/ws/srv/a/app/new/ß.sls",
-                    ],
-                    text_edits: [],
-                },
-            },
-        ]
-    "#]]
-    .assert_debug_eq(&actions);
-    // An include that resolves has no fix.
-    let text = a.text(&path).unwrap();
-    let at = text.find("app.present").unwrap();
-    assert!(a.code_actions(&path, at..at).is_empty());
-}
-
-#[test]
-fn rewrite_the_top_file_shorthand_as_a_list() {
-    let f = Fixture::new("#- top.sls\nbase:\n  '*': web$0\n");
-    let a = f.analysis();
-    let (path, offset) = f.cursor();
-    let actions = a.code_actions(&path, offset..offset);
-    assert_eq!(actions.len(), 1);
-    let edit = &actions[0].edit.text_edits[0];
-    let mut text = a.text(&path).unwrap().to_string();
-    text.replace_range(edit.range.clone(), &edit.new_text);
-    assert_eq!(text, "base:\n  '*':\n    - web\n");
-}
 
 #[test]
 fn minions_and_the_top_explanation() {
