@@ -80,6 +80,9 @@ fn main() {
     if run("inlay") {
         inlay(&base.join("inlay"));
     }
+    if run("rename") {
+        rename(&base.join("rename"));
+    }
     let _ = std::fs::remove_dir_all(&base);
 }
 
@@ -611,4 +614,48 @@ fn structure(root: &Path) {
         println!("  {what}: p50 {}  p99 {}", ms(percentile(s, 0.5)), ms(percentile(s, 0.99)));
     }
     println!("  ({tokens} tokens)");
+}
+
+/// Rename in the formula workspace (2,200 files and more): a state ID that 50 files name in a
+/// requisite, renamed at its declaration, and its SLS file moved (`willRenameFiles`), each
+/// right after a keystroke in one of the requiring files.
+fn rename(root: &Path) {
+    let (nf, np, users) = if quick() { (10, 100, 10) } else { (200, 2000, 50) };
+    formula_workspace(root, nf, np);
+    write(&root.join("lib/init.sls"), "shared_ℝ_id:\n  test.nop: []\n");
+    let mut top = std::fs::read_to_string(root.join("top.sls")).expect("top");
+    for u in 0..users {
+        write(&root.join(format!("users/u{u}.sls")), &format!("include:\n  - lib\nuser_{u}:\n  test.nop:\n    - require:\n      - test: shared_ℝ_id\n"));
+        top.push_str(&format!("    - users.u{u}\n"));
+    }
+    write(&root.join("top.sls"), &top);
+    let mut host = AnalysisHost::new(root);
+    let lib = root.join("lib/init.sls");
+    let typed = root.join("users/u0.sls");
+    let text = std::fs::read_to_string(&typed).expect("u0");
+    host.open(&typed, &text, 1);
+    let _ = host.snapshot().take_changed_files();
+    let files = host.snapshot().workspace_files().len();
+    println!("\nrename in a {files}-file workspace, an ID {users} files require, right after a keystroke:");
+    let at = text.find("user_0").expect("id") + 4;
+    let mut samples: [Vec<Duration>; 2] = Default::default();
+    let mut edits = 0;
+    let mut moved = 0;
+    for k in 0..rounds(100) {
+        let edit = if k % 2 == 0 { (at..at, "x") } else { (at..at + 1, "") };
+        host.change(&typed, vec![(Some(edit.0), edit.1.to_string())], k as i32 + 2);
+        let a = host.snapshot();
+        let t = Instant::now();
+        let change = a.rename(&lib, 2, "shared_id_renamed").expect("not cancelled").expect("renamed");
+        samples[0].push(t.elapsed());
+        edits = change.text_edits.len();
+        let t = Instant::now();
+        let change = a.will_rename_files(&[(root.join("lib"), root.join("library"))]).expect("not cancelled");
+        samples[1].push(t.elapsed());
+        moved = change.text_edits.len();
+    }
+    for (what, s) in ["rename the ID", "move its SLS directory (willRenameFiles)"].iter().zip(samples.iter_mut()) {
+        println!("  {what}: p50 {}  p99 {}", ms(percentile(s, 0.5)), ms(percentile(s, 0.99)));
+    }
+    println!("  ({edits} and {moved} edits)");
 }
