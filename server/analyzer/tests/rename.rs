@@ -14,19 +14,6 @@ const WEB: &str = "include:\n  - app\n'💣 ℝ-ß':\n  pkg.installed:\n    - na
 const APP: &str = "app:\n  test.nop:\n    - require_in:\n      - pkg: '💣 ℝ-ß'\n{% set x = 'y' %}\n{{ x }}-conf:\n  test.nop: []\n";
 const DB: &str = "include:\n  - web\ndb:\n  test.nop:\n    - require:\n      - '💣 ℝ-ß'\n";
 
-/// Applies LSP text edits (positions in the client's encoding) to `text`.
-fn apply(text: &str, edits: &[Value], utf8: bool) -> String {
-    let offset = |p: &Value| support::offset(text, p["line"].as_u64().unwrap(), p["character"].as_u64().unwrap(), utf8);
-    let mut edits: Vec<(usize, usize, String)> =
-        edits.iter().map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string())).collect();
-    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
-    let mut out = text.to_string();
-    for (s, e, t) in edits {
-        out.replace_range(s..e, &t);
-    }
-    out
-}
-
 #[test]
 fn rename_a_state_id_across_files_in_both_encodings() {
     for utf8 in [false, true] {
@@ -54,17 +41,8 @@ fn rename_a_state_id_across_files_in_both_encodings() {
         let mut params = pos.clone();
         params["newName"] = json!("web: ℝ");
         let edit = lsp.request("textDocument/rename", params).unwrap();
-        let changes = edit["changes"].as_object().cloned().unwrap_or_default();
-        let mut edited = std::collections::BTreeMap::new();
-        if let Some(ops) = edit["documentChanges"].as_array() {
-            for op in ops {
-                edited.insert(op["textDocument"]["uri"].as_str().unwrap().to_string(), op["edits"].as_array().unwrap().clone());
-            }
-        }
-        for (uri, edits) in changes {
-            edited.insert(uri, edits.as_array().unwrap().clone());
-        }
-        let after = |rel: &str, text: &str| apply(text, edited.get(&lsp.uri(rel)).map_or(&[][..], |e| e.as_slice()), utf8);
+        let edited = edits_by_uri(&edit);
+        let after = |rel: &str, text: &str| support::apply_edits(text, edited.get(&lsp.uri(rel)).map_or(&[][..], |e| e.as_slice()), utf8);
         assert_eq!(
             after("salt/web.sls", WEB),
             "include:\n  - app\n'web: ℝ':\n  pkg.installed:\n    - name: nginx\n  service.running:\n    - name: 💣 ℝ-ß\n    - watch:\n      - pkg: 'web: ℝ'\n"
@@ -114,7 +92,7 @@ fn will_rename_files_keeps_includes_tops_and_sls_requisites_loading_the_moved_fi
         let edit =
             lsp.request("workspace/willRenameFiles", json!({"files": [{"oldUri": lsp.uri("salt/web/ℝ.sls"), "newUri": lsp.uri("salt/web/💣.sls")}]})).unwrap();
         let edited = edits_by_uri(&edit);
-        let after = |rel: &str, text: &str| apply(text, edited.get(&lsp.uri(rel)).map_or(&[][..], |e| e.as_slice()), utf8);
+        let after = |rel: &str, text: &str| support::apply_edits(text, edited.get(&lsp.uri(rel)).map_or(&[][..], |e| e.as_slice()), utf8);
         assert_eq!(after("salt/top.sls", TOP), "base:\n  'ß*': [web.💣, db]\n");
         assert_eq!(after("salt/web/init.sls", INIT), "include:\n  - .💣\n");
         assert_eq!(after("salt/db.sls", DB), DB.replace('ℝ', "💣"));
