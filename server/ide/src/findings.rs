@@ -183,8 +183,8 @@ pub(crate) fn of_file(snap: &Snapshot, path: &Path) -> Cancellable<Vec<Diagnosti
     apply_policy(snap, path, &text, &mut out, true);
     // A deprecated state once, as `check` says it (`style::said_better`): not salt-lint's
     // deprecation where a reported compile finding already names the state function.
-    let better: Vec<Range<usize>> =
-        out.iter().filter(|d| matches!(d.code.as_str(), "unknown-function" | "not-in-core" | "deprecated-function")).map(|d| d.range.clone()).collect();
+    let says_better = |d: &Diagnostic| model::check::style::SAYS_BETTER.iter().any(|c| c.as_str() == d.code);
+    let better: Vec<Range<usize>> = out.iter().filter(|d| says_better(d)).map(|d| d.range.clone()).collect();
     out.retain(|d| d.code != Code::DeprecatedState.as_str() || !better.iter().any(|s| s.start < d.range.end && d.range.start < s.end));
     Ok(out)
 }

@@ -161,18 +161,17 @@ pub fn lint(path: &Path, text: &str, rules: &Rules, rel: &str) -> Vec<Diagnostic
         .collect()
 }
 
+/// The compile's findings that name a state function the way salt-lint's state deprecations
+/// (902-915) do, for the minion's release: where one is reported, the deprecation is not.
+pub const SAYS_BETTER: [Code; 3] = [Code::UnknownFunction, Code::NotInCore, Code::DeprecatedFunction];
+
 /// Whether `d` is salt-lint's state deprecation (902-915) where one of the findings `shown`
 /// already names the same state function as `unknown-function`, `not-in-core` or
 /// `deprecated-function`, for the minion's Salt release and in Salt's words: then it is not
 /// said twice. Asked of what is reported, after the codes are chosen.
 pub fn said_better(d: &Diagnostic, shown: &[&Diagnostic]) -> bool {
     d.code == Code::DeprecatedState
-        && shown.iter().any(|o| {
-            matches!(o.code, Code::UnknownFunction | Code::NotInCore | Code::DeprecatedFunction)
-                && o.file == d.file
-                && o.span.start < d.span.end
-                && d.span.start < o.span.end
-        })
+        && shown.iter().any(|o| SAYS_BETTER.contains(&o.code) && o.file == d.file && o.span.start < d.span.end && d.span.start < o.span.end)
 }
 
 /// A rule's message, naming the salt-lint rule it replaces.
