@@ -120,6 +120,9 @@ suites=(
   "lint|tests/lint.sh"
   "rust|cargo test --locked --workspace --no-fail-fast && cargo test --locked -p salt-model --test matchers_conformance -- --ignored && cargo test --locked -p salt-model --test sql_base_conformance -- --ignored && cargo test --locked -p salt-syntax --test yaml_conformance -- --ignored"
   "lowstate-conformance|tests/conformance/run.sh $PY $BIN"
+  # The longest suite starts early, beside the Python ones, so that it does not run alone at
+  # the end (it ran last, beside fuzz, and set the whole run's length).
+  "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
   "top-conformance|tests/conformance/run_top.sh $PY $BIN"
   "lowstate-conformance-3006|CONFORMANCE_WORK=$WORK/conformance-3006 CONFORMANCE_COUNT=80 PLAN_COUNT=40 tests/conformance/run.sh $PY3006 $BIN"
   "lowstate-conformance-3007|CONFORMANCE_WORK=$WORK/conformance-3007 CONFORMANCE_COUNT=80 PLAN_COUNT=40 tests/conformance/run.sh $PY3007 $BIN"
@@ -160,7 +163,6 @@ suites=(
   "sarif|tests/sarif/run.sh $BIN"
   "action|tests/action/run.sh $BIN"
   "fuzz|tests/fuzz.sh 5"
-  "vscode-e2e|tests/editors/vscode-e2e/run.sh $BIN"
 )
 run_suite() {
   local name=$1 cmd=$2

@@ -101,7 +101,7 @@ check 'code-server --install-extension the linux-x64 VSIX (binary executable aft
 rm -rf "$WORK/shots"
 mkdir -p "$WORK/shots"
 tally 'vscode e2e' env CODE_SERVER="$CODE_SERVER" STATE="$STATE" SHOTS="$WORK/shots" EXAMPLES="$ROOT/examples" \
-  NODE_PATH="$PW/node_modules" timeout 900 node "$HERE/e2e.js"
+  NODE_PATH="$PW/node_modules" timeout 1500 node "$HERE/e2e.js"
 # What the run noted on the way (Chromium exiting under the test, a window opened again).
 grep '^# ' "$LOGS/vscode_e2e.log" || true
 echo "screenshots: $WORK/shots"
