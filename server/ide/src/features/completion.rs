@@ -249,13 +249,10 @@ fn include_items(snap: &Snapshot, path: &Path, ctx: &Context) -> Vec<CompletionI
     if ctx.typed.starts_with('.') {
         let Some((_, sls, is_init)) = world.sls_of(path) else { return out };
         // `.x` is relative to the file's package, each further dot one package up.
-        let mut package: Vec<&str> = sls.split('.').collect();
-        if !is_init {
-            package.pop();
-        }
-        for ups in 0..=package.len() {
-            let base = package[..package.len() - ups].join(".");
-            let dots = ".".repeat(ups + 1);
+        for levels in 1.. {
+            let Some(base) = model::state::highstate::relative_base(&sls, is_init, levels) else { break };
+            let base = base.join(".");
+            let (ups, dots) = (levels - 1, ".".repeat(levels));
             for n in names.iter() {
                 let rest = if base.is_empty() { Some(n.as_str()) } else { n.strip_prefix(&format!("{base}.")) };
                 if let Some(rest) = rest.filter(|r| !r.is_empty()) {

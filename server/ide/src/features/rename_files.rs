@@ -239,11 +239,7 @@ impl Renames<'_> {
 /// reads back as `name` (`render_state`'s rule); else `None` (write it absolute).
 fn relative_name(sls: &str, is_init: bool, was: &str, name: &str) -> Option<String> {
     let levels = was.len() - was.trim_start_matches('.').len();
-    let mut comps: Vec<&str> = sls.split('.').collect();
-    if is_init {
-        comps.push("init");
-    }
-    let base = comps.get(..comps.len().checked_sub(levels)?)?.join(".");
+    let base = model::state::highstate::relative_base(sls, is_init, levels)?.join(".");
     // `include: [.]` names the package itself (`pkg.`, which loads `pkg/init.sls`).
     let (rest, reads) = if name == base {
         ("", format!("{name}."))

@@ -71,17 +71,21 @@ pub fn resolve_relative(sls: &str, is_init: bool, name: &str) -> Option<String> 
         return Some(name.to_string());
     }
     let levels = name.len() - name.trim_start_matches('.').len();
-    let rest = &name[levels..];
+    let mut comps = relative_base(sls, is_init, levels)?;
+    comps.push(&name[levels..]);
+    Some(comps.join("."))
+}
+
+/// The package `levels` leading dots climb to from SLS `sls` (an `init.sls` when `is_init`,
+/// which counts one extra level), as its name's components: what a relative include's rest is
+/// appended to. `None` when it climbs past the top.
+pub fn relative_base(sls: &str, is_init: bool, levels: usize) -> Option<Vec<&str>> {
     let mut comps: Vec<&str> = sls.split('.').collect();
     if is_init {
         comps.push("init");
     }
-    if levels > comps.len() {
-        return None;
-    }
-    comps.truncate(comps.len() - levels);
-    comps.push(rest);
-    Some(comps.join("."))
+    comps.truncate(comps.len().checked_sub(levels)?);
+    Some(comps)
 }
 
 /// Renders SLS files into high data; one per compilation (it owns the `order` counter).
